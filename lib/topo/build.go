@@ -1,0 +1,249 @@
+package topo
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Common link speeds and delays (bits per second, nanoseconds).
+const (
+	Gbps = int64(1_000_000_000)
+	// Microsecond is the default propagation delay of every link.
+	Microsecond = int64(1000)
+)
+
+// FabricSpec describes a Meta-style fabric (Parsimon §5.1): pods of racks,
+// each rack a top-of-rack (ToR) switch with its hosts; each pod has one
+// fabric switch per plane, connected to every ToR of the pod; fabric switch
+// i of each pod connects to every spine of plane i.
+type FabricSpec struct {
+	Pods            int
+	RacksPerPod     int
+	HostsPerRack    int
+	Planes          int
+	SpinesPerPlane  int
+	HostBandwidth   int64 // host-ToR links, bps (default 10 Gbps)
+	FabricBandwidth int64 // ToR-fabric and fabric-spine links, bps (default 40 Gbps)
+	Delay           int64 // every link, ns (default 1 us)
+}
+
+func (s FabricSpec) withDefaults() FabricSpec {
+	if s.HostBandwidth == 0 {
+		s.HostBandwidth = 10 * Gbps
+	}
+	if s.FabricBandwidth == 0 {
+		s.FabricBandwidth = 40 * Gbps
+	}
+	if s.Delay == 0 {
+		s.Delay = Microsecond
+	}
+	return s
+}
+
+// Oversubscription is the ratio of the bandwidth a pod's racks offer its
+// fabric switches to what the fabric switches have toward the spines.
+func (s FabricSpec) Oversubscription() float64 {
+	return float64(s.RacksPerPod) / float64(s.SpinesPerPlane)
+}
+
+var presets = map[string]FabricSpec{
+	"meta32-1:1":  {Pods: 2, RacksPerPod: 16, HostsPerRack: 8, Planes: 2, SpinesPerPlane: 16},
+	"meta32-2:1":  {Pods: 2, RacksPerPod: 16, HostsPerRack: 8, Planes: 2, SpinesPerPlane: 8},
+	"meta32-4:1":  {Pods: 2, RacksPerPod: 16, HostsPerRack: 8, Planes: 2, SpinesPerPlane: 4},
+	"meta384-1:1": {Pods: 8, RacksPerPod: 48, HostsPerRack: 16, Planes: 4, SpinesPerPlane: 48},
+	"meta384-2:1": {Pods: 8, RacksPerPod: 48, HostsPerRack: 16, Planes: 4, SpinesPerPlane: 24},
+}
+
+// Presets lists the names of the fabric presets: the 32-rack (256-host)
+// fabrics at 1:1, 2:1 and 4:1 oversubscription and the 384-rack (6144-host)
+// ones at 1:1 and 2:1, as in Parsimon §5.
+func Presets() []string {
+	names := make([]string, 0, len(presets))
+	for k := range presets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Preset returns the fabric spec of a preset name (see Presets).
+func Preset(name string) (FabricSpec, error) {
+	s, ok := presets[name]
+	if !ok {
+		return FabricSpec{}, fmt.Errorf("topo: unknown fabric preset %q (known: %s)", name, strings.Join(Presets(), ", "))
+	}
+	return s.withDefaults(), nil
+}
+
+// Fabric builds a Meta fabric. Node ids: hosts first (rack by rack), then
+// ToRs, then fabric switches (pod by pod, plane by plane), then spines
+// (plane by plane).
+func Fabric(s FabricSpec) (*Network, error) {
+	s = s.withDefaults()
+	if s.Pods < 1 || s.RacksPerPod < 1 || s.HostsPerRack < 1 || s.Planes < 1 || s.SpinesPerPlane < 1 {
+		return nil, fmt.Errorf("topo: fabric needs at least one of each of pods, racks per pod, hosts per rack, planes, spines per plane; got %+v", s)
+	}
+	racks := s.Pods * s.RacksPerPod
+	hosts := racks * s.HostsPerRack
+	tor0 := hosts
+	fab0 := tor0 + racks
+	spine0 := fab0 + s.Pods*s.Planes
+	total := spine0 + s.Planes*s.SpinesPerPlane
+	nodes := make([]Node, total)
+	var links []Link
+	for id := range nodes {
+		nodes[id] = Node{ID: id, Kind: Switch, Rack: -1, Pod: -1}
+	}
+	for r := 0; r < racks; r++ {
+		pod := r / s.RacksPerPod
+		nodes[tor0+r].Rack, nodes[tor0+r].Pod = r, pod
+		for h := 0; h < s.HostsPerRack; h++ {
+			id := r*s.HostsPerRack + h
+			nodes[id] = Node{ID: id, Kind: Host, Rack: r, Pod: pod}
+			links = append(links, Link{A: id, B: tor0 + r, Bandwidth: s.HostBandwidth, Delay: s.Delay})
+		}
+	}
+	for r := 0; r < racks; r++ {
+		pod := r / s.RacksPerPod
+		for p := 0; p < s.Planes; p++ {
+			links = append(links, Link{A: tor0 + r, B: fab0 + pod*s.Planes + p, Bandwidth: s.FabricBandwidth, Delay: s.Delay})
+		}
+	}
+	for pod := 0; pod < s.Pods; pod++ {
+		for p := 0; p < s.Planes; p++ {
+			nodes[fab0+pod*s.Planes+p].Pod = pod
+			for k := 0; k < s.SpinesPerPlane; k++ {
+				links = append(links, Link{A: fab0 + pod*s.Planes + p, B: spine0 + p*s.SpinesPerPlane + k, Bandwidth: s.FabricBandwidth, Delay: s.Delay})
+			}
+		}
+	}
+	name := fmt.Sprintf("fabric-%dx%dx%d-%gto1", s.Pods, s.RacksPerPod, s.HostsPerRack, s.Oversubscription())
+	return New(name, nodes, links)
+}
+
+// ParkingLotSpec describes a parking lot: a chain of Hops links from host 0
+// (the foreground source) through Hops-1 switches to host 1 (the foreground
+// destination), with BackgroundHosts extra hosts attached to every switch.
+type ParkingLotSpec struct {
+	Hops            int
+	Bandwidths      []int64 // per hop along the chain, bps; empty: all Bandwidth
+	Bandwidth       int64   // default 10 Gbps
+	HostBandwidth   int64   // background host links, bps (default Bandwidth)
+	Delay           int64   // every link, ns (default 1 us)
+	BackgroundHosts int
+}
+
+// BackgroundHost is the id of background host j at switch i (0-based along
+// the chain from the source).
+func (s ParkingLotSpec) BackgroundHost(i, j int) int { return 2 + i*s.BackgroundHosts + j }
+
+// Switch is the id of switch i along the chain.
+func (s ParkingLotSpec) Switch(i int) int { return 2 + (s.Hops-1)*s.BackgroundHosts + i }
+
+// ParkingLot builds a parking lot. Node ids: 0 source, 1 destination, then
+// background hosts switch by switch (see BackgroundHost), then switches.
+func ParkingLot(s ParkingLotSpec) (*Network, error) {
+	if s.Hops < 1 {
+		return nil, fmt.Errorf("topo: parking lot needs at least 1 hop, got %d", s.Hops)
+	}
+	if s.Bandwidth == 0 {
+		s.Bandwidth = 10 * Gbps
+	}
+	if s.HostBandwidth == 0 {
+		s.HostBandwidth = s.Bandwidth
+	}
+	if s.Delay == 0 {
+		s.Delay = Microsecond
+	}
+	if len(s.Bandwidths) == 0 {
+		for i := 0; i < s.Hops; i++ {
+			s.Bandwidths = append(s.Bandwidths, s.Bandwidth)
+		}
+	}
+	if len(s.Bandwidths) != s.Hops {
+		return nil, fmt.Errorf("topo: parking lot has %d hops but %d bandwidths", s.Hops, len(s.Bandwidths))
+	}
+	sw := s.Hops - 1
+	total := 2 + sw*s.BackgroundHosts + sw
+	nodes := make([]Node, total)
+	for id := range nodes {
+		nodes[id] = Node{ID: id, Kind: Host, Rack: -1, Pod: -1}
+	}
+	for i := 0; i < sw; i++ {
+		nodes[s.Switch(i)].Kind = Switch
+	}
+	chain := []int{0}
+	for i := 0; i < sw; i++ {
+		chain = append(chain, s.Switch(i))
+	}
+	chain = append(chain, 1)
+	var links []Link
+	for i := 0; i < s.Hops; i++ {
+		links = append(links, Link{A: chain[i], B: chain[i+1], Bandwidth: s.Bandwidths[i], Delay: s.Delay})
+	}
+	for i := 0; i < sw; i++ {
+		for j := 0; j < s.BackgroundHosts; j++ {
+			links = append(links, Link{A: s.BackgroundHost(i, j), B: s.Switch(i), Bandwidth: s.HostBandwidth, Delay: s.Delay})
+		}
+	}
+	return New(fmt.Sprintf("parkinglot-%dhop", s.Hops), nodes, links)
+}
+
+// DumbbellSpec describes a dumbbell: Senders hosts on a left switch,
+// Receivers hosts on a right switch, and one bottleneck link between them.
+type DumbbellSpec struct {
+	Senders, Receivers  int
+	HostBandwidth       int64 // default 10 Gbps
+	BottleneckBandwidth int64 // default 10 Gbps
+	Delay               int64 // every link, ns (default 1 us)
+}
+
+// Dumbbell builds a dumbbell. Node ids: senders 0..Senders-1, then
+// receivers, then the left and right switches.
+func Dumbbell(s DumbbellSpec) (*Network, error) {
+	if s.Senders < 1 || s.Receivers < 1 {
+		return nil, fmt.Errorf("topo: dumbbell needs at least one sender and one receiver, got %d and %d", s.Senders, s.Receivers)
+	}
+	if s.HostBandwidth == 0 {
+		s.HostBandwidth = 10 * Gbps
+	}
+	if s.BottleneckBandwidth == 0 {
+		s.BottleneckBandwidth = 10 * Gbps
+	}
+	if s.Delay == 0 {
+		s.Delay = Microsecond
+	}
+	h := s.Senders + s.Receivers
+	left, right := h, h+1
+	nodes := make([]Node, h+2)
+	var links []Link
+	for id := range nodes {
+		nodes[id] = Node{ID: id, Kind: Host, Rack: -1, Pod: -1}
+		if id < s.Senders {
+			links = append(links, Link{A: id, B: left, Bandwidth: s.HostBandwidth, Delay: s.Delay})
+		} else if id < h {
+			links = append(links, Link{A: id, B: right, Bandwidth: s.HostBandwidth, Delay: s.Delay})
+		}
+	}
+	nodes[left].Kind, nodes[right].Kind = Switch, Switch
+	links = append(links, Link{A: left, B: right, Bandwidth: s.BottleneckBandwidth, Delay: s.Delay})
+	return New(fmt.Sprintf("dumbbell-%dx%d", s.Senders, s.Receivers), nodes, links)
+}
+
+// Racks returns, for a network whose hosts carry rack numbers, the hosts of
+// each rack (index = rack number). Hosts without a rack are left out.
+func (n *Network) Racks() [][]int {
+	var racks [][]int
+	for _, h := range n.hosts {
+		r := n.Nodes[h].Rack
+		if r < 0 {
+			continue
+		}
+		for len(racks) <= r {
+			racks = append(racks, nil)
+		}
+		racks[r] = append(racks[r], h)
+	}
+	return racks
+}

@@ -1,0 +1,212 @@
+package topo
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// parsimonJSON is the topology file format of the Parsimon implementation.
+type parsimonJSON struct {
+	Nodes []struct {
+		ID   int    `json:"id"`
+		Kind string `json:"kind"`
+	} `json:"nodes"`
+	Links []struct {
+		A         int   `json:"a"`
+		B         int   `json:"b"`
+		Bandwidth int64 `json:"bandwidth"`
+		Delay     int64 `json:"delay"`
+	} `json:"links"`
+}
+
+// ReadParsimonJSON reads a topology in Parsimon's JSON format:
+// {"nodes":[{"id":0,"kind":"Host"}], "links":[{"a":0,"b":1,"bandwidth":bps,"delay":ns}]}.
+// Rack and pod numbers are not part of the format and are left at -1.
+func ReadParsimonJSON(name string, r io.Reader) (*Network, error) {
+	var p parsimonJSON
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("topo: reading Parsimon JSON %s: %w", name, err)
+	}
+	nodes := make([]Node, len(p.Nodes))
+	for i, nd := range p.Nodes {
+		k, err := ParseKind(nd.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("topo: %s: node %d: %w", name, nd.ID, err)
+		}
+		nodes[i] = Node{ID: nd.ID, Kind: k, Rack: -1, Pod: -1}
+	}
+	links := make([]Link, len(p.Links))
+	for i, l := range p.Links {
+		links[i] = Link{A: l.A, B: l.B, Bandwidth: l.Bandwidth, Delay: l.Delay}
+	}
+	return New(name, nodes, links)
+}
+
+// WriteParsimonJSON writes n in Parsimon's JSON format.
+func (n *Network) WriteParsimonJSON(w io.Writer) error {
+	var p parsimonJSON
+	for _, nd := range n.Nodes {
+		p.Nodes = append(p.Nodes, struct {
+			ID   int    `json:"id"`
+			Kind string `json:"kind"`
+		}{nd.ID, nd.Kind.String()})
+	}
+	for _, l := range n.Links {
+		p.Links = append(p.Links, struct {
+			A         int   `json:"a"`
+			B         int   `json:"b"`
+			Bandwidth int64 `json:"bandwidth"`
+			Delay     int64 `json:"delay"`
+		}{l.A, l.B, l.Bandwidth, l.Delay})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(p)
+}
+
+// ReadNS3 reads the topology.txt format of the HPCC-style ns-3 simulator
+// used by Parsimon and m3: a line "N S L" (nodes, switches, links), a line
+// with the S switch ids, then L lines "a b 10Gbps 1000ns 0" (the last field,
+// an error rate, must be 0).
+func ReadNS3(name string, r io.Reader) (*Network, error) {
+	sc := bufio.NewScanner(r)
+	line := 0
+	next := func() ([]string, error) {
+		for sc.Scan() {
+			line++
+			if f := strings.Fields(sc.Text()); len(f) > 0 {
+				return f, nil
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+		return nil, io.ErrUnexpectedEOF
+	}
+	errf := func(format string, a ...any) error {
+		return fmt.Errorf("topo: %s line %d: %s", name, line, fmt.Sprintf(format, a...))
+	}
+	head, err := next()
+	if err != nil {
+		return nil, fmt.Errorf("topo: %s: missing header line: %w", name, err)
+	}
+	if len(head) != 3 {
+		return nil, errf("header must be \"nodes switches links\", got %q", strings.Join(head, " "))
+	}
+	var cnt [3]int
+	for i, f := range head {
+		if cnt[i], err = strconv.Atoi(f); err != nil || cnt[i] < 0 {
+			return nil, errf("bad count %q in header", f)
+		}
+	}
+	nodes := make([]Node, cnt[0])
+	for i := range nodes {
+		nodes[i] = Node{ID: i, Kind: Host, Rack: -1, Pod: -1}
+	}
+	var sw []string
+	if cnt[1] > 0 {
+		if sw, err = next(); err != nil {
+			return nil, fmt.Errorf("topo: %s: missing switch id line: %w", name, err)
+		}
+	}
+	if len(sw) != cnt[1] {
+		return nil, errf("header says %d switches but the line lists %d", cnt[1], len(sw))
+	}
+	for _, f := range sw {
+		id, err := strconv.Atoi(f)
+		if err != nil || id < 0 || id >= cnt[0] {
+			return nil, errf("bad switch id %q", f)
+		}
+		nodes[id].Kind = Switch
+	}
+	links := make([]Link, cnt[2])
+	for i := range links {
+		f, err := next()
+		if err != nil {
+			return nil, fmt.Errorf("topo: %s: header says %d links, found %d: %w", name, cnt[2], i, err)
+		}
+		if len(f) < 4 {
+			return nil, errf("link needs \"a b rate delay [error-rate]\", got %q", strings.Join(f, " "))
+		}
+		a, err1 := strconv.Atoi(f[0])
+		b, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			return nil, errf("bad link end points %q %q", f[0], f[1])
+		}
+		bw, err := ParseRate(f[2])
+		if err != nil {
+			return nil, errf("%v", err)
+		}
+		d, err := ParseDelay(f[3])
+		if err != nil {
+			return nil, errf("%v", err)
+		}
+		if len(f) > 4 {
+			if e, err := strconv.ParseFloat(f[4], 64); err != nil || e != 0 {
+				return nil, errf("error rate %q is not supported (must be 0)", f[4])
+			}
+		}
+		links[i] = Link{A: a, B: b, Bandwidth: bw, Delay: d}
+	}
+	return New(name, nodes, links)
+}
+
+// WriteNS3 writes n in the ns-3 topology.txt format.
+func (n *Network) WriteNS3(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	_, s := n.CountKinds()
+	fmt.Fprintf(bw, "%d %d %d\n", len(n.Nodes), s, len(n.Links))
+	var ids []string
+	for _, nd := range n.Nodes {
+		if nd.Kind == Switch {
+			ids = append(ids, strconv.Itoa(nd.ID))
+		}
+	}
+	fmt.Fprintln(bw, strings.Join(ids, " "))
+	for _, l := range n.Links {
+		fmt.Fprintf(bw, "%d %d %dbps %dns 0\n", l.A, l.B, l.Bandwidth, l.Delay)
+	}
+	return bw.Flush()
+}
+
+// ParseRate reads a link rate such as "10Gbps", "40000Mbps", "1e10bps".
+func ParseRate(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"Tbps", 1e12}, {"Gbps", 1e9}, {"Mbps", 1e6}, {"Kbps", 1e3}, {"kbps", 1e3}, {"bps", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || v <= 0 {
+				return 0, fmt.Errorf("bad rate %q", s)
+			}
+			return int64(v*u.mult + 0.5), nil
+		}
+	}
+	return 0, fmt.Errorf("rate %q has no unit (bps, Kbps, Mbps, Gbps, Tbps)", s)
+}
+
+// ParseDelay reads a delay such as "1000ns", "1us", "0.001ms" as nanoseconds.
+func ParseDelay(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseFloat(num, 64)
+			if err != nil || v < 0 {
+				return 0, fmt.Errorf("bad delay %q", s)
+			}
+			return int64(v*u.mult + 0.5), nil
+		}
+	}
+	return 0, fmt.Errorf("delay %q has no unit (ns, us, ms, s)", s)
+}
