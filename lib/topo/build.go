@@ -18,14 +18,14 @@ const (
 // fabric switch per plane, connected to every ToR of the pod; fabric switch
 // i of each pod connects to every spine of plane i.
 type FabricSpec struct {
-	Pods            int
-	RacksPerPod     int
-	HostsPerRack    int
-	Planes          int
-	SpinesPerPlane  int
-	HostBandwidth   int64 // host-ToR links, bps (default 10 Gbps)
-	FabricBandwidth int64 // ToR-fabric and fabric-spine links, bps (default 40 Gbps)
-	Delay           int64 // every link, ns (default 1 us)
+	Pods            int   `json:"pods,omitempty"`
+	RacksPerPod     int   `json:"racks_per_pod,omitempty"`
+	HostsPerRack    int   `json:"hosts_per_rack,omitempty"`
+	Planes          int   `json:"planes,omitempty"`
+	SpinesPerPlane  int   `json:"spines_per_plane,omitempty"`
+	HostBandwidth   int64 `json:"host_bandwidth,omitempty"`   // host-ToR links, bps (default 10 Gbps)
+	FabricBandwidth int64 `json:"fabric_bandwidth,omitempty"` // ToR-fabric and fabric-spine links, bps (default 40 Gbps)
+	Delay           int64 `json:"delay,omitempty"`            // every link, ns (default 1 us)
 }
 
 func (s FabricSpec) withDefaults() FabricSpec {
@@ -126,12 +126,12 @@ func Fabric(s FabricSpec) (*Network, error) {
 // (the foreground source) through Hops-1 switches to host 1 (the foreground
 // destination), with BackgroundHosts extra hosts attached to every switch.
 type ParkingLotSpec struct {
-	Hops            int
-	Bandwidths      []int64 // per hop along the chain, bps; empty: all Bandwidth
-	Bandwidth       int64   // default 10 Gbps
-	HostBandwidth   int64   // background host links, bps (default Bandwidth)
-	Delay           int64   // every link, ns (default 1 us)
-	BackgroundHosts int
+	Hops            int     `json:"hops,omitempty"`
+	Bandwidths      []int64 `json:"bandwidths,omitempty"`     // per hop along the chain, bps; empty: all Bandwidth
+	Bandwidth       int64   `json:"bandwidth,omitempty"`      // default 10 Gbps
+	HostBandwidth   int64   `json:"host_bandwidth,omitempty"` // background host links, bps (default Bandwidth)
+	Delay           int64   `json:"delay,omitempty"`          // every link, ns (default 1 us)
+	BackgroundHosts int     `json:"background_hosts,omitempty"`
 }
 
 // BackgroundHost is the id of background host j at switch i (0-based along
@@ -193,10 +193,11 @@ func ParkingLot(s ParkingLotSpec) (*Network, error) {
 // DumbbellSpec describes a dumbbell: Senders hosts on a left switch,
 // Receivers hosts on a right switch, and one bottleneck link between them.
 type DumbbellSpec struct {
-	Senders, Receivers  int
-	HostBandwidth       int64 // default 10 Gbps
-	BottleneckBandwidth int64 // default 10 Gbps
-	Delay               int64 // every link, ns (default 1 us)
+	Senders             int   `json:"senders"`
+	Receivers           int   `json:"receivers"`
+	HostBandwidth       int64 `json:"host_bandwidth,omitempty"`       // default 10 Gbps
+	BottleneckBandwidth int64 `json:"bottleneck_bandwidth,omitempty"` // default 10 Gbps
+	Delay               int64 `json:"delay,omitempty"`                // every link, ns (default 1 us)
 }
 
 // Dumbbell builds a dumbbell. Node ids: senders 0..Senders-1, then
