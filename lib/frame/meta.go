@@ -1,0 +1,110 @@
+package frame
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+)
+
+// Meta is a frame's provenance. It is stored as Arrow schema metadata (and,
+// in Parquet, as the file's key-value metadata) under keys prefixed
+// "tailscope.", so any Arrow or Parquet reader can see where a frame came
+// from.
+type Meta struct {
+	Version     string  // toolkit version; the writer records Version when empty
+	ScenarioID  string  // scenario the frame belongs to
+	Estimator   string  // estimator that produced the records, e.g. "parsimon"
+	Network     string  // topology name (WriteTopology sets it from the network)
+	Spec        string  // scenario spec, JSON (empty or valid JSON)
+	Seed        uint64  // seed every random choice of the scenario flowed from
+	Options     string  // estimator options, JSON (empty or valid JSON)
+	WallSeconds float64 // wall-clock time the estimator took
+	// Extra holds further key/value pairs, stored as "tailscope.extra.<key>".
+	Extra map[string]string
+}
+
+const (
+	keyPrefix      = "tailscope."
+	keyVersion     = keyPrefix + "version"
+	keyScenarioID  = keyPrefix + "scenario_id"
+	keyEstimator   = keyPrefix + "estimator"
+	keyNetwork     = keyPrefix + "network"
+	keySpec        = keyPrefix + "spec"
+	keySeed        = keyPrefix + "seed"
+	keyOptions     = keyPrefix + "options"
+	keyWallSeconds = keyPrefix + "wall_seconds"
+	keyExtra       = keyPrefix + "extra."
+)
+
+// arrowMetadata checks m and encodes it. Every field is written, even when
+// zero, so that a frame's metadata reads back exactly (a seed of 0 is a
+// seed).
+func (m Meta) arrowMetadata() (arrow.Metadata, error) {
+	for _, f := range []struct{ name, v string }{{"Spec", m.Spec}, {"Options", m.Options}} {
+		if f.v != "" && !json.Valid([]byte(f.v)) {
+			return arrow.Metadata{}, fmt.Errorf("frame: Meta.%s is not valid JSON: %.60q", f.name, f.v)
+		}
+	}
+	version := m.Version
+	if version == "" {
+		version = Version
+	}
+	keys := []string{keyVersion, keyScenarioID, keyEstimator, keyNetwork, keySpec, keySeed, keyOptions, keyWallSeconds}
+	vals := []string{version, m.ScenarioID, m.Estimator, m.Network, m.Spec,
+		strconv.FormatUint(m.Seed, 10), m.Options, strconv.FormatFloat(m.WallSeconds, 'g', -1, 64)}
+	extra := make([]string, 0, len(m.Extra))
+	for k := range m.Extra {
+		if k == "" {
+			return arrow.Metadata{}, fmt.Errorf("frame: Meta.Extra has an empty key")
+		}
+		extra = append(extra, k)
+	}
+	sort.Strings(extra) // deterministic files
+	for _, k := range extra {
+		keys = append(keys, keyExtra+k)
+		vals = append(vals, m.Extra[k])
+	}
+	return arrow.NewMetadata(keys, vals), nil
+}
+
+// metaFrom decodes the tailscope keys of a file's metadata; other keys (for
+// example ARROW:schema) and tailscope keys this version does not know are
+// ignored.
+func metaFrom(keys, vals []string) (Meta, error) {
+	var m Meta
+	for i, k := range keys {
+		v := vals[i]
+		var err error
+		switch {
+		case k == keyVersion:
+			m.Version = v
+		case k == keyScenarioID:
+			m.ScenarioID = v
+		case k == keyEstimator:
+			m.Estimator = v
+		case k == keyNetwork:
+			m.Network = v
+		case k == keySpec:
+			m.Spec = v
+		case k == keySeed:
+			m.Seed, err = strconv.ParseUint(v, 10, 64)
+		case k == keyOptions:
+			m.Options = v
+		case k == keyWallSeconds:
+			m.WallSeconds, err = strconv.ParseFloat(v, 64)
+		case strings.HasPrefix(k, keyExtra) && len(k) > len(keyExtra):
+			if m.Extra == nil {
+				m.Extra = make(map[string]string)
+			}
+			m.Extra[k[len(keyExtra):]] = v
+		}
+		if err != nil {
+			return Meta{}, fmt.Errorf("frame: metadata %s=%q is malformed: %w", k, v, err)
+		}
+	}
+	return m, nil
+}
