@@ -279,7 +279,9 @@ func SynthesizeMatrix(s MatrixSpec, seed uint64) (*Matrix, error) {
 	return &Matrix{Name: s.Name, Racks: n, W: w}, nil
 }
 
-// PairSampler draws host pairs from a matrix; see Matrix.Sampler.
+// PairSampler draws host pairs from a matrix; see Matrix.Sampler. It is
+// read-only after construction, so goroutines may share it, each with its
+// own rand.Rand.
 type PairSampler struct {
 	racks int
 	w     []float64 // the matrix weights, for Check
