@@ -84,7 +84,7 @@ func matrixHeader(s workload.MatrixSpec, seed uint64) []string {
 		"A is the most all-to-all and cross-rack, C the most skewed.",
 		"Derivation: tailscope's own seeded synthesis (workload.SynthesizeMatrix), no data file copied: log-normal send and receive",
 		fmt.Sprintf("activity per rack (sigma %g) times log-normal noise per pair (sigma %g), then the intra-rack, intra-pod and", s.Spread, s.Noise),
-		"cross-pod pairs each scaled to their share exactly; rounding the entries moves the shares by less than 0.01 points.",
+		"cross-pod pairs each scaled to their share exactly; rounding the entries moves any share by at most 0.05 points.",
 		fmt.Sprintf("Command: tailscope datasets matrices --out datasets/matrices --seed %d", seed),
 		"Entries: relative weights, mean entry 1000, rounded to integers.",
 	}

@@ -405,3 +405,31 @@ func ExampleMatrix_Shares() {
 	fmt.Printf("matrix C: intra-rack %.0f%%, intra-pod %.0f%%\n", 100*rack, 100*pod)
 	// Output: matrix C: intra-rack 51%, intra-pod 74%
 }
+
+func ExampleMatrix_Sampler() {
+	spec, _ := topo.Preset("meta32-2:1")
+	net, _ := topo.Fabric(spec)
+	racks := net.Racks()
+	m, err := LoadMatrix("A", len(racks))
+	if err != nil {
+		panic(err)
+	}
+	ps := m.Sampler()
+	if err := ps.Check(racks); err != nil {
+		panic(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	sameRack, samePod := 0, 0
+	for range 10000 {
+		src, dst := ps.Sample(r, racks)
+		a, b := net.Nodes[src], net.Nodes[dst]
+		if a.Rack == b.Rack {
+			sameRack++
+		}
+		if a.Pod == b.Pod {
+			samePod++
+		}
+	}
+	fmt.Printf("matrix A, 10000 flows: %d inside a rack, %d inside a pod\n", sameRack, samePod)
+	// Output: matrix A, 10000 flows: 5 inside a rack, 4791 inside a pod
+}

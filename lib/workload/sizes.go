@@ -255,7 +255,7 @@ func ceilBytes(x float64) int64 {
 	if x <= 1 {
 		return 1
 	}
-	if x >= math.MaxInt64/2 {
+	if x >= math.MaxInt64/2 { // only an extreme Pareto or log-normal draw gets here
 		return math.MaxInt64 / 2
 	}
 	return int64(math.Ceil(x))
