@@ -1,0 +1,190 @@
+// Package scenario describes a whole experiment input — topology, workload,
+// network model and seed — as a JSON spec, and builds it into a network and
+// its flows. A spec and its seed determine the flows exactly, and the spec's
+// ID (a hash of its canonical JSON) names its results.
+package scenario
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// Spec is a scenario. Exactly one topology source must be set.
+type Spec struct {
+	Name     string        `json:"name,omitempty"`
+	Topology Topology      `json:"topology"`
+	Workload workload.Spec `json:"workload"`
+	Network  netcfg.Config `json:"network"`
+	Seed     uint64        `json:"seed"`
+}
+
+// Topology names where the network comes from: a fabric preset (see
+// topo.Presets), an explicit fabric, parking lot or dumbbell, or a file in
+// Parsimon's JSON (.json) or ns-3's topology.txt format. FailedLinks are
+// taken out of service before routing (Parsimon App. B).
+type Topology struct {
+	Preset      string               `json:"preset,omitempty"`
+	Fabric      *topo.FabricSpec     `json:"fabric,omitempty"`
+	ParkingLot  *topo.ParkingLotSpec `json:"parking_lot,omitempty"`
+	Dumbbell    *topo.DumbbellSpec   `json:"dumbbell,omitempty"`
+	File        string               `json:"file,omitempty"`
+	FailedLinks []int                `json:"failed_links,omitempty"`
+}
+
+// Build makes the network the topology describes.
+func (t Topology) Build() (*topo.Network, error) {
+	set := 0
+	for _, ok := range []bool{t.Preset != "", t.Fabric != nil, t.ParkingLot != nil, t.Dumbbell != nil, t.File != ""} {
+		if ok {
+			set++
+		}
+	}
+	if set != 1 {
+		return nil, fmt.Errorf("scenario: topology must set exactly one of preset, fabric, parking_lot, dumbbell, file (%d set)", set)
+	}
+	var (
+		n   *topo.Network
+		err error
+	)
+	switch {
+	case t.Preset != "":
+		var fs topo.FabricSpec
+		if fs, err = topo.Preset(t.Preset); err == nil {
+			n, err = topo.Fabric(fs)
+		}
+	case t.Fabric != nil:
+		n, err = topo.Fabric(*t.Fabric)
+	case t.ParkingLot != nil:
+		n, err = topo.ParkingLot(*t.ParkingLot)
+	case t.Dumbbell != nil:
+		n, err = topo.Dumbbell(*t.Dumbbell)
+	default:
+		n, err = readTopology(t.File)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range t.FailedLinks {
+		if err := n.FailLink(l); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func readTopology(path string) (*topo.Network, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: topology file: %w", err)
+	}
+	defer f.Close()
+	name := filepath.Base(path)
+	if strings.HasSuffix(path, ".json") {
+		return topo.ReadParsimonJSON(name, f)
+	}
+	return topo.ReadNS3(name, f)
+}
+
+// Scenario is a built spec: its network and flows.
+type Scenario struct {
+	Spec  Spec
+	ID    string
+	Net   *topo.Network
+	Flows []workload.Flow
+}
+
+// Build validates spec and generates its network and flows.
+func Build(spec Spec) (*Scenario, error) {
+	if err := spec.Network.Validate(); err != nil {
+		return nil, err
+	}
+	n, err := spec.Topology.Build()
+	if err != nil {
+		return nil, err
+	}
+	flows, err := workload.Generate(n, spec.Workload, spec.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Scenario{Spec: spec, ID: spec.ID(), Net: n, Flows: flows}, nil
+}
+
+// Parse reads a JSON spec. Fields it does not know are errors (a typo must
+// not silently fall back to a default); network fields left out keep the
+// values of netcfg.Default.
+func Parse(r io.Reader) (Spec, error) {
+	s := Spec{Network: netcfg.Default()}
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return Spec{}, fmt.Errorf("scenario: malformed spec: %w", err)
+	}
+	if dec.More() {
+		return Spec{}, errors.New("scenario: malformed spec: more than one JSON value")
+	}
+	return s, nil
+}
+
+// Load reads a JSON spec file.
+func Load(path string) (Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Spec{}, fmt.Errorf("scenario: %w", err)
+	}
+	defer f.Close()
+	s, err := Parse(f)
+	if err != nil {
+		return Spec{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// JSON returns the canonical JSON of the spec (the form its ID hashes).
+func (s Spec) JSON() string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err) // a Spec always encodes
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// ID is a short hash of the canonical JSON: equal specs share results.
+func (s Spec) ID() string {
+	h := sha256.Sum256([]byte(s.JSON()))
+	return hex.EncodeToString(h[:6])
+}
+
+// Default is the scenario `make reproduce` and the quickstart use: the
+// 32-rack 2:1 fabric with matrix B, WebServer sizes, bursty arrivals
+// (sigma 2) at 50% max load, as in Parsimon's large-scale setting but small.
+func Default() Spec {
+	return Spec{
+		Name:     "default",
+		Topology: Topology{Preset: "meta32-2:1"},
+		Workload: workload.Spec{
+			Flows: 20_000,
+			Components: []workload.Component{{
+				Matrix:  "B",
+				Sizes:   workload.SizeSpec{Dist: "webserver"},
+				Arrival: workload.Arrival{Process: "lognormal", Sigma: 2},
+				MaxLoad: 0.5,
+			}},
+		},
+		Network: netcfg.Default(),
+		Seed:    1,
+	}
+}

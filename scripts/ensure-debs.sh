@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# ensure-debs.sh PKG...: install the Debian packages that are missing.
+# Used by every make target that needs a system component, so that a fresh
+# Debian machine needs nothing installed by hand.
+set -euo pipefail
+missing=()
+for p in "$@"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "ensure-debs: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "ensure-debs: need root to run: apt-get install -y ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
