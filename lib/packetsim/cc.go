@@ -1,0 +1,173 @@
+package packetsim
+
+import (
+	"fmt"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+)
+
+// Ack is what a flow's sender learns from one ACK. Times are picoseconds,
+// sequence numbers are payload bytes.
+type Ack struct {
+	Now     int64 // arrival time of the ACK, ps
+	Acked   int64 // payload bytes newly acknowledged (0 for a duplicate)
+	AckSeq  int64 // cumulative payload bytes the receiver holds in order
+	NextSeq int64 // payload bytes the sender has sent so far
+	ECE     bool  // the data packet it answers was ECN-marked
+	RTT     int64 // from that data packet's send to this ACK's arrival, ps
+}
+
+// CC is the congestion control of one flow. The event core asks it for a
+// pacing rate and a window before every data packet and tells it about
+// every ACK and retransmission timeout; it knows nothing else about the
+// algorithm, so DCQCN, TIMELY or HPCC can be added as further CCs.
+type CC interface {
+	// RateBps is the pacing rate in bits per second: the next data
+	// packet leaves no sooner than its wire size at this rate after the
+	// previous one.
+	RateBps() float64
+	// WindowBytes caps the unacknowledged payload bytes: a data packet
+	// is sent only while fewer are in flight.
+	WindowBytes() int64
+	// OnAck reacts to one ACK.
+	OnAck(a Ack)
+	// OnTimeout reacts to a retransmission timeout at time now (ps).
+	OnTimeout(now int64)
+}
+
+// NewCC builds the controller of one flow whose NIC sends at lineRateBps.
+type NewCC func(cfg netcfg.Config, lineRateBps int64) CC
+
+// CCByName returns the constructor of a congestion control named in
+// netcfg.CCs.
+func CCByName(name string) (NewCC, error) {
+	switch name {
+	case "dctcp":
+		return NewDCTCPRate, nil
+	case "dctcp-window":
+		return NewDCTCPWindow, nil
+	}
+	return nil, fmt.Errorf("packetsim: unknown congestion control %q (known: dctcp, dctcp-window)", name)
+}
+
+// dctcpEstimator keeps DCTCP's alpha, the EWMA of the fraction of
+// ECN-echoing ACKs, updated once per window of ACKs (about one RTT): the
+// window closes when an ACK acknowledges what had been sent when it opened.
+type dctcpEstimator struct {
+	alpha, g  float64
+	acks, ece int
+	windowEnd int64
+}
+
+// observe counts one ACK; at the end of a window it updates alpha and
+// reports whether that window saw any mark.
+func (d *dctcpEstimator) observe(a Ack) (closed, marked bool) {
+	d.acks++
+	if a.ECE {
+		d.ece++
+	}
+	if a.AckSeq <= d.windowEnd {
+		return false, false
+	}
+	d.alpha = (1-d.g)*d.alpha + d.g*float64(d.ece)/float64(d.acks)
+	marked = d.ece > 0
+	d.acks, d.ece = 0, 0
+	d.windowEnd = a.NextSeq
+	return true, marked
+}
+
+// DCTCPRate is rate-based DCTCP as in the papers' ns-3 fork (REFERENCE.md):
+// start at line rate with a fixed window cap; once per window of ACKs,
+// cut the rate by alpha/2 if any was marked, else add AIRateBps; never
+// below MinRateBps or above line rate.
+type DCTCPRate struct {
+	est               dctcpEstimator
+	rate, line, floor float64
+	ai                float64
+	window            int64
+}
+
+// NewDCTCPRate is the NewCC of rate-based DCTCP (netcfg CC "dctcp").
+func NewDCTCPRate(cfg netcfg.Config, lineRateBps int64) CC {
+	line := float64(lineRateBps)
+	return &DCTCPRate{
+		est:    dctcpEstimator{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G},
+		rate:   line,
+		line:   line,
+		floor:  min(float64(cfg.DCTCP.MinRateBps), line),
+		ai:     float64(cfg.DCTCP.AIRateBps),
+		window: cfg.DCTCP.WindowBytes,
+	}
+}
+
+// RateBps implements CC.
+func (d *DCTCPRate) RateBps() float64 { return d.rate }
+
+// WindowBytes implements CC.
+func (d *DCTCPRate) WindowBytes() int64 { return d.window }
+
+// Alpha is the current estimate of the marked fraction.
+func (d *DCTCPRate) Alpha() float64 { return d.est.alpha }
+
+// OnAck implements CC.
+func (d *DCTCPRate) OnAck(a Ack) {
+	closed, marked := d.est.observe(a)
+	switch {
+	case !closed:
+	case marked:
+		d.rate = max(d.rate*(1-d.est.alpha/2), d.floor)
+	default:
+		d.rate = min(d.rate+d.ai, d.line)
+	}
+}
+
+// OnTimeout implements CC: the sender restarts from the minimum rate.
+func (d *DCTCPRate) OnTimeout(now int64) { d.rate = d.floor }
+
+// DCTCPWindow is window-based DCTCP like ns-3's TcpDctcp: slow start from
+// InitWindow packets, congestion avoidance of one packet per window, a cut
+// by alpha/2 once per window with marks, and a one-packet window after a
+// timeout. It sends at line rate within its window.
+type DCTCPWindow struct {
+	est            dctcpEstimator
+	cwnd, ssthresh float64
+	mss, line      float64
+}
+
+// NewDCTCPWindow is the NewCC of window-based DCTCP (netcfg CC
+// "dctcp-window").
+func NewDCTCPWindow(cfg netcfg.Config, lineRateBps int64) CC {
+	mss := float64(cfg.PayloadBytes)
+	return &DCTCPWindow{
+		est:      dctcpEstimator{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G},
+		cwnd:     float64(max(cfg.DCTCP.InitWindow, 1)) * mss,
+		ssthresh: 1e18,
+		mss:      mss,
+		line:     float64(lineRateBps),
+	}
+}
+
+// RateBps implements CC.
+func (d *DCTCPWindow) RateBps() float64 { return d.line }
+
+// WindowBytes implements CC.
+func (d *DCTCPWindow) WindowBytes() int64 { return int64(d.cwnd) }
+
+// OnAck implements CC.
+func (d *DCTCPWindow) OnAck(a Ack) {
+	if d.cwnd < d.ssthresh {
+		d.cwnd += float64(a.Acked)
+	} else {
+		d.cwnd += d.mss * float64(a.Acked) / d.cwnd
+	}
+	if closed, marked := d.est.observe(a); closed && marked {
+		d.cwnd = max(d.cwnd*(1-d.est.alpha/2), d.mss)
+		d.ssthresh = d.cwnd
+	}
+}
+
+// OnTimeout implements CC.
+func (d *DCTCPWindow) OnTimeout(now int64) {
+	d.ssthresh = max(d.cwnd/2, 2*d.mss)
+	d.cwnd = d.mss
+}
