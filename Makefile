@@ -13,7 +13,7 @@ all: tailscope
 # System and npm pieces the tests need: Node.js for the independent Parquet
 # reader (tools/parquetcheck).
 deps:
-	scripts/ensure-debs.sh nodejs npm
+	@command -v node >/dev/null && command -v npm >/dev/null || scripts/ensure-debs.sh nodejs npm
 	@test -d tools/parquetcheck/node_modules || npm ci --prefix tools/parquetcheck --no-audit --no-fund --loglevel=error
 
 tailscope:
