@@ -110,6 +110,9 @@ func (c Component) pairs(net *topo.Network) (pairSampler, error) {
 		return nil, err
 	}
 	ps := m.Sampler()
+	if err := ps.Check(racks); err != nil {
+		return nil, err
+	}
 	return func(r *rand.Rand) (int, int) { return ps.Sample(r, racks) }, nil
 }
 
