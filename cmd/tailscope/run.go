@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+func init() {
+	register("run", "run estimators on a scenario and write their FCT records", runRun)
+}
+
+func runRun(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	spec := fs.String("spec", "default", "scenario spec (JSON file) or \"default\"")
+	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
+	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
+	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
+	flows := fs.Int("flows", 0, "override the spec's flow count")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	s, err := loadSpec(*spec)
+	if err != nil {
+		return err
+	}
+	if *flows > 0 {
+		s.Workload.Flows, s.Workload.DurationNs = *flows, 0
+	}
+	sc, err := scenario.Build(s)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	dir := filepath.Join(*out, sc.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "scenario %s: %s, %d flows\n", sc.ID, sc.Net.Summary(), len(sc.Flows))
+	for _, name := range strings.Split(*names, ",") {
+		name = strings.TrimSpace(name)
+		t0 := time.Now()
+		fmt.Fprintf(os.Stderr, "%s: running...\n", name)
+		res, err := estimator.Run(ctx, name, sc, *options)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, name+".parquet")
+		if err := res.Write(path, sc); err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, len(res.Records), time.Since(t0).Seconds(), path)
+	}
+	return nil
+}

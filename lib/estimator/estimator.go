@@ -1,0 +1,103 @@
+// Package estimator runs the FCT estimators by name on a scenario, all
+// returning the same records, and writes their results as frames. It adapts
+// each estimator package's own Run to one signature so that the command
+// line, the experiment runner and the notebooks treat them alike.
+package estimator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// Result is what one estimator produced for one scenario.
+type Result struct {
+	Estimator   string
+	ScenarioID  string
+	Records     []metrics.Record
+	Options     string  // the options used, JSON
+	WallSeconds float64 // the estimator's own run time, scenario building excluded
+	// Extra holds estimator-specific figures (events, drops, ...), stored
+	// in the frame's metadata.
+	Extra map[string]string
+}
+
+// runner runs one estimator; opts is its options as JSON (possibly empty).
+type runner func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error)
+
+var registry = map[string]runner{}
+
+func register(name string, r runner) { registry[name] = r }
+
+// Names lists the estimators Run knows.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Run runs the named estimator on sc. options is a JSON object of the
+// estimator's options ("" for defaults); unknown options are errors.
+func Run(ctx context.Context, name string, sc *scenario.Scenario, options string) (*Result, error) {
+	r, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("estimator: unknown estimator %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	t0 := time.Now()
+	res, err := r(ctx, sc, []byte(options))
+	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
+	res.Estimator, res.ScenarioID = name, sc.ID
+	res.WallSeconds = time.Since(t0).Seconds()
+	return res, nil
+}
+
+// decode reads estimator options strictly into v; empty means defaults.
+func decode(opts []byte, v any) error {
+	if len(bytes.TrimSpace(opts)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(opts))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("bad options %s: %w", opts, err)
+	}
+	return nil
+}
+
+// encode is the canonical JSON of options, for provenance.
+func encode(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Write stores the result's records as a frame (Parquet or Arrow IPC by
+// extension) with the scenario spec, seed, options and wall time as
+// provenance.
+func (r *Result) Write(path string, sc *scenario.Scenario) error {
+	return frame.WriteRecords(path, r.Records, frame.Meta{
+		ScenarioID:  sc.ID,
+		Estimator:   r.Estimator,
+		Network:     sc.Net.Name,
+		Spec:        sc.Spec.JSON(),
+		Seed:        sc.Spec.Seed,
+		Options:     r.Options,
+		WallSeconds: r.WallSeconds,
+		Extra:       r.Extra,
+	})
+}
