@@ -107,21 +107,30 @@ func (t *Table) Len() int {
 // repeated name, a column with zero or several value slices, or columns of
 // different lengths.
 func (t *Table) Check() error {
+	if err := t.check(); err != nil {
+		return fmt.Errorf("frame: %w", err)
+	}
+	return nil
+}
+
+// check is Check without the package prefix, for WriteTable to name the
+// file instead.
+func (t *Table) check() error {
 	if len(t.Columns) == 0 {
-		return fmt.Errorf("frame: table has no columns")
+		return fmt.Errorf("table has no columns")
 	}
 	seen := make(map[string]bool, len(t.Columns))
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		switch {
 		case c.Name == "":
-			return fmt.Errorf("frame: column %d has no name", i)
+			return fmt.Errorf("column %d has no name", i)
 		case seen[c.Name]:
-			return fmt.Errorf("frame: two columns are named %q", c.Name)
+			return fmt.Errorf("two columns are named %q", c.Name)
 		case c.Type() == "invalid":
-			return fmt.Errorf("frame: column %q must set exactly one of Int64, Float64, String", c.Name)
+			return fmt.Errorf("column %q must set exactly one of Int64, Float64, String", c.Name)
 		case c.Len() != t.Columns[0].Len():
-			return fmt.Errorf("frame: column %q has %d rows but column %q has %d",
+			return fmt.Errorf("column %q has %d rows but column %q has %d",
 				c.Name, c.Len(), t.Columns[0].Name, t.Columns[0].Len())
 		}
 		seen[c.Name] = true
@@ -132,6 +141,16 @@ func (t *Table) Check() error {
 // Column returns the column called name, or an error listing the columns
 // the table does have.
 func (t *Table) Column(name string) (*Column, error) {
+	c, err := t.column(name)
+	if err != nil {
+		return nil, fmt.Errorf("frame: %w", err)
+	}
+	return c, nil
+}
+
+// column and typed return errors without the package prefix, so that
+// callers can put the file name in front.
+func (t *Table) column(name string) (*Column, error) {
 	for i := range t.Columns {
 		if t.Columns[i].Name == name {
 			return &t.Columns[i], nil
@@ -141,17 +160,16 @@ func (t *Table) Column(name string) (*Column, error) {
 	for i, c := range t.Columns {
 		names[i] = c.Name
 	}
-	return nil, fmt.Errorf("frame: no column %q (columns: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("no column %q (columns: %s)", name, strings.Join(names, ", "))
 }
 
-// typed returns column name after checking that it has type want.
 func (t *Table) typed(name, want string) (*Column, error) {
-	c, err := t.Column(name)
+	c, err := t.column(name)
 	if err != nil {
 		return nil, err
 	}
 	if got := c.Type(); got != want {
-		return nil, fmt.Errorf("frame: column %q is %s, want %s", name, got, want)
+		return nil, fmt.Errorf("column %q is %s, want %s", name, got, want)
 	}
 	return c, nil
 }
@@ -160,7 +178,7 @@ func (t *Table) typed(name, want string) (*Column, error) {
 func (t *Table) Int64s(name string) ([]int64, error) {
 	c, err := t.typed(name, "int64")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("frame: %w", err)
 	}
 	return c.Int64, nil
 }
@@ -169,7 +187,7 @@ func (t *Table) Int64s(name string) ([]int64, error) {
 func (t *Table) Float64s(name string) ([]float64, error) {
 	c, err := t.typed(name, "float64")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("frame: %w", err)
 	}
 	return c.Float64, nil
 }
@@ -178,7 +196,7 @@ func (t *Table) Float64s(name string) ([]float64, error) {
 func (t *Table) Strings(name string) ([]string, error) {
 	c, err := t.typed(name, "string")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("frame: %w", err)
 	}
 	return c.String, nil
 }

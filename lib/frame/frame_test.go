@@ -405,7 +405,7 @@ func TestTypedReadErrors(t *testing.T) {
 		read func() error
 		want string
 	}{
-		{"records from flows", func() error { _, _, err := ReadRecords(flows); return err }, flows + `: frame: no column "scenario_id"`},
+		{"records from flows", func() error { _, _, err := ReadRecords(flows); return err }, "frame: " + flows + `: no column "scenario_id"`},
 		{"wrong type", func() error { _, _, err := ReadRecords(wrongType); return err }, `column "slowdown" is int64, want float64`},
 		{"mixed estimators", func() error { _, _, err := ReadRecords(mixed); return err }, `row 2 has estimator "m3" but the frame is for "parsimon"`},
 		{"topology from flows", func() error { _, _, err := ReadTopology(flows, flows); return err }, `no column "node_id"`},

@@ -45,7 +45,7 @@ func WriteTable(path string, t *Table) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := t.Check(); err != nil {
+	if err := t.check(); err != nil {
 		return fmt.Errorf("frame: %s: %w", path, err)
 	}
 	md, err := t.Meta.arrowMetadata()

@@ -46,7 +46,7 @@ const (
 func (m Meta) arrowMetadata() (arrow.Metadata, error) {
 	for _, f := range []struct{ name, v string }{{"Spec", m.Spec}, {"Options", m.Options}} {
 		if f.v != "" && !json.Valid([]byte(f.v)) {
-			return arrow.Metadata{}, fmt.Errorf("frame: Meta.%s is not valid JSON: %.60q", f.name, f.v)
+			return arrow.Metadata{}, fmt.Errorf("Meta.%s is not valid JSON: %.60q", f.name, f.v)
 		}
 	}
 	version := m.Version
@@ -59,7 +59,7 @@ func (m Meta) arrowMetadata() (arrow.Metadata, error) {
 	extra := make([]string, 0, len(m.Extra))
 	for k := range m.Extra {
 		if k == "" {
-			return arrow.Metadata{}, fmt.Errorf("frame: Meta.Extra has an empty key")
+			return arrow.Metadata{}, fmt.Errorf("Meta.Extra has an empty key")
 		}
 		extra = append(extra, k)
 	}
@@ -103,7 +103,7 @@ func metaFrom(keys, vals []string) (Meta, error) {
 			m.Extra[k[len(keyExtra):]] = v
 		}
 		if err != nil {
-			return Meta{}, fmt.Errorf("frame: metadata %s=%q is malformed: %w", k, v, err)
+			return Meta{}, fmt.Errorf("metadata %s=%q is malformed: %w", k, v, err)
 		}
 	}
 	return m, nil

@@ -50,47 +50,30 @@ func repeat(s string, n int) []string {
 	return v
 }
 
-// columns fetches typed columns by name from a table read from path, so
-// that a typed reader reports the first missing or mistyped column with the
-// file it came from.
+// columns fetches typed columns from a table read from path and keeps the
+// first missing or mistyped column as an error naming the file, so that a
+// typed reader can fetch all its columns before checking once.
 type columns struct {
 	t    *Table
 	path string
 	err  error
 }
 
-func (c *columns) int64s(name string) []int64 {
-	if c.err != nil {
-		return nil
-	}
-	v, err := c.t.Int64s(name)
+// get returns column name if it has type typ, else an empty column.
+func (c *columns) get(name, typ string) *Column {
+	col, err := c.t.typed(name, typ)
 	if err != nil {
-		c.err = fmt.Errorf("frame: %s: %w", c.path, err)
+		if c.err == nil {
+			c.err = fmt.Errorf("frame: %s: %w", c.path, err)
+		}
+		return &Column{}
 	}
-	return v
+	return col
 }
 
-func (c *columns) float64s(name string) []float64 {
-	if c.err != nil {
-		return nil
-	}
-	v, err := c.t.Float64s(name)
-	if err != nil {
-		c.err = fmt.Errorf("frame: %s: %w", c.path, err)
-	}
-	return v
-}
-
-func (c *columns) strings(name string) []string {
-	if c.err != nil {
-		return nil
-	}
-	v, err := c.t.Strings(name)
-	if err != nil {
-		c.err = fmt.Errorf("frame: %s: %w", c.path, err)
-	}
-	return v
-}
+func (c *columns) int64s(name string) []int64     { return c.get(name, "int64").Int64 }
+func (c *columns) float64s(name string) []float64 { return c.get(name, "float64").Float64 }
+func (c *columns) strings(name string) []string   { return c.get(name, "string").String }
 
 // RecordsTable returns the FCT records as a table with the columns of
 // ARCHITECTURE.md's record shape; scenario_id and estimator repeat
