@@ -1,0 +1,39 @@
+# Sourced by the kernel/*.sh scripts: locations and pinned versions shared by
+# the kernel build, install and tests. Everything the build writes stays under
+# $KERNEL_BUILD (default build/kernel): a private GOPATH, module cache and
+# build cache, so the user's Go caches are never touched.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KERNEL_DIR=$ROOT/kernel
+KERNEL_BUILD=${KERNEL_BUILD:-$ROOT/build/kernel}
+KERNEL_NAME=tailscope-go
+KERNEL_BIN=$KERNEL_BUILD/bin/tailscope-kernel
+
+# The toolchain that builds the kernel (downloaded through the module proxy
+# into the private module cache). gophernotes v0.7.5 panics at start when
+# built with Go 1.26; go1.24.13 is the newest toolchain it works with and the
+# oldest that gonum v0.17.0 accepts.
+KERNEL_TOOLCHAIN=go1.24.13
+GOPHERNOTES_VERSION=v0.7.5
+
+# Debian's Python has jupyter_client, nbclient and nbconvert; the python3 on
+# PATH may not.
+PYTHON=${PYTHON:-/usr/bin/python3}
+
+# Where the kernelspec goes: Jupyter's per-user data dir unless overridden
+# (tests install into a temporary JUPYTER_PATH entry).
+KERNELSPEC_ROOT=${KERNELSPEC_ROOT:-${JUPYTER_DATA_DIR:-$HOME/.local/share/jupyter}/kernels}
+
+kernel_go_env() {
+	export GOPATH=$KERNEL_BUILD/gopath
+	export GOMODCACHE=$KERNEL_BUILD/gopath/pkg/mod
+	export GOCACHE=$KERNEL_BUILD/gocache
+	export GOTOOLCHAIN=$KERNEL_TOOLCHAIN
+	export GOWORK=off
+	# Local modules are not on the proxy, which answers 400/403 rather than
+	# 404; "|off" stops there instead of trying direct VCS access.
+	export GOPROXY=${KERNEL_GOPROXY:-https://proxy.golang.org|off}
+	export GONOSUMDB=github.com/cosmos72
+	export GOFLAGS=-modcacherw
+	unset GOROOT
+}

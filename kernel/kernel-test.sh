@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# `make kernel-test`: builds the kernel, installs its kernelspec into a
+# temporary Jupyter path (the user's kernels are left alone) and runs
+# kernel/smoke_test.py over the Jupyter protocol.
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+"$KERNEL_DIR/deps.sh"
+"$KERNEL_DIR/build.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+KERNELSPEC_ROOT=$tmp/kernels "$KERNEL_DIR/install.sh"
+SECONDS=0
+JUPYTER_PATH=$tmp "$PYTHON" "$KERNEL_DIR/smoke_test.py"
+echo "kernel/kernel-test.sh: smoke test took ${SECONDS} s" >&2

@@ -1,0 +1,192 @@
+"""Smoke test of the tailscope-go kernel over the Jupyter protocol.
+
+Starts the installed kernelspec through jupyter_client's KernelManager and
+checks: a result, an error reply, a tailscope import with a known answer, that
+a panic and an interrupt leave the kernel usable, and inline image and HTML
+display. Run with Debian's Python (kernel/kernel-test.sh does):
+
+    JUPYTER_PATH=<dir containing kernels/tailscope-go> /usr/bin/python3 kernel/smoke_test.py
+"""
+
+import base64
+import queue
+import sys
+import time
+import unittest
+
+from jupyter_client.manager import KernelManager
+
+KERNEL_NAME = "tailscope-go"
+# Generous bound for one cell's reply; only a hung kernel comes close to it.
+REPLY_TIMEOUT = 300
+
+
+class Cell:
+    """What one execute request produced."""
+
+    def __init__(self, reply):
+        self.reply = reply
+        self.results = []  # data dicts of execute_result messages
+        self.displays = []  # data dicts of display_data messages
+        self.errors = []  # content of error messages
+        self.stdout = ""
+
+    @property
+    def status(self):
+        return self.reply["content"]["status"]
+
+    def text(self):
+        """The text/plain of the last execute_result."""
+        if not self.results:
+            raise AssertionError(f"no execute_result; reply {self.reply['content']}, errors {self.errors}")
+        return self.results[-1].get("text/plain", "")
+
+    def mime(self, kind):
+        """All payloads of the given MIME type, results and displays."""
+        return [d[kind] for d in self.results + self.displays if kind in d]
+
+
+class KernelSmokeTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.km = KernelManager(kernel_name=KERNEL_NAME)
+        start = time.monotonic()
+        cls.km.start_kernel()
+        cls.kc = cls.km.client()
+        cls.kc.start_channels()
+        cls.kc.wait_for_ready(timeout=120)
+        cls.startup_seconds = time.monotonic() - start
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel(now=True)
+
+    def execute(self, code, interrupt_after=None):
+        """Runs code; optionally interrupts the kernel after that many
+        seconds. Returns the Cell once the kernel is idle again."""
+        msg_id = self.kc.execute(code)
+        if interrupt_after is not None:
+            time.sleep(interrupt_after)
+            self.km.interrupt_kernel()
+        reply = self.kc.get_shell_msg(timeout=REPLY_TIMEOUT)
+        while reply["parent_header"].get("msg_id") != msg_id:
+            reply = self.kc.get_shell_msg(timeout=REPLY_TIMEOUT)
+        cell = Cell(reply)
+        deadline = time.monotonic() + REPLY_TIMEOUT
+        while True:
+            try:
+                msg = self.kc.get_iopub_msg(timeout=max(1, deadline - time.monotonic()))
+            except queue.Empty:
+                self.fail(f"kernel never went idle after {code!r}")
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "execute_result":
+                cell.results.append(content["data"])
+            elif kind == "display_data":
+                cell.displays.append(content["data"])
+            elif kind == "error":
+                cell.errors.append(content)
+            elif kind == "stream" and content["name"] == "stdout":
+                cell.stdout += content["text"]
+            elif kind == "status" and content["execution_state"] == "idle":
+                return cell
+
+    def assertUsable(self):
+        cell = self.execute("6 * 7")
+        self.assertEqual(cell.status, "ok")
+        self.assertEqual(cell.text(), "42")
+
+    def test_result(self):
+        cell = self.execute("1 + 2")
+        self.assertEqual(cell.status, "ok")
+        self.assertEqual(cell.text(), "3")
+
+    def test_stdout(self):
+        cell = self.execute('import "fmt"\nfmt.Println("hello", 1<<10)')
+        self.assertEqual(cell.status, "ok")
+        self.assertIn("hello 1024", cell.stdout)
+
+    def test_error(self):
+        cell = self.execute("undefinedName + 1")
+        self.assertEqual(cell.status, "error")
+        self.assertTrue(cell.errors, "no error message on iopub")
+        self.assertIn("undefinedName", cell.errors[0]["evalue"])
+        self.assertUsable()
+
+    def test_tailscope_import(self):
+        # meta32-1:1 is 2 pods x 16 racks x 8 hosts (256) plus 32 ToRs,
+        # 32 aggregation and 4 core switches: 324 nodes. The host count comes
+        # from the library's own classification, a second path to the answer.
+        cell = self.execute(
+            'import "github.com/tailscope/tailscope/lib/topo"\n'
+            'spec, err := topo.Preset("meta32-1:1")\n'
+            "if err != nil { panic(err) }\n"
+            "net, err := topo.Fabric(spec)\n"
+            "if err != nil { panic(err) }\n"
+            "len(net.Nodes)"
+        )
+        self.assertEqual(cell.status, "ok", cell.errors)
+        self.assertEqual(cell.text(), "324")
+        cell = self.execute("len(net.Hosts())")
+        self.assertEqual(cell.text(), "256")
+        cell = self.execute('_, err = topo.Preset("no-such-preset")\nerr != nil')
+        self.assertEqual(cell.text(), "true")
+
+    def test_panic_then_usable(self):
+        cell = self.execute('panic("boom from a cell")')
+        self.assertEqual(cell.status, "error")
+        self.assertIn("boom from a cell", cell.errors[0]["evalue"] if cell.errors else "")
+        self.assertUsable()
+
+    def test_interrupt_then_usable(self):
+        # Ten minutes of short sleeps: only the interrupt can end it before
+        # REPLY_TIMEOUT.
+        cell = self.execute(
+            'import "time"\n'
+            "for i := 0; i < 12000; i++ { time.Sleep(50 * time.Millisecond) }\n"
+            '"finished"',
+            interrupt_after=2,
+        )
+        self.assertEqual(cell.status, "error")
+        self.assertEqual(cell.results, [], "the loop ran to completion")
+        self.assertUsable()
+
+    def test_plot_png(self):
+        cell = self.execute(
+            "import (\n"
+            '  "gonum.org/v1/plot"\n'
+            '  "gonum.org/v1/plot/plotter"\n'
+            '  "gonum.org/v1/plot/vg"\n'
+            '  "gonum.org/v1/plot/vg/draw"\n'
+            '  "gonum.org/v1/plot/vg/vgimg"\n'
+            ")\n"
+            "p := plot.New()\n"
+            "line, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}, {X: 2, Y: 4}})\n"
+            "if err != nil { panic(err) }\n"
+            "p.Add(line)\n"
+            "c := vgimg.New(4*vg.Inch, 3*vg.Inch)\n"
+            "p.Draw(draw.New(c))\n"
+            "c.Image()"
+        )
+        self.assertEqual(cell.status, "ok", cell.errors)
+        pngs = cell.mime("image/png")
+        self.assertTrue(pngs, f"no image/png in {cell.results + cell.displays}")
+        raw = base64.b64decode(pngs[0])
+        self.assertEqual(raw[:8], b"\x89PNG\r\n\x1a\n")
+        # 4x3 inches at vgimg's default 96 dpi.
+        width = int.from_bytes(raw[16:20], "big")
+        height = int.from_bytes(raw[20:24], "big")
+        self.assertEqual((width, height), (384, 288))
+
+    def test_html_display(self):
+        cell = self.execute('display.HTML("<table><tr><td>x</td></tr></table>")')
+        self.assertEqual(cell.status, "ok", cell.errors)
+        self.assertIn("<td>x</td>", "".join(cell.mime("text/html")))
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    print(f"kernel start-up: {KernelSmokeTest.startup_seconds:.2f} s", file=sys.stderr)
+    sys.exit(0 if result.wasSuccessful() else 1)
