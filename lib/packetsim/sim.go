@@ -97,7 +97,7 @@ type sim struct {
 }
 
 func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC NewCC) (*sim, error) {
-	s := &sim{net: net, cfg: cfg, opts: opts, flows: flows, stop: math.MaxInt64}
+	s := &sim{net: net, cfg: cfg, opts: opts, flows: flows, stop: math.MaxInt64, q: newEventQueue()}
 	if opts.StopAtNanos > 0 {
 		s.stop = opts.StopAtNanos * 1000
 	}
@@ -187,7 +187,7 @@ func (s *sim) wire(e *event) int64 {
 
 func (s *sim) run() {
 	for {
-		if s.next < len(s.fs) && (s.q.len() == 0 || s.fs[s.next].startPs <= s.q.h[0].t) {
+		if s.next < len(s.fs) && s.fs[s.next].startPs <= s.q.next() {
 			if s.fs[s.next].startPs > s.stop {
 				break
 			}
@@ -196,7 +196,7 @@ func (s *sim) run() {
 			s.next++
 			continue
 		}
-		if s.q.len() == 0 || s.q.h[0].t > s.stop {
+		if s.q.empty() || s.q.next() > s.stop {
 			break
 		}
 		e := s.q.pop()
@@ -439,7 +439,7 @@ func (s *sim) sample() {
 		})
 		s.lastBytes[i] = b
 	}
-	if s.q.len() > 0 || s.next < len(s.fs) {
+	if !s.q.empty() || s.next < len(s.fs) {
 		s.q.push(event{t: s.now + every*1000, kind: evSample})
 	}
 }

@@ -1,0 +1,56 @@
+//go:build unix
+
+package packetsim
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+)
+
+// benchFabric runs the 256-host 2:1 fabric with n WebServer flows at 50%
+// max load and reports packet-hops (a data packet or ACK put on one
+// channel) and events per second of wall time, per core: the simulator is
+// single-threaded.
+func benchFabric(b *testing.B, n int) {
+	net, flows := fabricScenario(b, n)
+	cfg := netcfg.Default()
+	b.ResetTimer()
+	var hops, events int64
+	var wall, cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		t0, c0 := time.Now(), cpuTime()
+		res, err := Run(net, flows, cfg, Options{})
+		wall += time.Since(t0)
+		cpu += cpuTime() - c0
+		if err != nil {
+			b.Fatal(err)
+		}
+		hops += res.PacketHops
+		events += res.Events
+	}
+	b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
+	b.ReportMetric(float64(hops)/cpu.Seconds(), "hops/cpu-s")
+	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
+	b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/run")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
+}
+
+// cpuTime is the CPU time the process has used: on a shared machine it
+// measures the simulator's cost better than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFabric100k is the full run of the issue: 100k flows.
+func BenchmarkFabric100k(b *testing.B) { benchFabric(b, 100_000) }
+
+// BenchmarkFabric10k is the same scenario with 10k flows, quick enough to
+// profile with -cpuprofile.
+func BenchmarkFabric10k(b *testing.B) { benchFabric(b, 10_000) }

@@ -1,0 +1,87 @@
+package packetsim
+
+import (
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// fabricScenario is the 256-host 2:1 fabric with n WebServer flows on
+// matrix A at 50% max load, log-normal arrivals (sigma 1), seed 1.
+func fabricScenario(t testing.TB, n int) (*topo.Network, []workload.Flow) {
+	t.Helper()
+	net := fabric(t, "meta32-2:1")
+	flows, err := workload.Generate(net, workload.Spec{
+		Flows: n,
+		Components: []workload.Component{{
+			Matrix:  "A",
+			Sizes:   workload.SizeSpec{Dist: "webserver"},
+			Arrival: workload.Arrival{Process: "lognormal", Sigma: 1},
+			MaxLoad: 0.5,
+		}},
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net, flows
+}
+
+// Conservation on a full fabric run: every flow finishes exactly once,
+// every payload byte is delivered once, every data packet and ACK crosses
+// exactly the channels of its route (so each channel's byte count equals
+// what the routes predict), and no flow beats its ideal FCT (the fabric's
+// slowest links are the first and last hops).
+func TestFabricConservation(t *testing.T) {
+	n := 100_000
+	if testing.Short() {
+		n = 10_000
+	}
+	net, flows := fabricScenario(t, n)
+	cfg := netcfg.Default()
+	res, err := Run(net, flows, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != len(flows) || len(res.Unfinished) != 0 {
+		t.Fatalf("%d flows, %d records, %d unfinished", len(flows), len(res.Records), len(res.Unfinished))
+	}
+	var bytes, pkts int64
+	wantCh := make([]int64, len(net.Channels))
+	for i, r := range res.Records {
+		f := flows[i]
+		if r.FlowID != f.ID || r.Src != f.Src || r.Dst != f.Dst || r.Size != f.Size || r.Start != f.Start {
+			t.Fatalf("record %d %+v does not match flow %+v", i, r, f)
+		}
+		if r.FCT < r.Ideal {
+			t.Errorf("flow %d: FCT %d ns below its ideal %d ns", f.ID, r.FCT, r.Ideal)
+		}
+		bytes += f.Size
+		np := cfg.Packets(f.Size)
+		pkts += np
+		path, err := net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range path {
+			wantCh[c] += cfg.WireBytes(f.Size)
+			wantCh[c^1] += np * cfg.AckBytes
+		}
+	}
+	if res.DeliveredBytes != bytes {
+		t.Errorf("delivered %d payload bytes, flows hold %d", res.DeliveredBytes, bytes)
+	}
+	if res.DataPackets != pkts || res.AckPackets != pkts {
+		t.Errorf("sent %d data packets and %d ACKs, flows need %d of each", res.DataPackets, res.AckPackets, pkts)
+	}
+	if res.Drops != 0 || res.Retransmits != 0 || res.Duplicates != 0 {
+		t.Errorf("infinite buffers, yet %d drops, %d retransmits, %d duplicates", res.Drops, res.Retransmits, res.Duplicates)
+	}
+	for c := range wantCh {
+		if res.ChannelBytes[c] != wantCh[c] {
+			t.Errorf("channel %d carried %d bytes, routes predict %d", c, res.ChannelBytes[c], wantCh[c])
+		}
+	}
+	t.Logf("%d flows, %d events, %d packet-hops, %d marks, %.3f s simulated", len(flows), res.Events, res.PacketHops, res.Marks, float64(res.EndNanos)/1e9)
+}
