@@ -12,9 +12,11 @@ all: tailscope
 
 # System and npm pieces the tests need: Node.js for the independent Parquet
 # reader (tools/parquetcheck).
-deps:
+deps: tools/parquetcheck/node_modules/.package-lock.json
+
+tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-lock.json
 	@command -v node >/dev/null && command -v npm >/dev/null || scripts/ensure-debs.sh nodejs npm
-	@test -d tools/parquetcheck/node_modules || npm ci --prefix tools/parquetcheck --no-audit --no-fund --loglevel=error
+	npm ci --prefix tools/parquetcheck --no-audit --no-fund --loglevel=error
 
 tailscope:
 	$(GO) build -o $(BIN) ./cmd/tailscope

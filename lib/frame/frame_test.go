@@ -534,3 +534,29 @@ func TestColumnAccessors(t *testing.T) {
 		t.Errorf("Len: %d, %d", tab.Len(), (&Table{}).Len())
 	}
 }
+
+func TestWriteLeavesOnlyTheFrame(t *testing.T) {
+	// Frames are written beside their path and renamed into place: after a
+	// write (and a rewrite) nothing else is left in the directory.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.parquet")
+	for i := 0; i < 2; i++ {
+		if err := WriteTable(path, &Table{Columns: []Column{Int64Column("a", []int64{int64(i)})}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "t.parquet" {
+		t.Fatalf("directory holds %v, want only t.parquet", ents)
+	}
+	back, err := ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := back.Int64s("a"); len(v) != 1 || v[0] != 1 {
+		t.Fatalf("read back %v, want the second write [1]", v)
+	}
+}

@@ -55,7 +55,9 @@ func WriteTable(path string, t *Table) (err error) {
 	rec := t.record(md)
 	defer rec.Release()
 
-	f, err := os.Create(path)
+	// Write a temporary file beside path and rename it into place, so that
+	// a reader (or a sweep resumed after a kill) never sees half a frame.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("frame: %w", err)
 	}
@@ -63,8 +65,13 @@ func WriteTable(path string, t *Table) (err error) {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("frame: %s: %w", path, cerr)
 		}
+		if err == nil {
+			if err = os.Rename(f.Name(), path); err != nil {
+				err = fmt.Errorf("frame: %w", err)
+			}
+		}
 		if err != nil {
-			os.Remove(path)
+			os.Remove(f.Name())
 		}
 	}()
 	switch ff {
