@@ -1,0 +1,460 @@
+package flowsim
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Job is one transfer for Simulate: Bytes wire bytes (headers included)
+// sent over the links of Route from Start on, at most CapBps. A job that
+// was already under way, such as a flow carried into a temporal chunk of a
+// larger run, is a job with its remaining bytes starting at the chunk's
+// start.
+type Job struct {
+	ID     int   // orders completions at equal times (ascending), and names the job in errors
+	Route  []int // indices into the link capacities, each link at most once
+	Bytes  int64 // wire bytes to send, > 0
+	CapBps int64 // the job's own rate limit (its host's rate), bits/s; 0 means none
+	Start  int64 // arrival, ns
+}
+
+// Simulate runs jobs on links of the given capacities (bits/s) under
+// max-min fair sharing and returns each job's finish time in nanoseconds,
+// index-aligned with jobs. Jobs may come in any order.
+func Simulate(capBps []int64, jobs []Job) ([]float64, error) {
+	for l, c := range capBps {
+		if c <= 0 {
+			return nil, fmt.Errorf("flowsim: link %d has capacity %d bps; it must be positive", l, c)
+		}
+	}
+	if len(jobs) > math.MaxInt32 {
+		return nil, fmt.Errorf("flowsim: %d jobs; at most %d are supported", len(jobs), math.MaxInt32)
+	}
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Start < jobs[order[b]].Start })
+	e := newEngine(capBps, len(jobs))
+	seen := make([]int, len(capBps)) // job index + 1 that last used each link
+	for _, i := range order {
+		j := jobs[i]
+		switch {
+		case j.Bytes <= 0:
+			return nil, fmt.Errorf("flowsim: job %d has %d bytes; it must be positive", j.ID, j.Bytes)
+		case j.Start < 0:
+			return nil, fmt.Errorf("flowsim: job %d starts at negative time %d ns", j.ID, j.Start)
+		case j.CapBps < 0:
+			return nil, fmt.Errorf("flowsim: job %d has negative rate cap %d bps", j.ID, j.CapBps)
+		case len(j.Route) == 0:
+			return nil, fmt.Errorf("flowsim: job %d has an empty route", j.ID)
+		}
+		for _, l := range j.Route {
+			if l < 0 || l >= len(capBps) {
+				return nil, fmt.Errorf("flowsim: job %d crosses link %d, which does not exist (%d links)", j.ID, l, len(capBps))
+			}
+			if seen[l] == i+1 {
+				return nil, fmt.Errorf("flowsim: job %d crosses link %d twice", j.ID, l)
+			}
+			seen[l] = i + 1
+		}
+		e.add(j.ID, e.intern(j.Route, j.CapBps), j.Bytes, j.Start)
+	}
+	e.run()
+	finish := make([]float64, len(jobs))
+	for k, i := range order {
+		finish[i] = e.finish[k]
+	}
+	return finish, nil
+}
+
+// engine is the event loop. Rates are in bits per nanosecond and times in
+// float64 nanoseconds: for runs shorter than about a day of simulated time
+// the rounding error of a finish time stays far below a nanosecond.
+//
+// Jobs with the same route and cap always get the same rate, so the engine
+// shares one route record among them: water-filling works on routes
+// weighted by their job counts, and a route's jobs drain in the order of
+// the level of per-job service at which each finishes (processor
+// sharing), kept in a heap. A parking lot has a handful of routes however
+// many jobs are active, which is what makes 1M-job runs fast.
+type engine struct {
+	linkCap []float64 // bits/ns
+	active  [][]int32 // per link: the routes with jobs on it
+	routes  []route
+	byHash  map[uint64]int32
+
+	// Jobs, in arrival order.
+	start  []int64
+	bits   []float64
+	id     []int
+	route  []int32
+	finish []float64
+
+	events []int32 // heap of active routes by next completion
+
+	// Scratch for refill.
+	dirty   []int32
+	comp    []int32
+	links   []int32
+	touched []int32
+	shares  []share
+	rem     []float64 // remaining capacity of each link during a refill
+	unfroze []int64   // jobs not yet frozen on each link during a refill
+	lstamp  []uint32  // link visited in the current refill (epoch)
+	tstamp  []uint32  // link touched in the current freezing step
+	lver    []uint32  // bumped when a link's share changes
+	epoch   uint32
+	step    uint32
+}
+
+// route is the state shared by the jobs with one route and cap.
+type route struct {
+	links    []int32
+	pos      []int32 // this route's index in active[links[i]] while active
+	capRate  float64 // per-job cap, bits/ns; +Inf when none
+	capBinds bool    // capRate is below every link's capacity, so it can bind
+	minCap   float64 // smallest link capacity on the route, bits/ns
+	nextHash int32   // next route with the same hash, -1 at the end
+
+	count  int64     // active jobs
+	rate   float64   // per job, bits/ns
+	served float64   // bits served to each job since activation
+	at     float64   // time served refers to
+	jobs   []pending // heap by finish level
+	hpos   int32     // index in engine.events, -1 when inactive
+	due    float64   // finish time of jobs[0] at the current rate
+
+	stamp   uint32 // refill epoch this route was visited in
+	frozen  uint32 // refill epoch this route was frozen in
+	newRate float64
+	moved   bool // the head job changed since the last refill
+}
+
+// pending is an active job: it finishes when its route's per-job service
+// reaches level.
+type pending struct {
+	level float64
+	id    int
+	job   int32
+}
+
+func (a pending) before(b pending) bool {
+	if a.level != b.level {
+		return a.level < b.level
+	}
+	if a.id != b.id {
+		return a.id < b.id
+	}
+	return a.job < b.job
+}
+
+// share is a candidate water level in a refill: a link's fair share
+// (id >= 0) or a route's own cap (id = -1-route).
+type share struct {
+	v   float64
+	id  int32
+	ver uint32
+}
+
+func newEngine(capBps []int64, jobs int) *engine {
+	L := len(capBps)
+	e := &engine{
+		linkCap: make([]float64, L),
+		active:  make([][]int32, L),
+		byHash:  make(map[uint64]int32),
+		start:   make([]int64, 0, jobs),
+		bits:    make([]float64, 0, jobs),
+		id:      make([]int, 0, jobs),
+		route:   make([]int32, 0, jobs),
+		rem:     make([]float64, L),
+		unfroze: make([]int64, L),
+		lstamp:  make([]uint32, L),
+		tstamp:  make([]uint32, L),
+		lver:    make([]uint32, L),
+	}
+	for l, c := range capBps {
+		e.linkCap[l] = float64(c) / 1e9
+	}
+	return e
+}
+
+// intern returns the route of links with per-job cap capBps (0: none),
+// creating it on first use. links must be valid.
+func (e *engine) intern(links []int, capBps int64) int32 {
+	h := uint64(14695981039346656037) ^ uint64(capBps)
+	for _, l := range links {
+		h = (h ^ uint64(l)) * 1099511628211
+	}
+	head, ok := e.byHash[h]
+	if !ok {
+		head = -1
+	}
+	for r := head; r >= 0; r = e.routes[r].nextHash {
+		rt := &e.routes[r]
+		if rt.sameAs(links, capBps, e) {
+			return r
+		}
+	}
+	rt := route{links: make([]int32, len(links)), pos: make([]int32, len(links)), nextHash: head, hpos: -1, capRate: math.Inf(1), minCap: math.Inf(1)}
+	for i, l := range links {
+		rt.links[i] = int32(l)
+		rt.minCap = min(rt.minCap, e.linkCap[l])
+	}
+	if capBps > 0 {
+		rt.capRate = float64(capBps) / 1e9
+	}
+	rt.capBinds = rt.capRate < rt.minCap
+	r := int32(len(e.routes))
+	e.routes = append(e.routes, rt)
+	e.byHash[h] = r
+	return r
+}
+
+func (rt *route) sameAs(links []int, capBps int64, e *engine) bool {
+	if len(links) != len(rt.links) {
+		return false
+	}
+	want := math.Inf(1)
+	if capBps > 0 {
+		want = float64(capBps) / 1e9
+	}
+	if rt.capRate != want {
+		return false
+	}
+	for i, l := range links {
+		if int32(l) != rt.links[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// add appends a job; jobs must be added in order of start.
+func (e *engine) add(id int, r int32, bytes, start int64) {
+	e.start = append(e.start, start)
+	e.bits = append(e.bits, float64(bytes)*8)
+	e.id = append(e.id, id)
+	e.route = append(e.route, r)
+}
+
+// run simulates every job to completion and fills e.finish. All events at
+// one instant (completions, then arrivals) are applied before one
+// re-allocation, which touches only the routes connected to the links
+// whose job counts changed.
+func (e *engine) run() {
+	n := len(e.start)
+	e.finish = make([]float64, n)
+	next := 0
+	for next < n || len(e.events) > 0 {
+		t := math.Inf(1)
+		if len(e.events) > 0 {
+			t = e.routes[e.events[0]].due
+		}
+		if next < n && float64(e.start[next]) <= t {
+			t = float64(e.start[next])
+		}
+		if math.IsInf(t, 1) {
+			panic("flowsim: active jobs with no rate") // max-min gives every active job a positive rate
+		}
+		for len(e.events) > 0 && e.routes[e.events[0]].due <= t {
+			e.complete(e.events[0], t)
+		}
+		for next < n && float64(e.start[next]) == t {
+			e.arrive(next, t)
+			next++
+		}
+		e.refill(t)
+	}
+}
+
+// advance brings a route's per-job service up to time t.
+func (rt *route) advance(t float64) {
+	rt.served += rt.rate * (t - rt.at)
+	rt.at = t
+}
+
+// reschedule recomputes when the head job of an active route finishes.
+func (e *engine) reschedule(r int32) {
+	rt := &e.routes[r]
+	rt.due = rt.at + max(0, rt.jobs[0].level-rt.served)/rt.rate
+	e.fixEvent(rt.hpos)
+}
+
+func (e *engine) markDirty(rt *route) {
+	e.dirty = append(e.dirty, rt.links...)
+}
+
+func (e *engine) arrive(j int, t float64) {
+	r := e.route[j]
+	rt := &e.routes[r]
+	if rt.count == 0 {
+		for i, l := range rt.links {
+			rt.pos[i] = int32(len(e.active[l]))
+			e.active[l] = append(e.active[l], r)
+		}
+		rt.served, rt.at, rt.rate, rt.due = 0, t, 0, math.Inf(1)
+	} else {
+		rt.advance(t)
+	}
+	rt.count++
+	rt.jobs = pushPending(rt.jobs, pending{level: rt.served + e.bits[j], id: e.id[j], job: int32(j)})
+	if rt.hpos < 0 {
+		// Due at +Inf until the refill that follows gives it a rate.
+		rt.hpos = int32(len(e.events))
+		e.events = append(e.events, r)
+		e.fixEvent(rt.hpos)
+	}
+	rt.moved = true
+	e.markDirty(rt)
+}
+
+func (e *engine) complete(r int32, t float64) {
+	rt := &e.routes[r]
+	rt.advance(t)
+	var done pending
+	rt.jobs, done = popPending(rt.jobs)
+	e.finish[done.job] = t
+	rt.count--
+	e.markDirty(rt)
+	if rt.count > 0 {
+		// The next job may finish at this very instant; the refill
+		// reschedules it again if the rate changes.
+		e.reschedule(r)
+		rt.moved = true
+		return
+	}
+	for i, l := range rt.links {
+		act := e.active[l]
+		last := act[len(act)-1]
+		p := rt.pos[i]
+		act[p] = last
+		lr := &e.routes[last]
+		for k, ll := range lr.links {
+			if ll == l {
+				lr.pos[k] = p
+				break
+			}
+		}
+		e.active[l] = act[:len(act)-1]
+	}
+	e.removeEvent(rt.hpos)
+	rt.hpos, rt.rate, rt.served, rt.moved = -1, 0, 0, false
+}
+
+// refill recomputes the max-min fair rates of the routes connected (through
+// shared links) to the dirty links, by progressive filling: the lowest of
+// the links' fair shares and the routes' caps freezes its routes at that
+// rate, their usage leaves their links, and the next lowest follows.
+func (e *engine) refill(t float64) {
+	if len(e.dirty) == 0 {
+		return
+	}
+	e.epoch++
+	ep := e.epoch
+	links, comp := e.links[:0], e.comp[:0]
+	for _, l := range e.dirty {
+		if e.lstamp[l] != ep {
+			e.lstamp[l] = ep
+			links = append(links, l)
+		}
+	}
+	e.dirty = e.dirty[:0]
+	for i := 0; i < len(links); i++ {
+		for _, r := range e.active[links[i]] {
+			rt := &e.routes[r]
+			if rt.stamp == ep {
+				continue
+			}
+			rt.stamp = ep
+			rt.advance(t)
+			comp = append(comp, r)
+			for _, l := range rt.links {
+				if e.lstamp[l] != ep {
+					e.lstamp[l] = ep
+					links = append(links, l)
+				}
+			}
+		}
+	}
+	sh := e.shares[:0]
+	for _, l := range links {
+		var n int64
+		for _, r := range e.active[l] {
+			n += e.routes[r].count
+		}
+		e.rem[l], e.unfroze[l] = e.linkCap[l], n
+		e.lver[l]++
+		if n > 0 {
+			sh = append(sh, share{v: e.linkCap[l] / float64(n), id: l, ver: e.lver[l]})
+		}
+	}
+	for _, r := range comp {
+		if rt := &e.routes[r]; rt.capBinds {
+			sh = append(sh, share{v: rt.capRate, id: -1 - r})
+		}
+	}
+	heapifyShares(sh)
+	left := len(comp)
+	for left > 0 {
+		var s share
+		sh, s = popShare(sh)
+		e.step++
+		touched := e.touched[:0]
+		if s.id < 0 {
+			r := -1 - s.id
+			if e.routes[r].frozen == ep {
+				continue
+			}
+			touched = e.freeze(r, s.v, touched)
+			left--
+		} else {
+			l := s.id
+			if s.ver != e.lver[l] || e.unfroze[l] == 0 {
+				continue // stale: the link's share has moved up since
+			}
+			for _, r := range e.active[l] {
+				if e.routes[r].frozen != ep {
+					touched = e.freeze(r, s.v, touched)
+					left--
+				}
+			}
+		}
+		for _, l := range touched {
+			if n := e.unfroze[l]; n > 0 {
+				// Shares only rise as routes freeze; the max guards
+				// against rounding taking one below the current level.
+				sh = pushShare(sh, share{v: max(e.rem[l]/float64(n), s.v), id: l, ver: e.lver[l]})
+			}
+		}
+		e.touched = touched
+	}
+	e.shares = sh[:0]
+	for _, r := range comp {
+		rt := &e.routes[r]
+		if rt.newRate != rt.rate || rt.moved {
+			rt.rate, rt.moved = rt.newRate, false
+			e.reschedule(r)
+		}
+	}
+	e.links, e.comp = links[:0], comp[:0]
+}
+
+// freeze fixes route r's per-job rate at v and takes its usage off its
+// links, appending links first touched in this step to touched.
+func (e *engine) freeze(r int32, v float64, touched []int32) []int32 {
+	rt := &e.routes[r]
+	rt.frozen, rt.newRate = e.epoch, v
+	use := v * float64(rt.count)
+	for _, l := range rt.links {
+		e.rem[l] -= use
+		e.unfroze[l] -= rt.count
+		e.lver[l]++
+		if e.tstamp[l] != e.step {
+			e.tstamp[l] = e.step
+			touched = append(touched, l)
+		}
+	}
+	return touched
+}
