@@ -1,0 +1,387 @@
+package ns3
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// Name is the estimator name of ns-3 results.
+const Name = "ns3"
+
+// Options control a run. The zero value runs in a temporary directory with
+// no time limit, no progress output and the default program.
+type Options struct {
+	// WorkDir receives the input and output files and is kept; "" means a
+	// temporary directory, removed afterwards.
+	WorkDir string
+	// TimeLimit bounds the wall time of the simulation; 0 means none.
+	TimeLimit time.Duration
+	// Progress receives the program's progress lines; nil discards them.
+	Progress io.Writer
+	// Program is the scenario program to run as it is; "" means
+	// DefaultProgram(), built or rebuilt when needed.
+	Program string
+	// StopAtNanos stops the simulation at this simulated time; flows not
+	// finished by then are left out of the records. 0 runs until every
+	// flow is done.
+	StopAtNanos int64
+}
+
+// FlowOutcome is one flow as the program reported it. FirstByte and End
+// are -1, and FCT is -1, for a flow that did not finish.
+type FlowOutcome struct {
+	ID            int
+	FCT           int64 // ns, End - FirstByte
+	Start         int64 // ns, the requested start (connect)
+	FirstByte     int64 // ns, handshake done, first data byte sent
+	End           int64 // ns, last byte received
+	BytesReceived int64
+}
+
+// ChannelStats counts the IP packets that arrived at a channel's queue disc
+// (bytes without the 2 B PPP header), the drops and the ECN marks there.
+type ChannelStats struct {
+	Packets, Bytes, Drops, Marks int64
+}
+
+// Result is everything a run reports.
+type Result struct {
+	// Records holds the finished flows in input order.
+	Records []metrics.Record
+	// Flows holds every flow's outcome in input order.
+	Flows []FlowOutcome
+	// Unfinished lists the ids of flows that did not finish.
+	Unfinished []int
+	// Channels is indexed by channel id.
+	Channels    []ChannelStats
+	Events      int64   // ns-3 events executed
+	SimNanos    int64   // simulated time at the end
+	WallSeconds float64 // the program's own simulation time
+	Failed      int     // flows whose connection failed
+	Unrouted    int64   // packets the pinned routing could not place
+}
+
+// Run simulates flows on net in ns-3 and returns their records. Every flow
+// must finish unless opts.StopAtNanos is set, in which case unfinished flows
+// are left out.
+func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) ([]metrics.Record, error) {
+	res, err := Simulate(ctx, net, flows, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Unfinished) > 0 && opts.StopAtNanos == 0 {
+		return nil, fmt.Errorf("ns3: %d of %d flows did not finish (first: flow %d; %d connections failed)",
+			len(res.Unfinished), len(flows), res.Unfinished[0], res.Failed)
+	}
+	return res.Records, nil
+}
+
+// Simulate is Run with the program's full report.
+func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := workload.Check(net, flows); err != nil {
+		return nil, err
+	}
+	if opts.StopAtNanos < 0 || opts.TimeLimit < 0 {
+		return nil, fmt.Errorf("ns3: stop time %d ns and time limit %v must not be negative", opts.StopAtNanos, opts.TimeLimit)
+	}
+	prog, err := program(opts.Program)
+	if err != nil {
+		return nil, err
+	}
+	dir := opts.WorkDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "tailscope-ns3-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	paths := make([][]int, len(flows))
+	for i, f := range flows {
+		if paths[i], err = net.Path(f.ID, f.Src, f.Dst); err != nil {
+			return nil, err
+		}
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"topology.txt", func(w io.Writer) error { return WriteTopology(w, net, cfg) }},
+		{"config.txt", func(w io.Writer) error { return writeConfig(w, cfg, opts.StopAtNanos) }},
+		{"flows.txt", func(w io.Writer) error { return writeFlows(w, flows, paths) }},
+	}
+	args := make([]string, 0, 4)
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := writeFile(p, f.write); err != nil {
+			return nil, err
+		}
+		args = append(args, p)
+	}
+	out := filepath.Join(dir, "fct.txt")
+	if err := execute(ctx, prog, append(args, out), opts); err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("ns3: the program wrote no output: %w", err)
+	}
+	defer fh.Close()
+	res, err := parseOutput(fh, out, flows, len(net.Channels))
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range res.Flows {
+		if o.FCT < 0 {
+			res.Unfinished = append(res.Unfinished, o.ID)
+			continue
+		}
+		f := flows[i]
+		ideal := metrics.IdealFCT(net, paths[i], f.Size, cfg)
+		res.Records = append(res.Records, metrics.Record{
+			FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
+			FCT: o.FCT, Ideal: ideal, Slowdown: float64(o.FCT) / float64(ideal), Class: f.Class,
+		})
+	}
+	return res, nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(fh)
+	if err := write(w); err != nil {
+		fh.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// WriteTopology writes net in the program's topology format, with every
+// link's ECN threshold from cfg.
+func WriteTopology(w io.Writer, net *topo.Network, cfg netcfg.Config) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# tailscope topology %s\n", net.Name)
+	for _, n := range net.Nodes {
+		fmt.Fprintf(bw, "node %d %s\n", n.ID, strings.ToLower(n.Kind.String()))
+	}
+	for _, l := range net.Links {
+		fmt.Fprintf(bw, "link %d %d %d %d %d %d\n", l.ID, l.A, l.B, l.Bandwidth, l.Delay, cfg.KBytesFor(l.Bandwidth))
+	}
+	return bw.Flush()
+}
+
+func writeConfig(w io.Writer, cfg netcfg.Config, stopNs int64) error {
+	_, err := fmt.Fprintf(w, "payload_bytes %d\nbuffer_bytes %d\ndctcp_g %g\ndctcp_init_alpha %g\ninit_window %d\nmin_rto_ns %d\nstop_ns %d\n",
+		cfg.PayloadBytes, cfg.BufferBytes, cfg.DCTCP.G, cfg.DCTCP.InitAlpha, max(cfg.DCTCP.InitWindow, 1), cfg.DCTCP.MinRTONanos, stopNs)
+	return err
+}
+
+func writeFlows(w io.Writer, flows []workload.Flow, paths [][]int) error {
+	var line []byte
+	for i, f := range flows {
+		line = fmt.Appendf(line[:0], "flow %d %d %d %d %d %d", f.ID, f.Src, f.Dst, f.Size, f.Start, len(paths[i]))
+		for _, c := range paths[i] {
+			line = append(line, ' ')
+			line = strconv.AppendInt(line, int64(c), 10)
+		}
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execute runs the program, passing progress lines on and keeping the
+// rest of its stderr for error messages.
+func execute(ctx context.Context, prog string, args []string, opts Options) error {
+	if opts.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.TimeLimit)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, prog, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("ns3: cannot start %s: %w", prog, err)
+	}
+	var msgs bytes.Buffer
+	var last string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "progress ") {
+			last = line
+			if opts.Progress != nil {
+				fmt.Fprintln(opts.Progress, "ns3:", line)
+			}
+		} else if msgs.Len() < 64<<10 {
+			msgs.WriteString(line)
+			msgs.WriteByte('\n')
+		}
+	}
+	err = cmd.Wait()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("ns3: the simulation exceeded its time limit of %v (last report: %s)", opts.TimeLimit, orNone(last))
+	case ctx.Err() != nil:
+		return fmt.Errorf("ns3: the simulation was stopped: %w", ctx.Err())
+	case err != nil:
+		return fmt.Errorf("ns3: %s failed: %w\n%s", filepath.Base(prog), err, strings.TrimSpace(msgs.String()))
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// parseOutput reads the program's output for flows (in input order) on a
+// network of nch channels.
+func parseOutput(r io.Reader, name string, flows []workload.Flow, nch int) (*Result, error) {
+	index := make(map[int]int, len(flows))
+	for i, f := range flows {
+		index[f.ID] = i
+	}
+	res := &Result{Flows: make([]FlowOutcome, len(flows)), Channels: make([]ChannelStats, nch)}
+	seen := make([]bool, len(flows))
+	nseen, ended := 0, false
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		bad := func(why string) error {
+			return fmt.Errorf("ns3: %s:%d: %s: %q", name, n, why, line)
+		}
+		if ended {
+			return nil, bad("text after the end line")
+		}
+		fields := strings.Fields(line)
+		switch fields[0] {
+		case "flow":
+			v, err := ints(fields[1:], 6)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			i, ok := index[int(v[0])]
+			switch {
+			case !ok:
+				return nil, bad("unknown flow id")
+			case seen[i]:
+				return nil, bad("flow reported twice")
+			case v[5] < 0 || v[5] > flows[i].Size:
+				return nil, bad(fmt.Sprintf("bytes received out of range 0..%d", flows[i].Size))
+			case v[1] >= 0 && (v[5] != flows[i].Size || v[1] != v[4]-v[3] || v[3] < flows[i].Start):
+				return nil, bad("inconsistent finished flow (want all bytes, fct = end - first byte, first byte after start)")
+			}
+			seen[i] = true
+			nseen++
+			res.Flows[i] = FlowOutcome{ID: int(v[0]), FCT: v[1], Start: v[2], FirstByte: v[3], End: v[4], BytesReceived: v[5]}
+		case "channel":
+			v, err := ints(fields[1:], 5)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			if v[0] < 0 || v[0] >= int64(nch) {
+				return nil, bad(fmt.Sprintf("channel id out of range 0..%d", nch-1))
+			}
+			res.Channels[v[0]] = ChannelStats{Packets: v[1], Bytes: v[2], Drops: v[3], Marks: v[4]}
+		case "end":
+			if err := parseEnd(fields[1:], res); err != nil {
+				return nil, bad(err.Error())
+			}
+			ended = true
+		default:
+			return nil, bad("unknown record (want flow, channel or end)")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("ns3: reading %s: %w", name, err)
+	}
+	if !ended {
+		return nil, fmt.Errorf("ns3: %s is truncated: no end line", name)
+	}
+	if nseen != len(flows) {
+		for i := range seen {
+			if !seen[i] {
+				return nil, fmt.Errorf("ns3: %s reports %d of %d flows; flow %d is missing", name, nseen, len(flows), flows[i].ID)
+			}
+		}
+	}
+	return res, nil
+}
+
+func ints(fields []string, n int) ([]int64, error) {
+	if len(fields) != n {
+		return nil, fmt.Errorf("want %d numbers, got %d", n, len(fields))
+	}
+	v := make([]int64, n)
+	for i, s := range fields {
+		var err error
+		if v[i], err = strconv.ParseInt(s, 10, 64); err != nil {
+			return nil, fmt.Errorf("field %d is not an integer", i+2)
+		}
+	}
+	return v, nil
+}
+
+func parseEnd(fields []string, res *Result) error {
+	for _, kv := range fields {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return errors.New("want key=value pairs")
+		}
+		var err error
+		switch k {
+		case "events":
+			res.Events, err = strconv.ParseInt(v, 10, 64)
+		case "sim_ns":
+			res.SimNanos, err = strconv.ParseInt(v, 10, 64)
+		case "wall_s":
+			res.WallSeconds, err = strconv.ParseFloat(v, 64)
+		case "failed":
+			res.Failed, err = strconv.Atoi(v)
+		case "unrouted":
+			res.Unrouted, err = strconv.ParseInt(v, 10, 64)
+		}
+		if err != nil {
+			return fmt.Errorf("bad %s value", k)
+		}
+	}
+	return nil
+}
