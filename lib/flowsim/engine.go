@@ -105,8 +105,15 @@ type engine struct {
 	lstamp  []uint32  // link visited in the current refill (epoch)
 	tstamp  []uint32  // link touched in the current freezing step
 	lver    []uint32  // bumped when a link's share changes
-	epoch   uint32
-	step    uint32
+	delta   []float64 // change of a checked link's usage
+	epoch   uint32    // refills
+	fillNo  uint32    // fills (a refill may fill more than once)
+	step    uint32    // freezing steps and overload checks
+
+	// Per link, across refills.
+	linkJobs []int64   // active jobs crossing the link
+	usage    []float64 // sum of the rates of those jobs, bits/ns
+	tight    []bool    // a bottleneck in the last fill that covered it
 }
 
 // route is the state shared by the jobs with one route and cap.
@@ -127,9 +134,10 @@ type route struct {
 	due    float64   // finish time of jobs[0] at the current rate
 
 	stamp   uint32 // refill epoch this route was visited in
-	frozen  uint32 // refill epoch this route was frozen in
+	frozen  uint32 // fill this route was frozen in
 	newRate float64
-	moved   bool // the head job changed since the last refill
+	contrib float64 // rate*count as last committed to the links' usage
+	moved   bool    // the head job changed since the last refill
 }
 
 // pending is an active job: it finishes when its route's per-job service
@@ -173,6 +181,11 @@ func newEngine(capBps []int64, jobs int) *engine {
 		lstamp:  make([]uint32, L),
 		tstamp:  make([]uint32, L),
 		lver:    make([]uint32, L),
+		delta:   make([]float64, L),
+
+		linkJobs: make([]int64, L),
+		usage:    make([]float64, L),
+		tight:    make([]bool, L),
 	}
 	for l, c := range capBps {
 		e.linkCap[l] = float64(c) / 1e9
@@ -282,7 +295,13 @@ func (e *engine) reschedule(r int32) {
 	e.fixEvent(rt.hpos)
 }
 
-func (e *engine) markDirty(rt *route) {
+// countJobs records that a route gained (d = 1) or lost (d = -1) a job:
+// its links' job counts change and they need a refill.
+func (e *engine) countJobs(rt *route, d int64) {
+	rt.count += d
+	for _, l := range rt.links {
+		e.linkJobs[l] += d
+	}
 	e.dirty = append(e.dirty, rt.links...)
 }
 
@@ -298,7 +317,7 @@ func (e *engine) arrive(j int, t float64) {
 	} else {
 		rt.advance(t)
 	}
-	rt.count++
+	e.countJobs(rt, 1)
 	rt.jobs = pushPending(rt.jobs, pending{level: rt.served + e.bits[j], id: e.id[j], job: int32(j)})
 	if rt.hpos < 0 {
 		// Due at +Inf until the refill that follows gives it a rate.
@@ -307,7 +326,6 @@ func (e *engine) arrive(j int, t float64) {
 		e.fixEvent(rt.hpos)
 	}
 	rt.moved = true
-	e.markDirty(rt)
 }
 
 func (e *engine) complete(r int32, t float64) {
@@ -316,8 +334,7 @@ func (e *engine) complete(r int32, t float64) {
 	var done pending
 	rt.jobs, done = popPending(rt.jobs)
 	e.finish[done.job] = t
-	rt.count--
-	e.markDirty(rt)
+	e.countJobs(rt, -1)
 	if rt.count > 0 {
 		// The next job may finish at this very instant; the refill
 		// reschedules it again if the rate changes.
@@ -338,15 +355,30 @@ func (e *engine) complete(r int32, t float64) {
 			}
 		}
 		e.active[l] = act[:len(act)-1]
+		e.usage[l] -= rt.contrib
+		if len(act) == 1 {
+			e.usage[l] = 0 // drop the rounding accumulated over the busy period
+		}
 	}
 	e.removeEvent(rt.hpos)
-	rt.hpos, rt.rate, rt.served, rt.moved = -1, 0, 0, false
+	rt.hpos, rt.rate, rt.served, rt.moved, rt.contrib = -1, 0, 0, false, 0
 }
 
-// refill recomputes the max-min fair rates of the routes connected (through
-// shared links) to the dirty links, by progressive filling: the lowest of
-// the links' fair shares and the routes' caps freezes its routes at that
-// rate, their usage leaves their links, and the next lowest follows.
+// refill recomputes max-min fair rates after the events of one instant by
+// progressive filling: the lowest of the links' fair shares and the routes'
+// caps freezes its routes at that rate, their usage leaves their links,
+// and the next lowest follows.
+//
+// Only a neighbourhood is re-solved. A route's rate depends on the links
+// that bottleneck it, which are saturated ("tight"), so the routes re-solved
+// (R) are those reached from the links whose job counts changed through
+// tight links; every route on such a "problem" link is in R, so problem
+// links are filled at full capacity. Routes outside R keep their rates:
+// their bottleneck links carry no route of R. The other links of R's
+// routes had slack; they are only checked for overload at the new rates,
+// and one that would overload becomes a problem link and the solve is
+// repeated on the larger neighbourhood. The result is the max-min fair
+// allocation (unique), as a full recomputation would give.
 func (e *engine) refill(t float64) {
 	if len(e.dirty) == 0 {
 		return
@@ -361,7 +393,34 @@ func (e *engine) refill(t float64) {
 		}
 	}
 	e.dirty = e.dirty[:0]
-	for i := 0; i < len(links); i++ {
+	for from := 0; ; {
+		links, comp = e.expand(links, comp, from, t)
+		from = len(links)
+		e.fill(links, comp)
+		if !e.overloads(&links, comp) {
+			break
+		}
+	}
+	for _, r := range comp {
+		rt := &e.routes[r]
+		use := rt.newRate * float64(rt.count)
+		for _, l := range rt.links {
+			e.usage[l] += use - rt.contrib
+		}
+		rt.contrib = use
+		if rt.newRate != rt.rate || rt.moved {
+			rt.rate, rt.moved = rt.newRate, false
+			e.reschedule(r)
+		}
+	}
+	e.links, e.comp = links[:0], comp[:0]
+}
+
+// expand adds to comp every route on the problem links from links[from:],
+// and to links the tight links of those routes, until closed.
+func (e *engine) expand(links, comp []int32, from int, t float64) ([]int32, []int32) {
+	ep := e.epoch
+	for i := from; i < len(links); i++ {
 		for _, r := range e.active[links[i]] {
 			rt := &e.routes[r]
 			if rt.stamp == ep {
@@ -371,20 +430,25 @@ func (e *engine) refill(t float64) {
 			rt.advance(t)
 			comp = append(comp, r)
 			for _, l := range rt.links {
-				if e.lstamp[l] != ep {
+				if e.tight[l] && e.lstamp[l] != ep {
 					e.lstamp[l] = ep
 					links = append(links, l)
 				}
 			}
 		}
 	}
+	return links, comp
+}
+
+// fill runs progressive filling over the problem links and the routes of
+// comp, setting each route's newRate and each problem link's tightness.
+func (e *engine) fill(links, comp []int32) {
+	e.fillNo++
+	fn := e.fillNo
 	sh := e.shares[:0]
 	for _, l := range links {
-		var n int64
-		for _, r := range e.active[l] {
-			n += e.routes[r].count
-		}
-		e.rem[l], e.unfroze[l] = e.linkCap[l], n
+		n := e.linkJobs[l]
+		e.rem[l], e.unfroze[l], e.tight[l] = e.linkCap[l], n, false
 		e.lver[l]++
 		if n > 0 {
 			sh = append(sh, share{v: e.linkCap[l] / float64(n), id: l, ver: e.lver[l]})
@@ -396,15 +460,14 @@ func (e *engine) refill(t float64) {
 		}
 	}
 	heapifyShares(sh)
-	left := len(comp)
-	for left > 0 {
+	for left := len(comp); left > 0; {
 		var s share
 		sh, s = popShare(sh)
 		e.step++
 		touched := e.touched[:0]
 		if s.id < 0 {
 			r := -1 - s.id
-			if e.routes[r].frozen == ep {
+			if e.routes[r].frozen == fn {
 				continue
 			}
 			touched = e.freeze(r, s.v, touched)
@@ -414,8 +477,9 @@ func (e *engine) refill(t float64) {
 			if s.ver != e.lver[l] || e.unfroze[l] == 0 {
 				continue // stale: the link's share has moved up since
 			}
+			e.tight[l] = true
 			for _, r := range e.active[l] {
-				if e.routes[r].frozen != ep {
+				if e.routes[r].frozen != fn {
 					touched = e.freeze(r, s.v, touched)
 					left--
 				}
@@ -431,23 +495,53 @@ func (e *engine) refill(t float64) {
 		e.touched = touched
 	}
 	e.shares = sh[:0]
+}
+
+// overloads checks the links of comp's routes that are not problem links
+// for overload at the new rates; it makes any overloaded one a problem
+// link (appending it to links) and reports whether there was one.
+func (e *engine) overloads(links *[]int32, comp []int32) bool {
+	ep := e.epoch
+	e.step++
+	checks := e.touched[:0]
 	for _, r := range comp {
 		rt := &e.routes[r]
-		if rt.newRate != rt.rate || rt.moved {
-			rt.rate, rt.moved = rt.newRate, false
-			e.reschedule(r)
+		d := rt.newRate*float64(rt.count) - rt.contrib
+		for _, l := range rt.links {
+			if e.lstamp[l] == ep {
+				continue
+			}
+			if e.tstamp[l] != e.step {
+				e.tstamp[l] = e.step
+				e.delta[l] = 0
+				checks = append(checks, l)
+			}
+			e.delta[l] += d
 		}
 	}
-	e.links, e.comp = links[:0], comp[:0]
+	over := false
+	for _, l := range checks {
+		// The tolerance absorbs rounding in the running usage sums.
+		if e.usage[l]+e.delta[l] > e.linkCap[l]*(1+1e-9) {
+			e.lstamp[l] = ep
+			*links = append(*links, l)
+			over = true
+		}
+	}
+	e.touched = checks
+	return over
 }
 
 // freeze fixes route r's per-job rate at v and takes its usage off its
 // links, appending links first touched in this step to touched.
 func (e *engine) freeze(r int32, v float64, touched []int32) []int32 {
 	rt := &e.routes[r]
-	rt.frozen, rt.newRate = e.epoch, v
+	rt.frozen, rt.newRate = e.fillNo, v
 	use := v * float64(rt.count)
 	for _, l := range rt.links {
+		if e.lstamp[l] != e.epoch {
+			continue // not a problem link: checked afterwards
+		}
 		e.rem[l] -= use
 		e.unfroze[l] -= rt.count
 		e.lver[l]++
