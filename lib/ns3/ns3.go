@@ -36,8 +36,9 @@ type Options struct {
 	// Program is the scenario program to run as it is; "" means
 	// DefaultProgram(), built or rebuilt when needed.
 	Program string
-	// StopAtNanos stops the simulation at this simulated time; flows not
-	// finished by then are left out of the records. 0 runs until every
+	// StopAtNanos runs the simulation to this simulated time, also when
+	// every flow finished earlier (closing handshakes then drain); flows not
+	// finished by then are left out of the records. 0 runs until the last
 	// flow is done.
 	StopAtNanos int64
 }
@@ -84,11 +85,21 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Unfinished) > 0 && opts.StopAtNanos == 0 {
-		return nil, fmt.Errorf("ns3: %d of %d flows did not finish (first: flow %d; %d connections failed)",
-			len(res.Unfinished), len(flows), res.Unfinished[0], res.Failed)
+	if opts.StopAtNanos == 0 {
+		if err := res.Incomplete(); err != nil {
+			return nil, err
+		}
 	}
 	return res.Records, nil
+}
+
+// Incomplete reports flows that did not finish, nil if all did.
+func (r *Result) Incomplete() error {
+	if len(r.Unfinished) == 0 {
+		return nil
+	}
+	return fmt.Errorf("ns3: %d of %d flows did not finish (first: flow %d; %d connections failed)",
+		len(r.Unfinished), len(r.Flows), r.Unfinished[0], r.Failed)
 }
 
 // Simulate is Run with the program's full report.

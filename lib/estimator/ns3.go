@@ -1,0 +1,55 @@
+package estimator
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/ns3"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// ns3Options are the ns3 options settable from JSON.
+type ns3Options struct {
+	StopAtNanos      int64   `json:"stop_at_ns,omitempty"`
+	TimeLimitSeconds float64 `json:"time_limit_s,omitempty"`
+	WorkDir          string  `json:"work_dir,omitempty"`
+	Program          string  `json:"program,omitempty"`
+}
+
+func init() { register(ns3.Name, runNS3) }
+
+func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	var o ns3Options
+	if err := decode(opts, &o); err != nil {
+		return nil, err
+	}
+	res, err := ns3.Simulate(ctx, sc.Net, sc.Flows, sc.Spec.Network, ns3.Options{
+		WorkDir:     o.WorkDir,
+		TimeLimit:   time.Duration(o.TimeLimitSeconds * float64(time.Second)),
+		Progress:    os.Stderr,
+		Program:     o.Program,
+		StopAtNanos: o.StopAtNanos,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.StopAtNanos == 0 {
+		if err := res.Incomplete(); err != nil {
+			return nil, err
+		}
+	}
+	version, _ := ns3.Version()
+	return &Result{
+		Records: res.Records,
+		Options: encode(o),
+		Extra: map[string]string{
+			"ns3_version": version,
+			"events":      strconv.FormatInt(res.Events, 10),
+			"sim_ns":      strconv.FormatInt(res.SimNanos, 10),
+			"unfinished":  strconv.Itoa(len(res.Unfinished)),
+			"failed":      strconv.Itoa(res.Failed),
+		},
+	}, nil
+}
