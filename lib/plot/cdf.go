@@ -99,12 +99,13 @@ func SlowdownCDF(names []string, sets [][]metrics.Record, bins metrics.Bins, tai
 			title = "all flows" + counts
 		}
 		p := newPlot(title, "FCT slowdown (log scale)", "CDF")
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 		if hi <= lo*1.05 { // keep a visible x range when the curves are flat
 			lo, hi = lo/1.1, hi*1.1
 		}
 		p.X.Min, p.X.Max = lo, hi
 		p.Y.Min, p.Y.Max = tail, 1
+		p.Y.Tick.Marker = cdfTicks{}
 		if tail < 0.99 {
 			refLine(p, lo, 0.99, hi, 0.99)
 		}
@@ -190,6 +191,7 @@ func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figur
 	}
 	xlo, xhi = min(xlo, -10)-2, max(xhi, 10)+2
 	p.X.Min, p.X.Max = xlo, xhi
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	refLine(p, -10, 0, -10, 1)
 	refLine(p, 10, 0, 10, 1)
 	for i, g := range groups {
@@ -214,4 +216,23 @@ func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figur
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter*2, vg.Millimeter*2
 	return &Figure{Panels: [][]*plot.Plot{{p}}, Width: 6.5 * vg.Inch, Height: 4.5 * vg.Inch}, nil
+}
+
+// cdfTicks are linearTicks plus a labelled tick at 0.99, the percentile the
+// papers read off a tail zoom.
+type cdfTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (cdfTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := linearTicks{}.Ticks(lo, hi)
+	if lo >= 0.99 || hi < 0.99 || hi-lo >= 0.5 {
+		return ts
+	}
+	for i, t := range ts {
+		if math.Abs(t.Value-0.99) < 1e-9 {
+			ts[i].Label = "0.99"
+			return ts
+		}
+	}
+	return append(ts, plot.Tick{Value: 0.99, Label: "0.99"})
 }

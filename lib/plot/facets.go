@@ -47,7 +47,7 @@ func ErrorViolins(rows []metrics.Summary, estimator string, loadLo, loadHi float
 	}
 	pad := max(1, 0.05*(yhi-ylo))
 	var panels []*plot.Plot
-	for fi, f := range facets {
+	for _, f := range facets {
 		groups := map[string][]float64{}
 		for _, r := range sel {
 			v := f.value(r.Params)
@@ -60,7 +60,7 @@ func ErrorViolins(rows []metrics.Summary, estimator string, loadLo, loadHi float
 			continue
 		}
 		ylabel := ""
-		if fi == 0 || len(panels) == 0 {
+		if len(panels) == 0 {
 			ylabel = "p99 error (%)"
 		}
 		p := newPlot(f.title, "", ylabel)
@@ -71,12 +71,12 @@ func ErrorViolins(rows []metrics.Summary, estimator string, loadLo, loadHi float
 			if err != nil {
 				return nil, err
 			}
-			v.Width = vg.Points(min(60, 180/float64(len(keys))))
 			p.Add(v)
-			names[i] = fmt.Sprintf("%s (n=%d)", k, len(groups[k]))
+			names[i] = fmt.Sprintf("%s\nn=%d", k, len(groups[k]))
 		}
 		p.NominalX(names...)
 		p.Y.Min, p.Y.Max = min(ylo, 0)-pad, yhi+pad
+		p.Y.Tick.Marker = linearTicks{}
 		refLine(p, -0.5, 0, float64(len(keys))-0.5, 0)
 		panels = append(panels, p)
 	}

@@ -2,8 +2,8 @@ package plot
 
 import (
 	"fmt"
+	"image/color"
 	"math"
-	"strconv"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"gonum.org/v1/plot"
@@ -49,27 +49,6 @@ func (g *PercentileGrid) X(c int) float64 { return float64(c + 1) }
 // Y implements plotter.GridXYZ: the bin index.
 func (g *PercentileGrid) Y(r int) float64 { return float64(r) }
 
-// logTicks labels a log10-valued axis with the values 1, 2, 5 x 10^k.
-type logTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ts []plot.Tick
-	for k := math.Floor(lo); k <= math.Ceil(hi); k++ {
-		for _, m := range []float64{1, 2, 5} {
-			v := math.Log10(m) + k
-			if v >= lo-1e-9 && v <= hi+1e-9 {
-				ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(m*math.Pow(10, k), 'g', 4, 64)})
-			}
-		}
-	}
-	if len(ts) < 2 { // a narrow range: label its ends
-		ts = []plot.Tick{{Value: lo, Label: strconv.FormatFloat(math.Pow(10, lo), 'g', 3, 64)},
-			{Value: hi, Label: strconv.FormatFloat(math.Pow(10, hi), 'g', 3, 64)}}
-	}
-	return ts
-}
-
 // SlowdownHeatmap draws m3's Fig. 3: FCT slowdown (colour, log scale) by
 // size bin (rows; metrics.M3Bins for m3's buckets) and percentile 1..100
 // (columns), so the right edge is each bin's tail. A colour bar on the
@@ -105,16 +84,15 @@ func SlowdownHeatmap(recs []metrics.Record, bins metrics.Bins, title string) (*F
 	p.Add(h)
 	p.NominalY(g.Labels...)
 	p.X.Min, p.X.Max = 0.5, 100.5
+	p.X.Tick.Marker = linearTicks{}
 	side := newPlot("", "", "FCT slowdown")
 	side.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
-	side.HideX()
 	side.Y.Padding = 0
-	side.Y.Tick.Marker = logTicks{}
-	side.Title.Text = " " // aligns the bar with the map below the title
-	side.Title.TextStyle = p.Title.TextStyle
-	if title == "" {
-		side.Title.Text = ""
-	}
+	side.Y.Tick.Marker = logTicks{log10: true}
+	side.HideX()
+	// An invisible copy of the map's title keeps the bar's top level with it.
+	side.Title.Text, side.Title.TextStyle = title, p.Title.TextStyle
+	side.Title.TextStyle.Color = color.White
 	return &Figure{Panels: [][]*plot.Plot{{p}}, Side: side, SideFraction: 0.16,
 		Width: 7 * vg.Inch, Height: vg.Length(2+0.3*float64(len(g.Labels))) * vg.Inch}, nil
 }

@@ -154,11 +154,11 @@ func TestViolin(t *testing.T) {
 		}
 	}
 	// The outline is mirrored: the right side's x offsets equal the left's.
-	pts := v.outline(100, func(y float64) vg.Length { return vg.Length(10 * y) })
+	pts := v.outline(100, 20, func(y float64) vg.Length { return vg.Length(10 * y) })
 	n := len(v.Y)
 	for i := 0; i < n; i++ {
 		right, left := pts[i], pts[2*n-1-i]
-		if math.Abs(float64(right.X-100)+float64(left.X-100)) > 1e-9 || right.Y != left.Y {
+		if math.Abs(float64(right.X-100)+float64(left.X-100)) > 1e-9 || right.Y != left.Y || right.X-100 > 20+1e-9 {
 			t.Fatalf("outline not mirrored at %d: %v vs %v", i, right, left)
 		}
 	}

@@ -57,8 +57,10 @@ func KDE(xs []float64, bw float64, at []float64) []float64 {
 // maximum and a white dot at the median, as in Parsimon's Fig. 9.
 type Violin struct {
 	Location float64
-	// Width is the violin's width at its densest point.
-	Width vg.Length
+	// Width is the violin's width at its densest point, in x-axis units
+	// (categories sit 1 apart, so 0.8 leaves a gap), so that violins scale
+	// with the panel.
+	Width float64
 	// Quartiles and extremes of the values (metrics.Percentile).
 	Min, Q1, Median, Q3, Max float64
 	Bandwidth                float64
@@ -83,7 +85,7 @@ func NewViolin(loc float64, values []float64) (*Violin, error) {
 		}
 	}
 	q := metrics.Percentiles(values, []float64{0, 25, 50, 75, 100})
-	v := &Violin{Location: loc, Width: vg.Points(40),
+	v := &Violin{Location: loc, Width: 0.8,
 		Min: q[0], Q1: q[1], Median: q[2], Q3: q[3], Max: q[4],
 		Bandwidth: SilvermanBandwidth(values),
 		FillColor: color.RGBA{R: 0x9e, G: 0xc3, B: 0xe6, A: 0xff},
@@ -100,9 +102,9 @@ func NewViolin(loc float64, values []float64) (*Violin, error) {
 }
 
 // outline is the violin's polygon on the canvas, centred on x0 with
-// half-width proportional to the density: the right side bottom-up, then
-// the left side top-down.
-func (v *Violin) outline(x0 vg.Length, y func(float64) vg.Length) []vg.Point {
+// half-width proportional to the density, half at the peak: the right side
+// bottom-up, then the left side top-down.
+func (v *Violin) outline(x0, half vg.Length, y func(float64) vg.Length) []vg.Point {
 	peak := 0.0
 	for _, d := range v.Density {
 		peak = max(peak, d)
@@ -110,10 +112,10 @@ func (v *Violin) outline(x0 vg.Length, y func(float64) vg.Length) []vg.Point {
 	n := len(v.Y)
 	pts := make([]vg.Point, 0, 2*n)
 	for i := 0; i < n; i++ {
-		pts = append(pts, vg.Point{X: x0 + v.Width/2*vg.Length(v.Density[i]/peak), Y: y(v.Y[i])})
+		pts = append(pts, vg.Point{X: x0 + half*vg.Length(v.Density[i]/peak), Y: y(v.Y[i])})
 	}
 	for i := n - 1; i >= 0; i-- {
-		pts = append(pts, vg.Point{X: x0 - v.Width/2*vg.Length(v.Density[i]/peak), Y: y(v.Y[i])})
+		pts = append(pts, vg.Point{X: x0 - half*vg.Length(v.Density[i]/peak), Y: y(v.Y[i])})
 	}
 	return pts
 }
@@ -123,7 +125,7 @@ func (v *Violin) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, trY := plt.Transforms(&c)
 	x0 := trX(v.Location)
 	if len(v.Density) > 0 {
-		pts := v.outline(x0, trY)
+		pts := v.outline(x0, trX(v.Location+v.Width/2)-x0, trY)
 		c.FillPolygon(v.FillColor, c.ClipPolygonXY(pts))
 		c.StrokeLines(v.LineStyle, c.ClipLinesXY(append(pts, pts[0]))...)
 	}
@@ -136,18 +138,9 @@ func (v *Violin) Plot(c draw.Canvas, plt *plot.Plot) {
 	}
 }
 
-// DataRange implements plot.DataRanger.
+// DataRange implements plot.DataRanger; it includes the violin's width.
 func (v *Violin) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return v.Location, v.Location, v.Min, v.Max
-}
-
-// GlyphBoxes implements plot.GlyphBoxer, so that the axes leave room for
-// the violin's width.
-func (v *Violin) GlyphBoxes(plt *plot.Plot) []plot.GlyphBox {
-	return []plot.GlyphBox{{
-		X: plt.X.Norm(v.Location), Y: plt.Y.Norm(v.Median),
-		Rectangle: vg.Rectangle{Min: vg.Point{X: -v.Width / 2}, Max: vg.Point{X: v.Width / 2}},
-	}}
+	return v.Location - v.Width/2, v.Location + v.Width/2, v.Min, v.Max
 }
 
 // sortedKeys returns a map's keys in order (category order on an axis).
