@@ -9,7 +9,7 @@ import re
 import sys
 
 # Code that renders a figure (a gonum/plot canvas or an explicit display).
-DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(PNG|SVG)\b")
+DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(Image|SVG)\b")
 IMAGES = ("image/png", "image/svg+xml")
 
 

@@ -180,6 +180,35 @@ class KernelSmokeTest(unittest.TestCase):
         height = int.from_bytes(raw[20:24], "big")
         self.assertEqual((width, height), (384, 288))
 
+    def test_frame_display_and_dataframe(self):
+        cell = self.execute(
+            "import (\n"
+            '  "github.com/tailscope/tailscope/lib/frame"\n'
+            '  "github.com/tailscope/tailscope/kernel/nb"\n'
+            '  "github.com/go-gota/gota/dataframe"\n'
+            '  "github.com/go-gota/gota/series"\n'
+            ")\n"
+            "tab := &frame.Table{Columns: []frame.Column{\n"
+            '  frame.StringColumn("estimator", []string{"a", "b", "a"}),\n'
+            '  frame.Int64Column("size_bytes", []int64{10, 20, 30}),\n'
+            "}}\n"
+            "nb.Show(tab, 2)"
+        )
+        self.assertEqual(cell.status, "ok", cell.errors)
+        html = "".join(cell.mime("text/html"))
+        self.assertIn("<th>size_bytes</th>", html)
+        self.assertIn("first 2 of 3 rows", html)
+        cell = self.execute(
+            "df, err := nb.DataFrame(tab)\n"
+            "if err != nil { panic(err) }\n"
+            'a := df.Filter(dataframe.F{Colname: "estimator", Comparator: series.Eq, Comparando: "a"})\n'
+            'sum := 0\n'
+            'for i := 0; i < a.Nrow(); i++ { sum += a.Elem(i, 1).Val().(int) }\n'
+            "sum"
+        )
+        self.assertEqual(cell.status, "ok", cell.errors)
+        self.assertEqual(cell.text(), "40")
+
     def test_html_display(self):
         cell = self.execute('display.HTML("<table><tr><td>x</td></tr></table>")')
         self.assertEqual(cell.status, "ok", cell.errors)
