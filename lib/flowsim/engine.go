@@ -91,6 +91,7 @@ type engine struct {
 	id     []int
 	route  []int32
 	finish []float64
+	next   int // first job not yet arrived
 
 	events []int32 // heap of active routes by next completion
 
@@ -108,7 +109,7 @@ type engine struct {
 	delta   []float64 // change of a checked link's usage
 	epoch   uint32    // refills
 	fillNo  uint32    // fills (a refill may fill more than once)
-	step    uint32    // freezing steps and overload checks
+	stepNo  uint32    // freezing steps and overload checks
 
 	// Per link, across refills.
 	linkJobs []int64   // active jobs crossing the link
@@ -252,34 +253,43 @@ func (e *engine) add(id int, r int32, bytes, start int64) {
 	e.route = append(e.route, r)
 }
 
-// run simulates every job to completion and fills e.finish. All events at
-// one instant (completions, then arrivals) are applied before one
-// re-allocation, which touches only the routes connected to the links
-// whose job counts changed.
+// run simulates every job to completion and fills e.finish.
 func (e *engine) run() {
-	n := len(e.start)
-	e.finish = make([]float64, n)
-	next := 0
-	for next < n || len(e.events) > 0 {
-		t := math.Inf(1)
-		if len(e.events) > 0 {
-			t = e.routes[e.events[0]].due
+	e.finish = make([]float64, len(e.start))
+	for {
+		if _, ok := e.step(); !ok {
+			return
 		}
-		if next < n && float64(e.start[next]) <= t {
-			t = float64(e.start[next])
-		}
-		if math.IsInf(t, 1) {
-			panic("flowsim: active jobs with no rate") // max-min gives every active job a positive rate
-		}
-		for len(e.events) > 0 && e.routes[e.events[0]].due <= t {
-			e.complete(e.events[0], t)
-		}
-		for next < n && float64(e.start[next]) == t {
-			e.arrive(next, t)
-			next++
-		}
-		e.refill(t)
 	}
+}
+
+// step applies all events of the next instant (completions, then
+// arrivals) and one re-allocation, which touches only the routes that
+// can change. It returns the instant, or false when every job has
+// finished. e.finish must be allocated.
+func (e *engine) step() (float64, bool) {
+	if e.next == len(e.start) && len(e.events) == 0 {
+		return 0, false
+	}
+	t := math.Inf(1)
+	if len(e.events) > 0 {
+		t = e.routes[e.events[0]].due
+	}
+	if e.next < len(e.start) && float64(e.start[e.next]) <= t {
+		t = float64(e.start[e.next])
+	}
+	if math.IsInf(t, 1) {
+		panic("flowsim: active jobs with no rate") // max-min gives every active job a positive rate
+	}
+	for len(e.events) > 0 && e.routes[e.events[0]].due <= t {
+		e.complete(e.events[0], t)
+	}
+	for e.next < len(e.start) && float64(e.start[e.next]) == t {
+		e.arrive(e.next, t)
+		e.next++
+	}
+	e.refill(t)
+	return t, true
 }
 
 // advance brings a route's per-job service up to time t.
@@ -463,7 +473,7 @@ func (e *engine) fill(links, comp []int32) {
 	for left := len(comp); left > 0; {
 		var s share
 		sh, s = popShare(sh)
-		e.step++
+		e.stepNo++
 		touched := e.touched[:0]
 		if s.id < 0 {
 			r := -1 - s.id
@@ -502,7 +512,7 @@ func (e *engine) fill(links, comp []int32) {
 // link (appending it to links) and reports whether there was one.
 func (e *engine) overloads(links *[]int32, comp []int32) bool {
 	ep := e.epoch
-	e.step++
+	e.stepNo++
 	checks := e.touched[:0]
 	for _, r := range comp {
 		rt := &e.routes[r]
@@ -511,8 +521,8 @@ func (e *engine) overloads(links *[]int32, comp []int32) bool {
 			if e.lstamp[l] == ep {
 				continue
 			}
-			if e.tstamp[l] != e.step {
-				e.tstamp[l] = e.step
+			if e.tstamp[l] != e.stepNo {
+				e.tstamp[l] = e.stepNo
 				e.delta[l] = 0
 				checks = append(checks, l)
 			}
@@ -545,8 +555,8 @@ func (e *engine) freeze(r int32, v float64, touched []int32) []int32 {
 		e.rem[l] -= use
 		e.unfroze[l] -= rt.count
 		e.lver[l]++
-		if e.tstamp[l] != e.step {
-			e.tstamp[l] = e.step
+		if e.tstamp[l] != e.stepNo {
+			e.tstamp[l] = e.stepNo
 			touched = append(touched, l)
 		}
 	}
