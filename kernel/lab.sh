@@ -11,8 +11,13 @@ if [ ! -f "$KERNELSPEC_ROOT/$KERNEL_NAME/kernel.json" ]; then
 fi
 export TAILSCOPE_SCALE=${TAILSCOPE_SCALE:-quick}
 cd "$ROOT/notebooks"
+# Jupyter refuses to run as root unless told (containers often are root).
+extra=()
+if [ "$(id -u)" -eq 0 ]; then
+	extra+=(--allow-root)
+fi
 if command -v jupyter-lab >/dev/null 2>&1; then
-	exec jupyter-lab "$@"
+	exec jupyter-lab "${extra[@]}" "$@"
 fi
 "$KERNEL_DIR/deps.sh"
-exec "$PYTHON" -m notebook "$@"
+exec "$PYTHON" -m notebook "${extra[@]}" "$@"
