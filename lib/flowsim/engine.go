@@ -106,7 +106,6 @@ type engine struct {
 	lstamp  []uint32  // link visited in the current refill (epoch)
 	tstamp  []uint32  // link touched in the current freezing step
 	lver    []uint32  // bumped when a link's share changes
-	delta   []float64 // change of a checked link's usage
 	epoch   uint32    // refills
 	fillNo  uint32    // fills (a refill may fill more than once)
 	stepNo  uint32    // freezing steps and overload checks
@@ -138,7 +137,9 @@ type route struct {
 	frozen  uint32 // fill this route was frozen in
 	newRate float64
 	contrib float64 // rate*count as last committed to the links' usage
-	moved   bool    // the head job changed since the last refill
+
+	oldContrib float64 // contrib before a commit that may be undone
+	moved      bool    // the head job changed since the last refill
 }
 
 // pending is an active job: it finishes when its route's per-job service
@@ -182,7 +183,6 @@ func newEngine(capBps []int64, jobs int) *engine {
 		lstamp:  make([]uint32, L),
 		tstamp:  make([]uint32, L),
 		lver:    make([]uint32, L),
-		delta:   make([]float64, L),
 
 		linkJobs: make([]int64, L),
 		usage:    make([]float64, L),
@@ -413,11 +413,6 @@ func (e *engine) refill(t float64) {
 	}
 	for _, r := range comp {
 		rt := &e.routes[r]
-		use := rt.newRate * float64(rt.count)
-		for _, l := range rt.links {
-			e.usage[l] += use - rt.contrib
-		}
-		rt.contrib = use
 		if rt.newRate != rt.rate || rt.moved {
 			rt.rate, rt.moved = rt.newRate, false
 			e.reschedule(r)
@@ -507,38 +502,47 @@ func (e *engine) fill(links, comp []int32) {
 	e.shares = sh[:0]
 }
 
-// overloads checks the links of comp's routes that are not problem links
-// for overload at the new rates; it makes any overloaded one a problem
-// link (appending it to links) and reports whether there was one.
+// overloads commits the new rates of comp's routes to their links' usage
+// and checks the links that are not problem links (filling saw them not)
+// for overload. If one overloads it becomes a problem link (appended to
+// links), the commit is undone, and overloads reports true.
 func (e *engine) overloads(links *[]int32, comp []int32) bool {
 	ep := e.epoch
 	e.stepNo++
 	checks := e.touched[:0]
 	for _, r := range comp {
 		rt := &e.routes[r]
-		d := rt.newRate*float64(rt.count) - rt.contrib
+		use := rt.newRate * float64(rt.count)
+		d := use - rt.contrib
+		rt.oldContrib, rt.contrib = rt.contrib, use
 		for _, l := range rt.links {
-			if e.lstamp[l] == ep {
-				continue
-			}
-			if e.tstamp[l] != e.stepNo {
+			e.usage[l] += d
+			if e.lstamp[l] != ep && e.tstamp[l] != e.stepNo {
 				e.tstamp[l] = e.stepNo
-				e.delta[l] = 0
 				checks = append(checks, l)
 			}
-			e.delta[l] += d
 		}
 	}
 	over := false
 	for _, l := range checks {
 		// The tolerance absorbs rounding in the running usage sums.
-		if e.usage[l]+e.delta[l] > e.linkCap[l]*(1+1e-9) {
+		if e.usage[l] > e.linkCap[l]*(1+1e-9) {
 			e.lstamp[l] = ep
 			*links = append(*links, l)
 			over = true
 		}
 	}
 	e.touched = checks
+	if over {
+		for _, r := range comp {
+			rt := &e.routes[r]
+			d := rt.contrib - rt.oldContrib
+			for _, l := range rt.links {
+				e.usage[l] -= d
+			}
+			rt.contrib = rt.oldContrib
+		}
+	}
 	return over
 }
 

@@ -324,7 +324,7 @@ func TestFabricRecords(t *testing.T) {
 func TestByteConservation(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	for trial := 0; trial < 50; trial++ {
-		caps, jobs := randomInstance(r)
+		caps, jobs := randomInstance(r, 8, 40)
 		e := newEngine(caps, len(jobs))
 		order := make([]int, len(jobs))
 		for i := range order {

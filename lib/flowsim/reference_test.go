@@ -112,15 +112,15 @@ func referenceRates(capBps []int64, jobs []Job, active []bool, rate []float64) {
 // randomInstance draws links and jobs that exercise shared and disjoint
 // routes, binding and idle caps, and simultaneous arrivals and completions
 // (starts on a coarse grid, repeated sizes).
-func randomInstance(r *rand.Rand) ([]int64, []Job) {
+func randomInstance(r *rand.Rand, maxLinks, maxJobs int) ([]int64, []Job) {
 	speeds := []int64{1e9, 2.5e9, 4e9, 10e9, 40e9}
-	caps := make([]int64, 1+r.IntN(6))
+	caps := make([]int64, 1+r.IntN(maxLinks))
 	for l := range caps {
 		caps[l] = speeds[r.IntN(len(speeds))]
 	}
-	jobs := make([]Job, 1+r.IntN(40))
+	jobs := make([]Job, 1+r.IntN(maxJobs))
 	for i := range jobs {
-		route := r.Perm(len(caps))[:1+r.IntN(len(caps))]
+		route := r.Perm(len(caps))[:1+r.IntN(min(len(caps), 6))]
 		var capBps int64
 		if r.IntN(3) == 0 {
 			capBps = speeds[r.IntN(len(speeds))] / 2
@@ -139,11 +139,17 @@ func closeTo(got, want float64) bool {
 }
 
 // The engine (incremental, routes shared, event heap) must agree with the
-// recompute-everything reference on random small instances.
+// recompute-everything reference on random instances: many small ones, and
+// larger ones where re-solved neighbourhoods are a small part of the
+// network.
 func TestSimulateMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 1))
-	for k := 0; k < 400; k++ {
-		caps, jobs := randomInstance(r)
+	for k := 0; k < 500; k++ {
+		maxLinks, maxJobs := 6, 40
+		if k%5 == 0 {
+			maxLinks, maxJobs = 20, 120
+		}
+		caps, jobs := randomInstance(r, maxLinks, maxJobs)
 		got, err := Simulate(caps, jobs)
 		if err != nil {
 			t.Fatal(err)
