@@ -173,13 +173,20 @@ class PinnedRouting : public Ipv4RoutingProtocol
                     LocalDeliverCallback lcb,
                     ErrorCallback ecb) override
     {
-        uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
-        if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
+        // Hosts never forward and switches never terminate a flow, so only
+        // hosts pay for the address check (a scan of all interfaces).
+        if (g_isHost[m_node])
         {
-            lcb(p, header, iif);
-            return true;
+            uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
+            if (m_ipv4->IsDestinationAddress(header.GetDestination(), iif))
+            {
+                lcb(p, header, iif);
+                return true;
+            }
+            g_unrouted++;
+            return false;
         }
-        int64_t ch = g_isHost[m_node] ? -1 : Lookup(p, header);
+        int64_t ch = Lookup(p, header);
         if (ch < 0)
         {
             g_unrouted++;
