@@ -104,8 +104,8 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkParkingLot1M is the speed goal: 1M flows on a 6-hop
-// parking lot in under a second on one core.
+// BenchmarkParkingLot1M is the speed benchmark: 1M flows on a
+// 6-hop parking lot (goal: under a second on one core).
 func BenchmarkParkingLot1M(b *testing.B) {
 	net, flows := parkingLotScenario(b, 1_000_000)
 	benchRun(b, net, flows)

@@ -78,7 +78,7 @@ func Simulate(capBps []int64, jobs []Job) ([]float64, error) {
 // weighted by their job counts, and a route's jobs drain in the order of
 // the level of per-job service at which each finishes (processor
 // sharing), kept in a heap. A parking lot has a handful of routes however
-// many jobs are active, which is what makes 1M-job runs fast.
+// many jobs are active, so its water-filling stays small.
 type engine struct {
 	linkCap []float64 // bits/ns
 	active  [][]int32 // per link: the routes with jobs on it

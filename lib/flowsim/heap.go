@@ -105,8 +105,8 @@ func (e *engine) eventBefore(a, b int32) bool {
 	if ra.due != rb.due {
 		return ra.due < rb.due
 	}
-	// An inactive-head route (just activated, no rate yet) has due +Inf
-	// and at least one job, so jobs[0] exists on both sides.
+	// Every route in the heap has a job (one just activated has due +Inf
+	// until its first rate).
 	return ra.jobs[0].before(rb.jobs[0])
 }
 
