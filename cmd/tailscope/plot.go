@@ -1,0 +1,276 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/plot"
+)
+
+func init() {
+	register("plot", "draw figures (cdf, heatmap, error, violin), build summary frames (summary) and tables (table)", runPlot)
+}
+
+var plotKinds = map[string]func(args []string) error{
+	"cdf": plotCDF, "heatmap": plotHeatmap, "summary": plotSummary,
+	"error": plotError, "violin": plotViolin, "table": plotTable,
+}
+
+func runPlot(args []string) error {
+	if len(args) == 0 || plotKinds[args[0]] == nil {
+		kinds := make([]string, 0, len(plotKinds))
+		for k := range plotKinds {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		return fmt.Errorf("usage: tailscope plot <%s> [flags] (\"tailscope plot cdf -h\" for flags)", strings.Join(kinds, "|"))
+	}
+	return plotKinds[args[0]](args[1:])
+}
+
+// split is a comma-separated flag value without empty items.
+func split(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func plotCDF(args []string) error {
+	fs := flag.NewFlagSet("plot cdf", flag.ContinueOnError)
+	records := fs.String("records", "", "comma-separated record frames (one per estimator, same scenario)")
+	names := fs.String("names", "", "comma-separated legend names (default: each frame's estimator)")
+	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
+	tail := fs.Float64("tail", 0.9, "lower end of the CDF axis (0 for the whole CDF)")
+	out := fs.String("out", "cdf.png", "figure to write (.png or .svg)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	paths := split(*records)
+	if len(paths) == 0 {
+		return errors.New("plot cdf: --records is required")
+	}
+	b, err := metrics.BinsByName(*bins)
+	if err != nil {
+		return err
+	}
+	legend := split(*names)
+	if len(legend) != 0 && len(legend) != len(paths) {
+		return fmt.Errorf("plot cdf: %d names for %d record frames", len(legend), len(paths))
+	}
+	var sets [][]metrics.Record
+	for i, p := range paths {
+		recs, meta, err := frame.ReadRecords(p)
+		if err != nil {
+			return err
+		}
+		sets = append(sets, recs)
+		if len(legend) < len(paths) && i == len(legend) {
+			legend = append(legend, meta.Estimator)
+		}
+	}
+	f, err := plot.SlowdownCDF(legend, sets, b, *tail)
+	if err != nil {
+		return err
+	}
+	return save(f, *out)
+}
+
+func plotHeatmap(args []string) error {
+	fs := flag.NewFlagSet("plot heatmap", flag.ContinueOnError)
+	records := fs.String("records", "", "record frame")
+	bins := fs.String("bins", "m3", "size bins (rows): parsimon, ns3, m3, m3out, all")
+	out := fs.String("out", "heatmap.png", "figure to write (.png or .svg)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *records == "" {
+		return errors.New("plot heatmap: --records is required")
+	}
+	b, err := metrics.BinsByName(*bins)
+	if err != nil {
+		return err
+	}
+	recs, meta, err := frame.ReadRecords(*records)
+	if err != nil {
+		return err
+	}
+	f, err := plot.SlowdownHeatmap(recs, b, fmt.Sprintf("%s, scenario %s", meta.Estimator, meta.ScenarioID))
+	if err != nil {
+		return err
+	}
+	return save(f, *out)
+}
+
+func save(f *plot.Figure, path string) error {
+	if err := plot.Save(f, path); err != nil {
+		return err
+	}
+	fmt.Println("wrote", path)
+	return nil
+}
+
+// plotSummary reads the layout "tailscope run" writes,
+// <dir>/<scenario>/<estimator>.parquet, and writes one summary row per
+// scenario and non-baseline estimator.
+func plotSummary(args []string) error {
+	fs := flag.NewFlagSet("plot summary", flag.ContinueOnError)
+	dir := fs.String("dir", "out", "results directory of \"tailscope run\"")
+	baseline := fs.String("baseline", "packetsim", "baseline estimator the others are compared with")
+	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
+	pct := fs.Float64("percentile", 99, "slowdown percentile compared")
+	out := fs.String("out", "summary.parquet", "summary frame to write (.parquet or .arrow)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b, err := metrics.BinsByName(*bins)
+	if err != nil {
+		return err
+	}
+	basePaths, err := filepath.Glob(filepath.Join(*dir, "*", *baseline+".parquet"))
+	if err != nil {
+		return err
+	}
+	if len(basePaths) == 0 {
+		return fmt.Errorf("plot summary: no %s/*/%s.parquet baseline frames", *dir, *baseline)
+	}
+	var rows []metrics.Summary
+	for _, bp := range basePaths {
+		base, baseMeta, err := frame.ReadRecords(bp)
+		if err != nil {
+			return err
+		}
+		others, err := filepath.Glob(filepath.Join(filepath.Dir(bp), "*.parquet"))
+		if err != nil {
+			return err
+		}
+		for _, p := range others {
+			if p == bp {
+				continue
+			}
+			est, meta, err := frame.ReadRecords(p)
+			if err != nil {
+				return err
+			}
+			s, err := plot.Summarize(est, meta, base, baseMeta, b, *pct)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			rows = append(rows, s)
+			fmt.Fprintf(os.Stderr, "%s %s: p%g %.3g vs %.3g (%+.1f%%), max load %.1f%%\n", s.ScenarioID, s.Estimator,
+				*pct, s.P99.All, s.P99.BaseAll, 100*s.P99.ErrorAll, 100*s.MaxLoad)
+		}
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("plot summary: no estimator frames beside the %s baselines in %s", *baseline, *dir)
+	}
+	t, err := plot.SummaryTable(rows)
+	if err != nil {
+		return err
+	}
+	if err := frame.WriteTable(*out, t); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d summary rows to %s\n", len(rows), *out)
+	return nil
+}
+
+// readSummary reads a summary frame's rows.
+func readSummary(path string) ([]metrics.Summary, error) {
+	if path == "" {
+		return nil, errors.New("--summary is required")
+	}
+	t, err := frame.ReadTable(path)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := plot.Summaries(t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func plotError(args []string) error {
+	fs := flag.NewFlagSet("plot error", flag.ContinueOnError)
+	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
+	edges := fs.String("edges", "0.41,0.56", "max-load bin edges (fractions)")
+	out := fs.String("out", "error_cdf.png", "figure to write (.png or .svg)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rows, err := readSummary(*summary)
+	if err != nil {
+		return err
+	}
+	var e []float64
+	for _, s := range split(*edges) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("plot error: --edges: %w", err)
+		}
+		e = append(e, v)
+	}
+	f, err := plot.ErrorCDF(rows, *est, e)
+	if err != nil {
+		return err
+	}
+	return save(f, *out)
+}
+
+func plotViolin(args []string) error {
+	fs := flag.NewFlagSet("plot violin", flag.ContinueOnError)
+	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
+	lo := fs.Float64("load-lo", 0, "keep scenarios with max load above this")
+	hi := fs.Float64("load-hi", 0.5, "and at most this (Parsimon Fig. 9a: 0-0.5, 9b: 0.5-1)")
+	out := fs.String("out", "violins.png", "figure to write (.png or .svg)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rows, err := readSummary(*summary)
+	if err != nil {
+		return err
+	}
+	f, err := plot.ErrorViolins(rows, *est, *lo, *hi)
+	if err != nil {
+		return err
+	}
+	return save(f, *out)
+}
+
+func plotTable(args []string) error {
+	fs := flag.NewFlagSet("plot table", flag.ContinueOnError)
+	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	kind := fs.String("kind", "top", "top (Parsimon Table 4: largest errors) or compare (m3 Table 5)")
+	est := fs.String("estimator", "parsimon", "estimator for -kind top")
+	k := fs.Int("k", 5, "rows for -kind top")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rows, err := readSummary(*summary)
+	if err != nil {
+		return err
+	}
+	switch *kind {
+	case "top":
+		fmt.Print(plot.Markdown(plot.TopErrors(rows, *est, *k)))
+	case "compare":
+		fmt.Print(plot.Markdown(plot.ComparisonTable(rows)))
+	default:
+		return fmt.Errorf("plot table: unknown -kind %q (top or compare)", *kind)
+	}
+	return nil
+}

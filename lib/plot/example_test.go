@@ -1,0 +1,52 @@
+package plot_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/plot"
+)
+
+// Two estimators' records as tail-zoomed slowdown CDFs per size bin,
+// written as PNG (Image gives the same figure to a notebook cell).
+func ExampleSlowdownCDF() {
+	var base, est []metrics.Record
+	for i := 0; i < 1000; i++ {
+		size := int64(100 + 997*(i%300))
+		base = append(base, metrics.Record{FlowID: i, Size: size, Slowdown: 1 + float64(i%97)/10})
+		est = append(est, metrics.Record{FlowID: i, Size: size, Slowdown: 1 + float64(i%97)/9})
+	}
+	f, err := plot.SlowdownCDF([]string{"baseline", "estimate"}, [][]metrics.Record{base, est}, metrics.ParsimonBins(), 0.9)
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "plot-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := plot.Save(f, filepath.Join(dir, "cdf.png")); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(f.Panels[0]), "panels;", plot.Image(f).Bounds().Size())
+	// Output: 4 panels; (2592,504)
+}
+
+// Summary rows as Parsimon's Table 4 in Markdown.
+func ExampleTopErrors() {
+	rows := []metrics.Summary{
+		{ScenarioID: "s1", Estimator: "parsimon", MaxLoad: 0.776, P99: metrics.Comparison{ErrorAll: 0.519},
+			Params: metrics.Params{Matrix: "A", Sizes: "webserver", Oversub: 4, Sigma: 1}},
+		{ScenarioID: "s2", Estimator: "parsimon", MaxLoad: 0.35, P99: metrics.Comparison{ErrorAll: 0.021},
+			Params: metrics.Params{Matrix: "C", Sizes: "hadoop", Oversub: 1, Sigma: 2}},
+	}
+	fmt.Print(plot.Markdown(plot.TopErrors(rows, "parsimon", 5)))
+	// Output:
+	// | Error | Max load | Matrix | Sizes | Oversub | σ | Scenario |
+	// | --- | --- | --- | --- | --- | --- | --- |
+	// | +51.9% | 77.6% | A | webserver | 4-to-1 | 1 | s1 |
+	// | +2.1% | 35.0% | C | hadoop | 1-to-1 | 2 | s2 |
+}
