@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 
 // needNS3 fails the test when ns-3 is missing, with the message saying how
 // to install it, or skips it when TAILSCOPE_NO_NS3=1.
-func needNS3(t *testing.T) {
+func needNS3(t testing.TB) {
 	t.Helper()
 	if err := Available(); err != nil {
 		if os.Getenv("TAILSCOPE_NO_NS3") == "1" {
