@@ -24,7 +24,8 @@ type HostChecker interface {
 // size, a negative start, an endpoint that is not a host, src == dst, or
 // starts out of order. IDs must be unique.
 func Check(net HostChecker, flows []Flow) error {
-	ids := make(map[int]struct{}, len(flows))
+	// Ids that ascend are unique; the set is built only once they do not.
+	var ids map[int]struct{}
 	var last int64
 	for i, f := range flows {
 		switch {
@@ -41,10 +42,18 @@ func Check(net HostChecker, flows []Flow) error {
 		case i > 0 && f.Start < last:
 			return fmt.Errorf("workload: flow %d starts at %d ns, before the flow listed ahead of it (%d ns): flows must be sorted by start", f.ID, f.Start, last)
 		}
-		if _, dup := ids[f.ID]; dup {
-			return fmt.Errorf("workload: duplicate flow id %d", f.ID)
+		if ids == nil && i > 0 && f.ID <= flows[i-1].ID {
+			ids = make(map[int]struct{}, len(flows))
+			for _, g := range flows[:i] {
+				ids[g.ID] = struct{}{}
+			}
 		}
-		ids[f.ID] = struct{}{}
+		if ids != nil {
+			if _, dup := ids[f.ID]; dup {
+				return fmt.Errorf("workload: duplicate flow id %d", f.ID)
+			}
+			ids[f.ID] = struct{}{}
+		}
 		last = f.Start
 	}
 	return nil
