@@ -69,9 +69,7 @@ class KernelSmokeTest(unittest.TestCase):
         if interrupt_after is not None:
             time.sleep(interrupt_after)
             self.km.interrupt_kernel()
-        reply = self.kc.get_shell_msg(timeout=REPLY_TIMEOUT)
-        while reply["parent_header"].get("msg_id") != msg_id:
-            reply = self.kc.get_shell_msg(timeout=REPLY_TIMEOUT)
+        reply = self.shell_reply(msg_id)
         cell = Cell(reply)
         deadline = time.monotonic() + REPLY_TIMEOUT
         while True:
@@ -92,6 +90,20 @@ class KernelSmokeTest(unittest.TestCase):
                 cell.stdout += content["text"]
             elif kind == "status" and content["execution_state"] == "idle":
                 return cell
+
+    def shell_reply(self, msg_id):
+        """Waits for the execute reply, failing at once if the kernel dies."""
+        deadline = time.monotonic() + REPLY_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                reply = self.kc.get_shell_msg(timeout=1)
+            except queue.Empty:
+                if not self.km.is_alive():
+                    self.fail("the kernel process died")
+                continue
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
+        self.fail(f"no reply within {REPLY_TIMEOUT} s")
 
     def assertUsable(self):
         cell = self.execute("6 * 7")
