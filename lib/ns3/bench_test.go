@@ -47,4 +47,5 @@ func BenchmarkFabric2000(b *testing.B) {
 	b.ReportMetric(float64(res.Events), "events")
 	b.ReportMetric(float64(res.Events)/res.WallSeconds, "events/s")
 	b.ReportMetric(float64(res.SimNanos)/1e9, "sim-s")
+	b.Logf("preloaded allocator: %q", tcmalloc())
 }

@@ -148,6 +148,26 @@ func Build(path string) (bool, error) {
 	return true, os.WriteFile(path+".sha256", []byte(stamp+"\n"), 0o644)
 }
 
+// tcmalloc finds Debian's libtcmalloc-minimal4 (optional; `make ns3`
+// installs it) for the program to preload, or "".
+var tcmalloc = sync.OnceValue(func() string {
+	ldconfig, err := exec.LookPath("ldconfig")
+	if err != nil {
+		ldconfig = "/sbin/ldconfig"
+	}
+	out, err := exec.Command(ldconfig, "-p").Output()
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		name, path, ok := strings.Cut(strings.TrimSpace(line), " => ")
+		if ok && strings.HasPrefix(name, "libtcmalloc_minimal.so.4 ") {
+			return path
+		}
+	}
+	return ""
+})
+
 // program returns the program to run: the given path as it is, or the
 // default one, built if needed.
 func program(path string) (string, error) {

@@ -6,7 +6,9 @@
 // pkg-config. Run writes the scenario's inputs, builds the program when it is
 // missing or its source changed, runs it with progress reports and a time
 // limit, and reads the flows' completion times back as metrics records.
-// `make ns3` installs the Debian packages and builds the program.
+// `make ns3` installs the Debian packages and builds the program. When
+// Debian's libtcmalloc-minimal4 is installed the program runs with it
+// preloaded (about 1.3x faster here, identical results).
 //
 // # The model in ns-3
 //

@@ -238,6 +238,11 @@ func execute(ctx context.Context, prog string, args []string, opts Options) erro
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, prog, args...)
+	if lib := tcmalloc(); lib != "" {
+		// ns-3 allocates per packet and event: tcmalloc saves about a
+		// quarter of the run time, with identical results.
+		cmd.Env = append(os.Environ(), "LD_PRELOAD="+lib)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return err

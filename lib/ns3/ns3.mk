@@ -1,12 +1,13 @@
 # lib/ns3/ns3.mk: included by the top-level Makefile.
 # `make ns3` installs ns-3 3.37 from Debian and builds the ns-3 scenario
 # program (build/ns3/tailscope-ns3); the Go driver rebuilds it by itself
-# whenever lib/ns3/scenario/scenario.cc changes.
+# whenever lib/ns3/scenario/scenario.cc changes. libtcmalloc-minimal4 is
+# optional: the driver preloads it when present (about 1.3x faster).
 
 GO ?= go
 
 .PHONY: ns3
 
 ns3:
-	scripts/ensure-debs.sh libns3-dev ns3 libgsl-dev pkg-config g++
+	scripts/ensure-debs.sh libns3-dev ns3 libgsl-dev pkg-config g++ libtcmalloc-minimal4
 	$(GO) run ./cmd/tailscope ns3 build
