@@ -15,7 +15,8 @@
 // Every link is a pair of point-to-point devices with the link's rate and
 // delay, a one-packet device queue and a RED queue disc set up as a DCTCP
 // step marker (instantaneous queue, every packet arriving above K bytes is
-// CE-marked, none dropped early; K = cfg.KBytesFor(rate)). The buffer per
+// CE-marked, none dropped early; K = cfg.KBytesFor(rate) unless
+// Options.KBytes overrides a port's). The buffer per
 // port is cfg.BufferBytes (0: unlimited). Senders and receivers are ns-3's
 // TcpDctcp (window-based, whatever cfg.CC says) with segment size
 // cfg.PayloadBytes, an ACK for every segment, initial window
@@ -54,10 +55,11 @@
 // topology.txt:
 //
 //	node <id> host|switch             ids 0..N-1
-//	link <id> <a> <b> <bps> <delay_ns> <k_bytes>
+//	link <id> <a> <b> <bps> <delay_ns> <k_ab_bytes> <k_ba_bytes>
 //
 // Link ids are 0, 1, 2, ... in order. Channel 2l runs a->b on link l and
-// 2l+1 b->a, as in package topo.
+// 2l+1 b->a, as in package topo; k_ab and k_ba are the ECN thresholds of
+// the two ports.
 //
 // config.txt, one "<key> <number>" per line, every key optional:
 //

@@ -36,6 +36,10 @@ type Options struct {
 	// Program is the scenario program to run as it is; "" means
 	// DefaultProgram(), built or rebuilt when needed.
 	Program string
+	// KBytes overrides the ECN marking threshold of single ports, as in
+	// packetsim: channel id -> K in bytes (Parsimon's link-level
+	// simulations set the target port's).
+	KBytes map[int]int64
 	// StopAtNanos runs the simulation to this simulated time, also when
 	// every flow finished earlier (closing handshakes then drain); flows not
 	// finished by then are left out of the records. 0 runs until the last
@@ -113,6 +117,11 @@ func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 	if opts.StopAtNanos < 0 || opts.TimeLimit < 0 {
 		return nil, fmt.Errorf("ns3: stop time %d ns and time limit %v must not be negative", opts.StopAtNanos, opts.TimeLimit)
 	}
+	for c, k := range opts.KBytes {
+		if c < 0 || c >= len(net.Channels) || k < 0 {
+			return nil, fmt.Errorf("ns3: K override %d bytes for channel %d: want a channel 0..%d and K >= 0", k, c, len(net.Channels)-1)
+		}
+	}
 	prog, err := program(opts.Program)
 	if err != nil {
 		return nil, err
@@ -136,7 +145,7 @@ func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 		name  string
 		write func(io.Writer) error
 	}{
-		{"topology.txt", func(w io.Writer) error { return WriteTopology(w, net, cfg) }},
+		{"topology.txt", func(w io.Writer) error { return WriteTopology(w, net, cfg, opts.KBytes) }},
 		{"config.txt", func(w io.Writer) error { return writeConfig(w, cfg, opts.StopAtNanos) }},
 		{"flows.txt", func(w io.Writer) error { return writeFlows(w, flows, paths) }},
 	}
@@ -194,15 +203,21 @@ func writeFile(path string, write func(io.Writer) error) error {
 }
 
 // WriteTopology writes net in the program's topology format, with every
-// link's ECN threshold from cfg.
-func WriteTopology(w io.Writer, net *topo.Network, cfg netcfg.Config) error {
+// port's ECN threshold from kBytes (channel id -> bytes) or else from cfg.
+func WriteTopology(w io.Writer, net *topo.Network, cfg netcfg.Config, kBytes map[int]int64) error {
+	k := func(c int) int64 {
+		if v, ok := kBytes[c]; ok {
+			return v
+		}
+		return cfg.KBytesFor(net.Channels[c].Bandwidth)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# tailscope topology %s\n", net.Name)
 	for _, n := range net.Nodes {
 		fmt.Fprintf(bw, "node %d %s\n", n.ID, strings.ToLower(n.Kind.String()))
 	}
 	for _, l := range net.Links {
-		fmt.Fprintf(bw, "link %d %d %d %d %d %d\n", l.ID, l.A, l.B, l.Bandwidth, l.Delay, cfg.KBytesFor(l.Bandwidth))
+		fmt.Fprintf(bw, "link %d %d %d %d %d %d %d\n", l.ID, l.A, l.B, l.Bandwidth, l.Delay, k(2*l.ID), k(2*l.ID+1))
 	}
 	return bw.Flush()
 }

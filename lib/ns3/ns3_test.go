@@ -269,6 +269,38 @@ func TestPathPinning(t *testing.T) {
 	}
 }
 
+// TestKOverride checks that Options.KBytes reaches exactly the port it
+// names: two senders congest the bottleneck port, which marks at
+// the default K and never with a K beyond anything that can queue there.
+func TestKOverride(t *testing.T) {
+	needNS3(t)
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 500_000}, {ID: 1, Src: 1, Dst: 2, Size: 500_000, Start: 1000}}
+	path, _ := net.Path(0, 0, 2)
+	port := path[1] // left switch to right switch, where the two flows meet
+	for _, tc := range []struct {
+		name   string
+		k      map[int]int64
+		marked bool
+	}{
+		{"default", nil, true},
+		{"raised", map[int]int64{port: 10_000_000}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Simulate(context.Background(), net, flows, netcfg.Default(), Options{KBytes: tc.k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Channels[port].Marks > 0; got != tc.marked || res.Channels[port].Packets < 1000 {
+				t.Errorf("port %d: %d packets, %d marks; want marks: %v", port, res.Channels[port].Packets, res.Channels[port].Marks, tc.marked)
+			}
+		})
+	}
+}
+
 func TestProgramMissing(t *testing.T) {
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 1, Receivers: 1})
 	if err != nil {
@@ -313,6 +345,7 @@ func TestBadInput(t *testing.T) {
 		{"switch endpoint", []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 100}}, netcfg.Default(), Options{}, "not a host"},
 		{"bad config", ok, bad, Options{}, "payload_bytes"},
 		{"negative stop", ok, netcfg.Default(), Options{StopAtNanos: -1}, "negative"},
+		{"bad K channel", ok, netcfg.Default(), Options{KBytes: map[int]int64{99: 1}}, "channel 99"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Program = "/nonexistent" // input checks come first
@@ -332,14 +365,14 @@ func TestProgramRejects(t *testing.T) {
 	if _, err := Build(prog); err != nil {
 		t.Fatal(err)
 	}
-	topology := "node 0 host\nnode 1 host\nnode 2 switch\nlink 0 0 2 10000000000 1000 30000\nlink 1 2 1 10000000000 1000 30000\n"
+	topology := "node 0 host\nnode 1 host\nnode 2 switch\nlink 0 0 2 10000000000 1000 30000 30000\nlink 1 2 1 10000000000 1000 30000 30000\n"
 	for _, tc := range []struct {
 		name, topo, config, flows, want string
 	}{
 		{"broken path", topology, "", "flow 0 0 1 100 0 2 0 3\n", "flows.txt:1: path is not a chain"},
 		{"wrong end", topology, "", "flow 0 0 1 100 0 1 0\n", "flows.txt:1: path must lead from host src to host dst"},
 		{"unsorted", topology, "", "flow 0 0 1 100 10 2 0 2\nflow 1 0 1 100 5 2 0 2\n", "flows.txt:2: "},
-		{"bad link", "node 0 host\nlink 0 0 0 1 1 1\n", "", "", "topology.txt:2: "},
+		{"bad link", "node 0 host\nlink 0 0 0 1 1 1 1\n", "", "", "topology.txt:2: "},
 		{"unknown key", topology, "mss 1000\n", "", "config.txt:1: unknown key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,7 +53,7 @@ struct LinkSpec
     uint32_t a, b;
     uint64_t bps;
     int64_t delayNs;
-    uint64_t kBytes;
+    uint64_t kBytes[2]; // ECN threshold of the a->b and b->a ports
 };
 
 // Chan is one direction of a link as ns-3 sees it.
@@ -327,9 +327,9 @@ ReadTopology(const std::string& path, std::vector<LinkSpec>& links)
         {
             uint32_t id;
             LinkSpec l;
-            if (!(w >> id >> l.a >> l.b >> l.bps >> l.delayNs >> l.kBytes))
+            if (!(w >> id >> l.a >> l.b >> l.bps >> l.delayNs >> l.kBytes[0] >> l.kBytes[1]))
             {
-                BadLine(path, n, "want: link <id> <a> <b> <bps> <delay_ns> <k_bytes>");
+                BadLine(path, n, "want: link <id> <a> <b> <bps> <delay_ns> <k_ab_bytes> <k_ba_bytes>");
             }
             if (id != links.size())
             {
@@ -668,20 +668,24 @@ main(int argc, char* argv[])
 
         // DCTCP step marking: RED with an instantaneous queue (QW=1) that
         // marks every packet arriving above K bytes and never drops early.
-        TrafficControlHelper tch;
-        tch.SetRootQueueDisc("ns3::RedQueueDisc",
-                             "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)),
-                             "MinTh", DoubleValue(ls.kBytes),
-                             "MaxTh", DoubleValue(ls.kBytes),
-                             "QW", DoubleValue(1),
-                             "UseEcn", BooleanValue(true),
-                             "UseHardDrop", BooleanValue(false),
-                             "Gentle", BooleanValue(false),
-                             "MeanPktSize", UintegerValue(cfg.payload + 54),
-                             "LinkBandwidth", DataRateValue(DataRate(ls.bps)),
-                             "LinkDelay", TimeValue(NanoSeconds(ls.delayNs)));
         // Queue discs go on before addresses, or ns-3 installs FqCoDel.
-        QueueDiscContainer qd = tch.Install(devs);
+        Ptr<QueueDisc> qd[2];
+        for (int e = 0; e < 2; e++)
+        {
+            TrafficControlHelper tch;
+            tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                                 "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, buffer)),
+                                 "MinTh", DoubleValue(ls.kBytes[e]),
+                                 "MaxTh", DoubleValue(ls.kBytes[e]),
+                                 "QW", DoubleValue(1),
+                                 "UseEcn", BooleanValue(true),
+                                 "UseHardDrop", BooleanValue(false),
+                                 "Gentle", BooleanValue(false),
+                                 "MeanPktSize", UintegerValue(cfg.payload + 54),
+                                 "LinkBandwidth", DataRateValue(DataRate(ls.bps)),
+                                 "LinkDelay", TimeValue(NanoSeconds(ls.delayNs)));
+            qd[e] = tch.Install(devs.Get(e)).Get(0);
+        }
 
         // One /30 per link: 10.0.0.0 + 4l, A gets .1, B .2.
         uint32_t base = (10u << 24) + 4 * uint32_t(l);
@@ -700,7 +704,7 @@ main(int argc, char* argv[])
             Chan& c = g_chans[2 * l + e];
             c.src = ends[e];
             c.dst = ends[1 - e];
-            c.qdisc = qd.Get(e);
+            c.qdisc = qd[e];
             c.route = Create<Ipv4Route>();
             c.route->SetSource(addr[e]);
             c.route->SetDestination(addr[1 - e]);
