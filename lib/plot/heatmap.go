@@ -72,6 +72,17 @@ func SlowdownHeatmap(recs []metrics.Record, bins metrics.Bins, title string) (*F
 	if math.IsInf(lo, 1) {
 		return nil, fmt.Errorf("plot: SlowdownHeatmap: no records")
 	}
+	p, side := logHeatmap(g, lo, hi, title, "slowdown percentile", "flow size", "FCT slowdown")
+	p.NominalY(g.Labels...)
+	p.X.Min, p.X.Max = 0.5, 100.5
+	p.X.Tick.Marker = linearTicks{}
+	return &Figure{Panels: [][]*plot.Plot{{p}}, Side: side, SideFraction: 0.16,
+		Width: 7 * vg.Inch, Height: vg.Length(2+0.3*float64(len(g.Labels))) * vg.Inch}, nil
+}
+
+// logHeatmap draws grid g, whose values are log10 of a quantity spanning
+// lo..hi, with a colour bar labelled in the quantity's own units.
+func logHeatmap(g plotter.GridXYZ, lo, hi float64, title, xlabel, ylabel, barLabel string) (p, side *plot.Plot) {
 	if hi-lo < 1e-3 {
 		hi = lo + 0.01 // a uniform map still needs a colour range
 	}
@@ -80,12 +91,9 @@ func SlowdownHeatmap(recs []metrics.Record, bins metrics.Bins, title string) (*F
 	cm.SetMax(hi)
 	h := plotter.NewHeatMap(g, cm.Palette(255))
 	h.Min, h.Max = lo, hi
-	p := newPlot(title, "slowdown percentile", "flow size")
+	p = newPlot(title, xlabel, ylabel)
 	p.Add(h)
-	p.NominalY(g.Labels...)
-	p.X.Min, p.X.Max = 0.5, 100.5
-	p.X.Tick.Marker = linearTicks{}
-	side := newPlot("", "", "FCT slowdown")
+	side = newPlot("", "", barLabel)
 	side.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	side.Y.Padding = 0
 	side.Y.Tick.Marker = logTicks{log10: true}
@@ -93,6 +101,5 @@ func SlowdownHeatmap(recs []metrics.Record, bins metrics.Bins, title string) (*F
 	// An invisible copy of the map's title keeps the bar's top level with it.
 	side.Title.Text, side.Title.TextStyle = title, p.Title.TextStyle
 	side.Title.TextStyle.Color = color.White
-	return &Figure{Panels: [][]*plot.Plot{{p}}, Side: side, SideFraction: 0.16,
-		Width: 7 * vg.Inch, Height: vg.Length(2+0.3*float64(len(g.Labels))) * vg.Inch}, nil
+	return p, side
 }

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"github.com/tailscope/tailscope/lib/metrics"
 	"math"
 	"strconv"
 
@@ -37,11 +38,12 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// logTicks labels a logarithmic axis at 1, 2 and 5 x 10^k, with
-// unlabelled minor ticks at the other integers times 10^k. With log10 set
-// the axis carries log10 values (a colour bar of log10 slowdowns) and the
-// labels show 10^v.
-type logTicks struct{ log10 bool }
+// logTicks labels a logarithmic axis at 1, 2 and 5 x 10^k (only at 10^k
+// when the axis spans more than three decades, where the others would
+// collide), with unlabelled minor ticks at the other integers times 10^k.
+// With log10 set the axis carries log10 values (a colour bar of log10
+// slowdowns) and the labels show 10^v; with bytes set labels read 1KB, 1MB.
+type logTicks struct{ log10, bytes bool }
 
 // Ticks implements plot.Ticker.
 func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -50,6 +52,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	var ts []plot.Tick
 	labelled := 0
+	wide := math.Log10(hi/lo) > 3
 	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
 		for m := 1.0; m <= 9; m++ {
 			v := m * math.Pow(10, k)
@@ -57,8 +60,11 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			tick := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
+			if m == 1 || !wide && (m == 2 || m == 5) {
 				tick.Label = strconv.FormatFloat(v, 'g', 4, 64)
+				if t.bytes {
+					tick.Label = metrics.ByteSize(int64(v + 0.5))
+				}
 				labelled++
 			}
 			ts = append(ts, tick)
