@@ -158,6 +158,10 @@ func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 		args = append(args, p)
 	}
 	out := filepath.Join(dir, "fct.txt")
+	// A kept work dir may hold an earlier run's output.
+	if err := os.Remove(out); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
 	if err := execute(ctx, prog, append(args, out), opts); err != nil {
 		return nil, err
 	}
