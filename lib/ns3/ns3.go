@@ -76,7 +76,7 @@ type Result struct {
 	Channels    []ChannelStats
 	Events      int64   // ns-3 events executed
 	SimNanos    int64   // simulated time at the end
-	WallSeconds float64 // the program's own simulation time
+	WallSeconds float64 // the program's wall time for the simulation
 	Failed      int     // flows whose connection failed
 	Unrouted    int64   // packets the pinned routing could not place
 }

@@ -3,6 +3,7 @@ package ns3
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -90,7 +91,7 @@ func TestLoneFlow(t *testing.T) {
 		{"parking-lot", lot, 0, 1},
 	} {
 		for _, size := range []int64{100, 1000, 1001, 20_000, 300_000, 2_000_000} {
-			t.Run(tc.name, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%dB", tc.name, size), func(t *testing.T) {
 				flows := []workload.Flow{{ID: 7, Src: tc.src, Dst: tc.dst, Size: size, Start: 5000}}
 				res, err := Simulate(context.Background(), tc.net, flows, cfg, Options{})
 				if err != nil {

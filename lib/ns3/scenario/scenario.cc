@@ -271,7 +271,8 @@ class PinnedRoutingHelper : public Ipv4RoutingHelper
 
 // Reading the input files.
 
-// Lines yields the non-empty, non-comment lines of a file as word streams.
+// Lines returns the non-empty, non-comment lines of a file with their
+// line numbers.
 std::vector<std::pair<int, std::string>>
 Lines(const std::string& path)
 {
@@ -495,11 +496,6 @@ Failed(uint32_t i, Ptr<Socket>)
 }
 
 void
-Closed(uint32_t, Ptr<Socket>)
-{
-}
-
-void
 Received(uint32_t i, Ptr<Socket> s)
 {
     Flow& f = g_flows[i];
@@ -564,7 +560,7 @@ Start(uint32_t i)
     g_table[MakeKey(f.srcAddr, f.dstAddr, sport, kPort)] = 2 * i;
     g_table[MakeKey(f.dstAddr, f.srcAddr, kPort, sport)] = 2 * i + 1;
     s->SetConnectCallback(MakeBoundCallback(&Connected, i), MakeBoundCallback(&Failed, i));
-    s->SetCloseCallbacks(MakeBoundCallback(&Closed, i), MakeBoundCallback(&Failed, i));
+    s->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(), MakeBoundCallback(&Failed, i));
     g_connecting = i;
     int rc = s->Connect(InetSocketAddress(f.dstAddr, kPort));
     g_connecting = -1;
