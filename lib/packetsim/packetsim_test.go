@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -84,4 +85,95 @@ func TestLoneFlowIdeal(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestBadInput(t *testing.T) {
+	net := fabric(t, "meta32-2:1")
+	ok := workload.Flow{ID: 1, Src: 0, Dst: 9, Size: 1000, Start: 0}
+	cfg := netcfg.Default()
+	badCfg := netcfg.Default()
+	badCfg.CC = "reno"
+	cases := []struct {
+		name  string
+		flows []workload.Flow
+		cfg   netcfg.Config
+		opts  Options
+		want  string
+	}{
+		{"unknown destination", []workload.Flow{{ID: 1, Src: 0, Dst: 100000, Size: 1}}, cfg, Options{}, "destination 100000 is not a host"},
+		{"switch as source", []workload.Flow{{ID: 1, Src: 256, Dst: 0, Size: 1}}, cfg, Options{}, "source 256 is not a host"},
+		{"zero size", []workload.Flow{{ID: 1, Src: 0, Dst: 1, Size: 0}}, cfg, Options{}, "size 0"},
+		{"same host", []workload.Flow{{ID: 1, Src: 3, Dst: 3, Size: 1}}, cfg, Options{}, "both host 3"},
+		{"unsorted", []workload.Flow{{ID: 1, Src: 0, Dst: 1, Size: 1, Start: 5}, {ID: 2, Src: 0, Dst: 1, Size: 1, Start: 4}}, cfg, Options{}, "sorted by start"},
+		{"unknown cc", []workload.Flow{ok}, badCfg, Options{}, `unknown congestion control "reno"`},
+		{"bad port K", []workload.Flow{ok}, cfg, Options{KBytes: map[int]int64{-1: 100}}, "KBytes names channel -1"},
+		{"bad sample channel", []workload.Flow{ok}, cfg, Options{SampleEveryNanos: 10, SampleChannels: []int{1 << 20}}, "SampleChannels names channel"},
+	}
+	for _, c := range cases {
+		_, err := Run(net, c.flows, c.cfg, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// Unroutable pairs cannot be built: topo.New refuses networks whose hosts
+// cannot all reach each other, and FailLink refuses to disconnect them. Run
+// reports topo's routing error for the flow; the check that a flow's
+// endpoints are hosts of this network is the one that fires in practice,
+// for flows written for another topology.
+func TestFlowsFromAnotherTopology(t *testing.T) {
+	small, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2})
+	must(t, small, err)
+	_, err = Run(small, []workload.Flow{{ID: 4, Src: 0, Dst: 200, Size: 10}}, netcfg.Default(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "flow 4") {
+		t.Fatalf("error %v, want one naming flow 4", err)
+	}
+}
+
+// With a finite buffer, an incast overflows the receiver's port: drops
+// are counted, lost packets are recovered (go-back-N on NACK or timeout),
+// every byte is still delivered exactly once, and the sent packets add up:
+// delivered + dropped + duplicates.
+func TestFiniteBufferIncast(t *testing.T) {
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 8, Receivers: 1})
+	must(t, net, err)
+	cfg := netcfg.Default()
+	cfg.BufferBytes = 20_000
+	var flows []workload.Flow
+	var total int64
+	for i := 0; i < 8; i++ {
+		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 8, Size: 200_000 + int64(i)*777, Start: int64(i)})
+		total += flows[i].Size
+	}
+	for _, cc := range []string{"dctcp", "dctcp-window"} {
+		cfg.CC = cc
+		res, err := Run(net, flows, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Records) != len(flows) || res.DeliveredBytes != total {
+			t.Fatalf("%s: %d records, %d bytes delivered of %d", cc, len(res.Records), res.DeliveredBytes, total)
+		}
+		if res.Drops == 0 || res.Retransmits == 0 {
+			t.Errorf("%s: a 20 KB buffer under an 8-way incast saw %d drops, %d retransmits", cc, res.Drops, res.Retransmits)
+		}
+		var delivered int64
+		for _, f := range flows {
+			delivered += cfg.Packets(f.Size)
+		}
+		// ACKs are never dropped here: the reverse direction is idle.
+		if res.DataPackets != delivered+res.Drops+res.Duplicates {
+			t.Errorf("%s: %d data packets sent, but %d delivered + %d dropped + %d duplicates", cc, res.DataPackets, delivered, res.Drops, res.Duplicates)
+		}
+		t.Logf("%s: drops %d, retransmits %d, duplicates %d, max slowdown %.1f", cc, res.Drops, res.Retransmits, res.Duplicates, maxSlowdown(res))
+	}
+}
+
+func maxSlowdown(r *Result) float64 {
+	var m float64
+	for _, rec := range r.Records {
+		m = max(m, rec.Slowdown)
+	}
+	return m
 }

@@ -45,7 +45,7 @@ func less(a, b *event) bool {
 // next wheelSize buckets, each an unsorted slice sorted only when the
 // clock reaches it, with a heap for events beyond the wheel. Nearly every
 // event lands within a few microseconds of now, so scheduling is an
-// append and the sort of a bucket of a few dozen events is cheap;
+// append and sorting a bucket of a handful of events is cheap;
 // profiling showed a heap of all events took half the run time.
 type eventQueue struct {
 	seq     uint64
@@ -85,8 +85,10 @@ func (q *eventQueue) push(e event) {
 	q.seq++
 	b := e.t >> bucketShift
 	switch {
-	case b == q.base:
-		// The bucket being delivered: insert in order among the rest.
+	case b <= q.base:
+		// The bucket being delivered, or earlier: next may have moved
+		// base ahead to the next event while a flow start (not in the
+		// queue) happens first. Insert in order among the rest.
 		i := q.pos + sort.Search(len(q.cur)-q.pos, func(i int) bool { return less(&e, &q.cur[q.pos+i]) })
 		q.cur = append(q.cur, event{})
 		copy(q.cur[i+1:], q.cur[i:])

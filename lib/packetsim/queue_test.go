@@ -33,6 +33,16 @@ func TestEventQueueOrder(t *testing.T) {
 				seq++
 				continue
 			}
+			if r.IntN(4) == 0 {
+				// Peek, then schedule before the peeked event, as a flow
+				// start does.
+				if nx := q.next(); nx > now {
+					e := event{t: now + r.Int64N(nx-now)}
+					q.push(e)
+					pending = append(pending, key{e.t, seq})
+					seq++
+				}
+			}
 			sort.Slice(pending, func(i, j int) bool {
 				return pending[i].t < pending[j].t || (pending[i].t == pending[j].t && pending[i].seq < pending[j].seq)
 			})
