@@ -1,0 +1,114 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Executor runs tasks, each writing its own result under dir (Task.Run),
+// and calls done once per task as it finishes, with the task's index and
+// error, from one goroutine at a time. It returns when every task has
+// finished or ctx is done; task failures go to done, not to the return
+// value, which is for failures of the executor itself.
+type Executor interface {
+	Execute(ctx context.Context, dir string, tasks []Task, done func(i int, err error)) error
+}
+
+// Local runs tasks on a pool of goroutines in this process.
+type Local struct {
+	// Workers is the number of tasks run at once (default 1: estimators
+	// may use every core themselves).
+	Workers int
+}
+
+// Execute implements Executor.
+func (l Local) Execute(ctx context.Context, dir string, tasks []Task, done func(i int, err error)) error {
+	workers := max(1, min(l.Workers, len(tasks)))
+	next := make(chan int)
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				err := tasks[i].Run(ctx, dir)
+				mu.Lock()
+				done(i, err)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range tasks {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return ctx.Err()
+}
+
+// Report is the outcome of a sweep.
+type Report struct {
+	Total   int // tasks in the sweep
+	Skipped int // already done before this run
+	Ran     int // run now, successfully
+	Failed  int // run now, failed
+}
+
+// Sweep runs the tasks whose results are missing under dir through exec
+// and reports progress to p (which may be nil). Finished results are never
+// redone, so a sweep killed at any moment and started again completes with
+// the same results and no repeated work. Failed tasks do not stop the
+// others; their errors are returned together.
+func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p *Progress) (Report, error) {
+	rep := Report{Total: len(tasks)}
+	var todo []Task
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		key, err := t.Key()
+		if err != nil {
+			return rep, err
+		}
+		if seen[key] {
+			return rep, fmt.Errorf("experiment: task %s appears twice in the sweep", key)
+		}
+		seen[key] = true
+		ok, err := t.Done(dir)
+		if err != nil {
+			return rep, err
+		}
+		if ok {
+			rep.Skipped++
+		} else {
+			todo = append(todo, t)
+		}
+	}
+	p.Start(rep.Total, rep.Skipped)
+	defer p.Finish()
+	if len(todo) == 0 {
+		return rep, nil
+	}
+	var errs []error
+	err := exec.Execute(ctx, dir, todo, func(i int, err error) {
+		if err != nil {
+			rep.Failed++
+			errs = append(errs, err)
+		} else {
+			rep.Ran++
+		}
+		p.Step(err)
+	})
+	if err != nil {
+		errs = append([]error{err}, errs...)
+	}
+	return rep, errors.Join(errs...)
+}
