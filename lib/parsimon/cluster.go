@@ -1,0 +1,151 @@
+package parsimon
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// ClusterOptions are the thresholds of Parsimon's greedy link clustering
+// (Alg. 1, App. D). Zero fields take the defaults of DefaultClusterOptions.
+type ClusterOptions struct {
+	// MaxWMAPE bounds the WMAPE between the quantiles of flow sizes and
+	// between those of inter-arrival times (default 0.1).
+	MaxWMAPE float64 `json:"max_wmape,omitempty"`
+	// MaxLoadDiff bounds the absolute difference of loads (default 0.005).
+	MaxLoadDiff float64 `json:"max_load_diff,omitempty"`
+	// MaxLoadError, when positive, also bounds the relative load error
+	// |a-b|/a against the representative's load a (the paper's e; it uses
+	// 0.001-0.002 at high load).
+	MaxLoadError float64 `json:"max_load_error,omitempty"`
+	// Quantiles is the number of quantiles compared (default 1000).
+	Quantiles int `json:"quantiles,omitempty"`
+}
+
+// DefaultClusterOptions returns the thresholds of REFERENCE.md.
+func DefaultClusterOptions() ClusterOptions {
+	return ClusterOptions{MaxWMAPE: 0.1, MaxLoadDiff: 0.005, Quantiles: 1000}
+}
+
+func (o ClusterOptions) withDefaults() ClusterOptions {
+	d := DefaultClusterOptions()
+	if o.MaxWMAPE == 0 {
+		o.MaxWMAPE = d.MaxWMAPE
+	}
+	if o.MaxLoadDiff == 0 {
+		o.MaxLoadDiff = d.MaxLoadDiff
+	}
+	if o.Quantiles == 0 {
+		o.Quantiles = d.Quantiles
+	}
+	return o
+}
+
+func (o ClusterOptions) validate() error {
+	if o.MaxWMAPE < 0 || o.MaxLoadDiff < 0 || o.MaxLoadError < 0 || o.Quantiles < 2 {
+		return fmt.Errorf("parsimon: cluster thresholds must be >= 0 and quantiles >= 2, got %+v", o)
+	}
+	return nil
+}
+
+// Features describe a channel's workload for clustering (App. D): its
+// load, the quantiles of its flow sizes and of its flows' inter-arrival
+// times. Channels of different link-level shape or bandwidth never
+// cluster: their delays are not interchangeable whatever their workloads.
+type Features struct {
+	Kind      Kind
+	Bandwidth int64
+	Load      float64
+	Sizes     []float64
+	Gaps      []float64
+}
+
+// NewFeatures computes a channel's features from its flows' sizes and
+// start times (starts sorted ascending), keeping q quantiles of each.
+func NewFeatures(kind Kind, bandwidth int64, load float64, sizes, starts []int64, q int) Features {
+	s := make([]float64, len(sizes))
+	for i, v := range sizes {
+		s[i] = float64(v)
+	}
+	var g []float64
+	for i := 1; i < len(starts); i++ {
+		g = append(g, float64(starts[i]-starts[i-1]))
+	}
+	return Features{Kind: kind, Bandwidth: bandwidth, Load: load, Sizes: quantiles(s, q), Gaps: quantiles(g, q)}
+}
+
+// quantiles returns q quantiles of v at probabilities i/(q-1), i = 0..q-1,
+// by nearest rank; all zero for an empty v.
+func quantiles(v []float64, q int) []float64 {
+	out := make([]float64, q)
+	if len(v) == 0 {
+		return out
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	for i := range out {
+		out[i] = v[int(math.Round(float64(i)/float64(q-1)*float64(len(v)-1)))]
+	}
+	return out
+}
+
+// WMAPE is the weighted mean absolute percentage error of b against a:
+// sum |a_i - b_i| / sum |a_i|. It is 0 for two all-zero sequences and +Inf
+// when only a is all zero. The sequences must be equally long.
+func WMAPE(a, b []float64) float64 {
+	var num, den float64
+	for i := range a {
+		num += math.Abs(a[i] - b[i])
+		den += math.Abs(a[i])
+	}
+	if den == 0 {
+		if num == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return num / den
+}
+
+// Close reports whether candidate c may join the cluster of representative
+// r under o (zero thresholds taking their defaults).
+func (o ClusterOptions) Close(r, c Features) bool {
+	o = o.withDefaults()
+	if r.Kind != c.Kind || r.Bandwidth != c.Bandwidth || len(r.Sizes) != len(c.Sizes) || len(r.Gaps) != len(c.Gaps) {
+		return false
+	}
+	if math.Abs(r.Load-c.Load) >= o.MaxLoadDiff {
+		return false
+	}
+	if o.MaxLoadError > 0 && !(math.Abs(r.Load-c.Load) < o.MaxLoadError*r.Load) {
+		return false
+	}
+	return max(WMAPE(r.Sizes, c.Sizes), WMAPE(r.Gaps, c.Gaps)) < o.MaxWMAPE
+}
+
+// Cluster groups items greedily (Parsimon Alg. 1): the first unclustered
+// item becomes a representative and takes every later unclustered item
+// close enough to it. It returns each item's representative (an index into
+// feats; representatives are their own).
+func Cluster(feats []Features, o ClusterOptions) ([]int, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	rep := make([]int, len(feats))
+	for i := range rep {
+		rep[i] = -1
+	}
+	for i := range feats {
+		if rep[i] >= 0 {
+			continue
+		}
+		rep[i] = i
+		for j := i + 1; j < len(feats); j++ {
+			if rep[j] < 0 && o.Close(feats[i], feats[j]) {
+				rep[j] = i
+			}
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,217 @@
+package parsimon
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// DefaultInflation is how much faster than the downstream path's slowest
+// channel the inflated links of a link-level topology run (REFERENCE.md).
+const DefaultInflation = 10
+
+// Decomposition assigns every flow to the directed channels of its ECMP
+// path (Parsimon §3.1) and knows the ACK load each channel carries, from
+// which it builds the link-level simulation of any channel.
+type Decomposition struct {
+	Net   *topo.Network
+	Flows []workload.Flow
+	Cfg   netcfg.Config
+	// AckBps is, per channel, the rate of the ACKs that cross it: the ACKs
+	// of the flows on the reverse channel, ceil(size/payload) ACKs of
+	// AckBytes per flow, spread over the span of those flows' starts.
+	AckBps []float64
+
+	pathOff []int32 // flow i's path is paths[pathOff[i]:pathOff[i+1]]
+	paths   []int32
+	on      [][]int32 // flow indices per channel, in flow order
+}
+
+// Decompose routes flows over net. Flows must pass workload.Check.
+func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*Decomposition, error) {
+	if net == nil {
+		return nil, fmt.Errorf("parsimon: nil network")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("parsimon: %w", err)
+	}
+	if err := workload.Check(net, flows); err != nil {
+		return nil, fmt.Errorf("parsimon: %w", err)
+	}
+	if len(flows) >= math.MaxInt32 {
+		return nil, fmt.Errorf("parsimon: %d flows; at most %d are supported", len(flows), math.MaxInt32-1)
+	}
+	d := &Decomposition{
+		Net: net, Flows: flows, Cfg: cfg,
+		pathOff: make([]int32, len(flows)+1),
+		on:      make([][]int32, len(net.Channels)),
+	}
+	var buf []int
+	for i, f := range flows {
+		var err error
+		if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
+			return nil, fmt.Errorf("parsimon: %w", err)
+		}
+		for _, c := range buf {
+			d.paths = append(d.paths, int32(c))
+			d.on[c] = append(d.on[c], int32(i))
+		}
+		d.pathOff[i+1] = int32(len(d.paths))
+	}
+	d.AckBps = make([]float64, len(net.Channels))
+	for c := range net.Channels {
+		rev := d.on[net.Reverse(c)]
+		if len(rev) < 2 {
+			continue // no span of starts, no rate
+		}
+		span := flows[rev[len(rev)-1]].Start - flows[rev[0]].Start
+		if span <= 0 {
+			continue
+		}
+		var acks int64
+		for _, i := range rev {
+			acks += cfg.Packets(flows[i].Size)
+		}
+		d.AckBps[c] = float64(acks*cfg.AckBytes*8) * 1e9 / float64(span)
+	}
+	return d, nil
+}
+
+// Path returns the channels of flow index i's path (shared: do not modify).
+func (d *Decomposition) Path(i int) []int32 { return d.paths[d.pathOff[i]:d.pathOff[i+1]] }
+
+// On returns the indices (into Flows) of the flows crossing channel c, in
+// flow order (shared: do not modify).
+func (d *Decomposition) On(c int) []int32 { return d.on[c] }
+
+// Available is channel c's bandwidth left to data after the ACK correction
+// (Parsimon §3.2), never below half the nominal bandwidth: a rate estimated
+// from a few flows starting close together must not starve the link.
+func (d *Decomposition) Available(c int) int64 {
+	bw := d.Net.Channels[c].Bandwidth
+	return max(bw-int64(d.AckBps[c]+0.5), bw/2)
+}
+
+// Kind returns the link-level topology shape of channel c.
+func (d *Decomposition) Kind(c int) Kind {
+	ch := d.Net.Channels[c]
+	a, b := d.Net.IsHost(ch.Src), d.Net.IsHost(ch.Dst)
+	switch {
+	case a && b:
+		return Direct
+	case a:
+		return Uplink
+	case b:
+		return Downlink
+	}
+	return Core
+}
+
+// end is a source or destination host of a link-level topology with the
+// link that attaches it: the slowest bandwidth and longest delay seen over
+// the flows it carries (ECMP may give one host several paths).
+type end struct {
+	host              int
+	node              int
+	bw, nominal, dlay int64
+}
+
+// Task builds the link-level simulation of channel c (Parsimon §3.2,
+// Fig. 4): node 0 and node 1 are the channel's ends and link 0 the channel
+// itself at its ACK-corrected bandwidth. When node 0 is a switch, every
+// source host gets its own link to it at the bandwidth of its first hop
+// (ACK-corrected, not inflated) with the summed propagation delay of the
+// hops before c; when node 1 is a switch, every destination host gets a
+// link from it at inflation times the slowest bandwidth after c, with the
+// summed delay of the hops after c. Round-trip times are thereby those of
+// the full network. It returns nil for a channel no flow crosses.
+func (d *Decomposition) Task(c int, inflation float64) (*Task, error) {
+	if c < 0 || c >= len(d.Net.Channels) {
+		return nil, fmt.Errorf("parsimon: no channel %d (the network has %d)", c, len(d.Net.Channels))
+	}
+	if inflation < 1 {
+		return nil, fmt.Errorf("parsimon: inflation factor %g; it must be >= 1", inflation)
+	}
+	on := d.on[c]
+	if len(on) == 0 {
+		return nil, nil
+	}
+	ch := d.Net.Channels[c]
+	kind := d.Kind(c)
+	t := &Task{
+		Channel: c, Kind: kind, Config: d.Cfg,
+		KBytes: d.Cfg.KBytesFor(ch.Bandwidth),
+		Nodes:  []TaskNode{{ID: 0, Switch: kind == Core || kind == Downlink}, {ID: 1, Switch: kind == Core || kind == Uplink}},
+		Links:  []TaskLink{{A: 0, B: 1, Bandwidth: d.Available(c), NominalBandwidth: ch.Bandwidth, Delay: ch.Delay}},
+		Flows:  make([]workload.Flow, len(on)),
+	}
+	var srcs, dsts []end
+	srcIdx, dstIdx := map[int]int{}, map[int]int{}
+	for j, i := range on {
+		f := d.Flows[i]
+		path := d.Path(int(i))
+		k := 0
+		for path[k] != int32(c) {
+			k++
+		}
+		if t.Nodes[0].Switch {
+			first := int(path[0])
+			var delay int64
+			for _, h := range path[:k] {
+				delay += d.Net.Channels[h].Delay
+			}
+			e := end{host: f.Src, bw: d.Available(first), nominal: d.Net.Channels[first].Bandwidth, dlay: delay}
+			srcs = merge(srcs, srcIdx, e)
+		}
+		if t.Nodes[1].Switch {
+			var delay int64
+			slowest := int64(math.MaxInt64)
+			for _, h := range path[k+1:] {
+				delay += d.Net.Channels[h].Delay
+				slowest = min(slowest, d.Net.Channels[h].Bandwidth)
+			}
+			bw := int64(math.Round(inflation * float64(slowest)))
+			dsts = merge(dsts, dstIdx, end{host: f.Dst, bw: bw, nominal: bw, dlay: delay})
+		}
+		t.Flows[j] = workload.Flow{ID: f.ID, Src: 0, Dst: 1, Size: f.Size, Start: f.Start, Class: f.Class}
+	}
+	next := 2
+	for i := range srcs {
+		srcs[i].node = next
+		t.Nodes = append(t.Nodes, TaskNode{ID: next})
+		t.Links = append(t.Links, TaskLink{A: next, B: 0, Bandwidth: srcs[i].bw, NominalBandwidth: srcs[i].nominal, Delay: srcs[i].dlay})
+		next++
+	}
+	for i := range dsts {
+		dsts[i].node = next
+		t.Nodes = append(t.Nodes, TaskNode{ID: next})
+		t.Links = append(t.Links, TaskLink{A: 1, B: next, Bandwidth: dsts[i].bw, NominalBandwidth: dsts[i].nominal, Delay: dsts[i].dlay})
+		next++
+	}
+	for j, i := range on {
+		f := d.Flows[i]
+		if t.Nodes[0].Switch {
+			t.Flows[j].Src = srcs[srcIdx[f.Src]].node
+		}
+		if t.Nodes[1].Switch {
+			t.Flows[j].Dst = dsts[dstIdx[f.Dst]].node
+		}
+	}
+	return t, nil
+}
+
+// merge adds e to ends, or folds it into the entry for the same host
+// (slowest bandwidth, longest delay).
+func merge(ends []end, idx map[int]int, e end) []end {
+	i, ok := idx[e.host]
+	if !ok {
+		idx[e.host] = len(ends)
+		return append(ends, e)
+	}
+	o := &ends[i]
+	o.bw, o.nominal, o.dlay = min(o.bw, e.bw), min(o.nominal, e.nominal), max(o.dlay, e.dlay)
+	return ends
+}

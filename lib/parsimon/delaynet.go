@@ -1,0 +1,110 @@
+package parsimon
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// DelayNet is the queryable delay network of Parsimon §3.4: the topology
+// with, on every channel, the bucketed packet-normalized delays of its own
+// link-level simulation or of its cluster representative's. End-to-end
+// estimates convolve the channels of a path by Monte-Carlo sampling.
+type DelayNet struct {
+	Net *topo.Network
+	Cfg netcfg.Config
+	// Channel holds each channel's delay distribution; nil for a channel
+	// without records, which adds no delay.
+	Channel []*Buckets
+}
+
+// NewDelayNet returns a delay network over net with no delays yet; set
+// Channel entries to fill it.
+func NewDelayNet(net *topo.Network, cfg netcfg.Config) *DelayNet {
+	return &DelayNet{Net: net, Cfg: cfg, Channel: make([]*Buckets, len(net.Channels))}
+}
+
+// sample is one Monte-Carlo draw of the FCT of a flow of size bytes on
+// path: its ideal FCT plus its packet count times the sum, over the path's
+// channels, of a packet-normalized delay drawn from each channel's bucket
+// for that size.
+func (d *DelayNet) sample(path []int, size int64, r *rand.Rand) (fct, ideal int64) {
+	var sum float64
+	for _, c := range path {
+		if b := d.Channel[c]; b != nil {
+			sum += b.Sample(size, r)
+		}
+	}
+	ideal = metrics.IdealFCT(d.Net, path, size, d.Cfg)
+	return ideal + int64(math.Round(float64(d.Cfg.Packets(size))*sum)), ideal
+}
+
+// Estimate draws one FCT estimate for a flow of size bytes from host src
+// to host dst, on an ECMP path picked at random with r. The record's
+// FlowID is -1.
+func (d *DelayNet) Estimate(size int64, src, dst int, r *rand.Rand) (metrics.Record, error) {
+	if size <= 0 {
+		return metrics.Record{}, fmt.Errorf("parsimon: flow size %d bytes; it must be positive", size)
+	}
+	path, err := d.Net.Path(int(r.Uint64()>>2), src, dst)
+	if err != nil {
+		return metrics.Record{}, fmt.Errorf("parsimon: %w", err)
+	}
+	fct, ideal := d.sample(path, size, r)
+	return metrics.Record{FlowID: -1, Src: src, Dst: dst, Size: size, FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal)}, nil
+}
+
+// EstimateFlows estimates every flow on its own ECMP path. Flow f's draws
+// come from a PCG seeded with (seed, f.ID), so a flow's estimate does not
+// depend on which other flows are queried with it.
+func (d *DelayNet) EstimateFlows(flows []workload.Flow, seed uint64) ([]metrics.Record, error) {
+	recs := make([]metrics.Record, len(flows))
+	var path []int
+	pcg := rand.NewPCG(0, 0)
+	r := rand.New(pcg)
+	for i, f := range flows {
+		if f.Size <= 0 {
+			return nil, fmt.Errorf("parsimon: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
+		}
+		var err error
+		if path, err = d.Net.AppendPath(path[:0], f.ID, f.Src, f.Dst); err != nil {
+			return nil, fmt.Errorf("parsimon: %w", err)
+		}
+		pcg.Seed(seed, uint64(f.ID))
+		fct, ideal := d.sample(path, f.Size, r)
+		recs[i] = metrics.Record{
+			FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
+			FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class,
+		}
+	}
+	return recs, nil
+}
+
+// EstimatePair estimates the flows from host src to host dst among flows:
+// the source-destination query of Parsimon §3.4.
+func (d *DelayNet) EstimatePair(flows []workload.Flow, src, dst int, seed uint64) ([]metrics.Record, error) {
+	var sel []workload.Flow
+	for _, f := range flows {
+		if f.Src == src && f.Dst == dst {
+			sel = append(sel, f)
+		}
+	}
+	return d.EstimateFlows(sel, seed)
+}
+
+// EstimateClass estimates the flows of one class (a component of a mixed
+// workload, Parsimon App. A) among flows.
+func (d *DelayNet) EstimateClass(flows []workload.Flow, class int, seed uint64) ([]metrics.Record, error) {
+	var sel []workload.Flow
+	for _, f := range flows {
+		if f.Class == class {
+			sel = append(sel, f)
+		}
+	}
+	return d.EstimateFlows(sel, seed)
+}

@@ -1,0 +1,231 @@
+// Package parsimon estimates flow-completion-time distributions with the
+// link-level decomposition of Parsimon (Zhao et al., NSDI 2023, §3-4 and
+// App. D; constants in REFERENCE.md).
+//
+// Run decomposes a workload over the directed channels of its flows' ECMP
+// paths (Decompose), builds for every busy channel a small link-level
+// topology that keeps round-trip times, with un-inflated first hops,
+// inflated downstream links and ACK-corrected bandwidths (Decomposition.Task),
+// optionally clusters channels with similar workloads so that only one
+// representative per cluster is simulated (Cluster), runs the link-level
+// simulations on a worker pool (RunTasks; each Task is plain data, so it
+// could equally run elsewhere), buckets each channel's packet-normalized
+// delays by flow size (NewBuckets) and answers FCT queries by Monte-Carlo
+// convolution over a flow's path (DelayNet).
+//
+// The approximations are the paper's and bias estimates upwards: no
+// upstream fan-in or cross-traffic smoothing, independent hops, and delays
+// of simultaneous bottlenecks added up.
+package parsimon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// Options configure Run. Zero fields take the defaults.
+type Options struct {
+	// Workers is the size of the link simulation pool (default
+	// runtime.NumCPU()).
+	Workers int `json:"workers,omitempty"`
+	// Seed seeds the Monte-Carlo convolution.
+	Seed uint64 `json:"seed,omitempty"`
+	// Cluster turns on clustering and pruning (Parsimon/C).
+	Cluster        bool           `json:"cluster,omitempty"`
+	ClusterOptions ClusterOptions `json:"cluster_options,omitempty"`
+	// BucketSize and BucketRatio are B and x of the bucketing (100, 2).
+	BucketSize  int     `json:"bucket_size,omitempty"`
+	BucketRatio float64 `json:"bucket_ratio,omitempty"`
+	// Inflation is the speed-up of inflated downstream links (10).
+	Inflation float64 `json:"inflation,omitempty"`
+	// Backend runs the link-level simulations (default Packetsim).
+	Backend Backend `json:"-"`
+	// Progress, when set, receives progress lines of the link simulations.
+	Progress io.Writer `json:"-"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.BucketSize == 0 {
+		o.BucketSize = DefaultBucketSize
+	}
+	if o.BucketRatio == 0 {
+		o.BucketRatio = DefaultBucketRatio
+	}
+	if o.Inflation == 0 {
+		o.Inflation = DefaultInflation
+	}
+	if o.Backend == nil {
+		o.Backend = Packetsim
+	}
+	o.ClusterOptions = o.ClusterOptions.withDefaults()
+	return o
+}
+
+// Packetsim is the default link-level backend: lib/packetsim run to
+// completion with the given per-port ECN thresholds.
+func Packetsim(_ context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, kBytes map[int]int64) ([]metrics.Record, error) {
+	res, err := packetsim.Run(net, flows, cfg, packetsim.Options{KBytes: kBytes})
+	if err != nil {
+		return nil, err
+	}
+	return res.Records, nil
+}
+
+// ChannelStat describes one channel of a run.
+type ChannelStat struct {
+	Channel   int
+	Kind      Kind
+	Bandwidth int64   // bps
+	AckBps    float64 // ACK rate subtracted from the bandwidth
+	Load      float64 // payload load over the span of all flow starts
+	Flows     int
+	// Representative is the channel whose simulation stands for this one:
+	// itself when simulated, -1 when no flow crosses it.
+	Representative int
+	WallSeconds    float64 // its link simulation's wall time (0 if pruned)
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	// Records holds one estimate per flow, in flow order.
+	Records  []metrics.Record
+	Net      *DelayNet
+	Channels []ChannelStat
+	// Simulated and Pruned count the busy channels that were simulated
+	// and those that took a representative's delays instead.
+	Simulated, Pruned int
+	// Wall times in seconds: decomposition, clustering and task building;
+	// the link simulation pool; bucketing and convolution; and the longest
+	// single link simulation.
+	SetupSeconds, SimSeconds, ConvolveSeconds, LongestSimSeconds float64
+}
+
+// InfSeconds is the Parsimon/inf figure: the run time with unlimited cores,
+// the longest link simulation plus the fixed costs of setup and
+// convolution.
+func (r *Result) InfSeconds() float64 {
+	return r.SetupSeconds + r.LongestSimSeconds + r.ConvolveSeconds
+}
+
+// Run estimates the FCT of every flow on net under cfg with Parsimon.
+func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+	o := opts.withDefaults()
+	if err := o.ClusterOptions.validate(); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	d, err := Decompose(net, flows, cfg)
+	if err != nil {
+		return nil, err
+	}
+	loads, err := metrics.LinkLoads(net, flows)
+	if err != nil {
+		return nil, fmt.Errorf("parsimon: %w", err)
+	}
+	res := &Result{Channels: make([]ChannelStat, len(net.Channels))}
+	var busy []int
+	for c, ch := range net.Channels {
+		res.Channels[c] = ChannelStat{
+			Channel: c, Kind: d.Kind(c), Bandwidth: ch.Bandwidth, AckBps: d.AckBps[c],
+			Load: loads.Channel[c], Flows: len(d.On(c)), Representative: -1,
+		}
+		if len(d.On(c)) > 0 {
+			busy = append(busy, c)
+			res.Channels[c].Representative = c
+		}
+	}
+	if o.Cluster {
+		feats := make([]Features, len(busy))
+		for i, c := range busy {
+			on := d.On(c)
+			sizes, starts := make([]int64, len(on)), make([]int64, len(on))
+			for j, fi := range on {
+				sizes[j], starts[j] = flows[fi].Size, flows[fi].Start
+			}
+			feats[i] = NewFeatures(d.Kind(c), net.Channels[c].Bandwidth, loads.Channel[c], sizes, starts, o.ClusterOptions.Quantiles)
+		}
+		rep, err := Cluster(feats, o.ClusterOptions)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range busy {
+			res.Channels[c].Representative = busy[rep[i]]
+		}
+	}
+	var tasks []*Task
+	for _, c := range busy {
+		if res.Channels[c].Representative != c {
+			res.Pruned++
+			continue
+		}
+		t, err := d.Task(c, o.Inflation)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	res.Simulated = len(tasks)
+	res.SetupSeconds = time.Since(t0).Seconds()
+
+	t1 := time.Now()
+	out, err := RunTasks(ctx, tasks, o.Backend, o.Workers, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	res.SimSeconds = time.Since(t1).Seconds()
+
+	t2 := time.Now()
+	res.Net = NewDelayNet(net, cfg)
+	for _, tr := range out {
+		res.Channels[tr.Channel].WallSeconds = tr.WallSeconds
+		res.LongestSimSeconds = max(res.LongestSimSeconds, tr.WallSeconds)
+		pn := make([]float64, len(tr.Delays))
+		for i, dl := range tr.Delays {
+			pn[i] = float64(dl) / float64(cfg.Packets(tr.Sizes[i]))
+		}
+		if res.Net.Channel[tr.Channel], err = NewBuckets(tr.Sizes, pn, o.BucketSize, o.BucketRatio); err != nil {
+			return nil, fmt.Errorf("parsimon: channel %d: %w", tr.Channel, err)
+		}
+	}
+	for _, c := range busy {
+		res.Net.Channel[c] = res.Net.Channel[res.Channels[c].Representative]
+	}
+	if res.Records, err = res.Net.EstimateFlows(flows, o.Seed); err != nil {
+		return nil, err
+	}
+	res.ConvolveSeconds = time.Since(t2).Seconds()
+	return res, nil
+}
+
+// ChannelsTable returns the per-channel frame of a run: channel id, its
+// link-level shape, bandwidth, ACK rate, load, number of flows, cluster
+// representative (-1 for idle channels) and link simulation wall time.
+func (r *Result) ChannelsTable() *frame.Table {
+	n := len(r.Channels)
+	id, bw, flows, rep := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	ack, load, wall := make([]float64, n), make([]float64, n), make([]float64, n)
+	kind := make([]string, n)
+	for i, c := range r.Channels {
+		id[i], bw[i], flows[i], rep[i] = int64(c.Channel), c.Bandwidth, int64(c.Flows), int64(c.Representative)
+		ack[i], load[i], wall[i], kind[i] = c.AckBps, c.Load, c.WallSeconds, c.Kind.String()
+	}
+	return &frame.Table{Columns: []frame.Column{
+		frame.Int64Column(frame.ColChannelID, id),
+		frame.StringColumn(frame.ColKind, kind),
+		frame.Int64Column(frame.ColBandwidth, bw),
+		frame.Float64Column("ack_bps", ack),
+		frame.Float64Column("load", load),
+		frame.Int64Column("flows", flows),
+		frame.Int64Column("representative", rep),
+		frame.Float64Column("wall_seconds", wall),
+	}}
+}

@@ -1,0 +1,170 @@
+package parsimon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// Kind is the shape of a link-level topology, set by which ends of the
+// target channel are hosts (Parsimon Fig. 4).
+type Kind int
+
+const (
+	// Uplink is a host-to-switch channel (Fig. 4 case A): the source host's
+	// NIC is the bottleneck; destinations hang off the switch on inflated
+	// links.
+	Uplink Kind = iota
+	// Core is a switch-to-switch channel (case B): sources feed the input
+	// switch over their un-inflated first hops, destinations hang off the
+	// output switch on inflated links.
+	Core
+	// Downlink is a switch-to-host channel (case C): sources feed the
+	// switch over their un-inflated first hops.
+	Downlink
+	// Direct is a host-to-host channel: the link-level topology is the
+	// channel alone.
+	Direct
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Uplink:
+		return "uplink"
+	case Core:
+		return "core"
+	case Downlink:
+		return "downlink"
+	case Direct:
+		return "direct"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// TaskNode is a node of a link-level topology.
+type TaskNode struct {
+	ID     int  `json:"id"`
+	Switch bool `json:"switch"`
+}
+
+// TaskLink is a link of a link-level topology. Bandwidth is what the link
+// simulation runs at (ACK-corrected, or inflated); NominalBandwidth is the
+// bandwidth the link stands for in the full network, against which the
+// flows' ideal FCTs (and so their delays) are measured.
+type TaskLink struct {
+	A                int   `json:"a"`
+	B                int   `json:"b"`
+	Bandwidth        int64 `json:"bandwidth_bps"`
+	NominalBandwidth int64 `json:"nominal_bandwidth_bps"`
+	Delay            int64 `json:"delay_ns"`
+}
+
+// Task is one link-level simulation: a small topology whose link 0 carries
+// the target channel (node 0 to node 1, so the target is channel 0 of the
+// small network), the flows crossing the target with their endpoints
+// remapped into the small topology, the network model and the ECN
+// threshold the target port has in the full network. It is plain data
+// (JSON-serializable), so that it can run in a goroutine, another process
+// or a Slurm array element alike.
+type Task struct {
+	Channel int             `json:"channel"` // target channel id in the full network
+	Kind    Kind            `json:"kind"`
+	Nodes   []TaskNode      `json:"nodes"`
+	Links   []TaskLink      `json:"links"`
+	KBytes  int64           `json:"k_bytes"` // ECN threshold of the target port
+	Flows   []workload.Flow `json:"flows"`
+	Config  netcfg.Config   `json:"config"`
+}
+
+// TaskResult is what a link-level simulation produced: per flow (in task
+// order) its size and the delay the target channel added, max(FCT - ideal,
+// 0) in nanoseconds, plus the simulation's wall time.
+type TaskResult struct {
+	Channel     int     `json:"channel"`
+	FlowIDs     []int   `json:"flow_ids"`
+	Sizes       []int64 `json:"sizes"`
+	Delays      []int64 `json:"delays_ns"`
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// Backend runs the flows of a link-level simulation on net, with the ECN
+// threshold of single ports overridden by kBytes (channel -> bytes), and
+// returns one record per flow in flow order. Records need FlowID and FCT;
+// ideal FCTs are computed by RunTask.
+type Backend func(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, kBytes map[int]int64) ([]metrics.Record, error)
+
+// Network builds the task's link-level topology at simulation bandwidths
+// (nominal false) or at nominal ones (nominal true).
+func (t *Task) Network(nominal bool) (*topo.Network, error) {
+	nodes := make([]topo.Node, len(t.Nodes))
+	for i, n := range t.Nodes {
+		nodes[i] = topo.Node{ID: n.ID, Kind: topo.Host, Rack: -1, Pod: -1}
+		if n.Switch {
+			nodes[i].Kind = topo.Switch
+		}
+	}
+	links := make([]topo.Link, len(t.Links))
+	for i, l := range t.Links {
+		bw := l.Bandwidth
+		if nominal {
+			bw = l.NominalBandwidth
+		}
+		links[i] = topo.Link{A: l.A, B: l.B, Bandwidth: bw, Delay: l.Delay}
+	}
+	n, err := topo.New(fmt.Sprintf("link-%d", t.Channel), nodes, links)
+	if err != nil {
+		return nil, fmt.Errorf("parsimon: link-level topology of channel %d: %w", t.Channel, err)
+	}
+	return n, nil
+}
+
+// RunTask runs a link-level simulation with backend and turns its FCTs into
+// the delays the target channel contributed: FCT minus the flow's ideal FCT
+// on the nominal link-level topology, floored at 0.
+func RunTask(ctx context.Context, t *Task, backend Backend) (*TaskResult, error) {
+	if backend == nil {
+		return nil, fmt.Errorf("parsimon: task %d: nil backend", t.Channel)
+	}
+	sim, err := t.Network(false)
+	if err != nil {
+		return nil, err
+	}
+	nom, err := t.Network(true)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	recs, err := backend(ctx, sim, t.Flows, t.Config, map[int]int64{0: t.KBytes})
+	if err != nil {
+		return nil, fmt.Errorf("parsimon: link simulation of channel %d: %w", t.Channel, err)
+	}
+	wall := time.Since(t0).Seconds()
+	if len(recs) != len(t.Flows) {
+		return nil, fmt.Errorf("parsimon: link simulation of channel %d finished %d of %d flows", t.Channel, len(recs), len(t.Flows))
+	}
+	res := &TaskResult{
+		Channel:     t.Channel,
+		FlowIDs:     make([]int, len(recs)),
+		Sizes:       make([]int64, len(recs)),
+		Delays:      make([]int64, len(recs)),
+		WallSeconds: wall,
+	}
+	var path []int
+	for i, r := range recs {
+		f := t.Flows[i]
+		if r.FlowID != f.ID {
+			return nil, fmt.Errorf("parsimon: link simulation of channel %d returned flow %d at position %d, want flow %d", t.Channel, r.FlowID, i, f.ID)
+		}
+		if path, err = nom.AppendPath(path[:0], f.ID, f.Src, f.Dst); err != nil {
+			return nil, err
+		}
+		ideal := metrics.IdealFCT(nom, path, f.Size, t.Config)
+		res.FlowIDs[i], res.Sizes[i], res.Delays[i] = f.ID, f.Size, max(r.FCT-ideal, 0)
+	}
+	return res, nil
+}
