@@ -3,15 +3,14 @@
 
 GO      ?= go
 OUT     ?= out
-SCALE   ?= quick
 BIN     := build/bin/tailscope
 
 .PHONY: all deps test unit reproduce bench tailscope clean
 
 all: tailscope
 
-# System and npm pieces the tests need: Node.js for the independent Parquet
-# reader (tools/parquetcheck).
+# npm pieces the tests need: the independent Parquet reader
+# (tools/parquetcheck), reinstalled whenever its lock file changes.
 deps: tools/parquetcheck/node_modules/.package-lock.json
 
 tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-lock.json
@@ -21,25 +20,30 @@ tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-l
 tailscope:
 	$(GO) build -o $(BIN) ./cmd/tailscope
 
-# Unit and integration tests of the library (no notebooks).
-unit: deps
+# Library tests, including the ns-3 baseline's (ns-3 is installed first).
+unit: deps ns3
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-# The README's test command, also what CI runs.
-test: unit
+# The README's test command, also what CI runs: library tests, the kernel's
+# Jupyter-protocol smoke test, and every notebook executed at ci scale.
+test: unit kernel-test
+	$(MAKE) notebooks SCALE=ci
 
-# Quick reproduction on the embedded default scenario: frames and figures
-# land in $(OUT)/.
+# Quick reproduction on the embedded default scenario: the notebooks at
+# quick scale (frames and figures under $(OUT)/notebooks and
+# build/notebooks), plus the default scenario's frames from the CLI.
 reproduce: deps tailscope
-	mkdir -p $(OUT)
 	$(BIN) gen --spec default --out $(OUT)/default/flows.parquet
-	@echo "reproduce: frames are in $(OUT)/"
+	$(BIN) run --spec default --estimator packetsim,flowsim --out $(OUT)/runs
+	$(MAKE) notebooks SCALE=quick
+	@echo "reproduce: frames in $(OUT)/, executed notebooks in build/notebooks/"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
 clean:
-	rm -rf build $(OUT)
+	rm -rf build/bin build/notebooks $(OUT)
 
 -include kernel/kernel.mk
+-include lib/ns3/ns3.mk

@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Percentile returns the p-th percentile (0 <= p <= 100) of xs by linear
@@ -111,4 +113,21 @@ func Compare(est, base []Record, b Bins, p float64) Comparison {
 	c.All, c.BaseAll = Percentile(Slowdowns(est), p), Percentile(Slowdowns(base), p)
 	c.ErrorAll = P99Error(c.All, c.BaseAll)
 	return c
+}
+
+// String renders the comparison as a fixed-width text table, one row per
+// size bin and one for all flows, so that a notebook cell or a terminal
+// shows it readably.
+func (c Comparison) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-12s %8s %10s %10s %8s\n", "size", "flows", fmt.Sprintf("est p%g", c.Percentile), fmt.Sprintf("base p%g", c.Percentile), "error")
+	for i, l := range c.Labels {
+		fmt.Fprintf(&b, "%-12s %8d %10.3f %10.3f %+7.1f%%\n", l, c.Count[i], c.Est[i], c.Base[i], 100*c.Error[i])
+	}
+	n := 0
+	for _, k := range c.Count {
+		n += k
+	}
+	fmt.Fprintf(&b, "%-12s %8d %10.3f %10.3f %+7.1f%%\n", "all", n, c.All, c.BaseAll, 100*c.ErrorAll)
+	return b.String()
 }

@@ -193,3 +193,15 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+func TestComparisonString(t *testing.T) {
+	c := Comparison{Percentile: 99, Labels: []string{"<=1KB", ">1KB"}, Count: []int{3, 1},
+		Est: []float64{2, 4}, Base: []float64{2, 5}, Error: []float64{0, -0.2}, All: 4, BaseAll: 5, ErrorAll: -0.2}
+	want := "size            flows    est p99   base p99    error\n" +
+		"<=1KB               3      2.000      2.000    +0.0%\n" +
+		">1KB                1      4.000      5.000   -20.0%\n" +
+		"all                 4      4.000      5.000   -20.0%\n"
+	if got := c.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

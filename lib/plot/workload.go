@@ -114,6 +114,6 @@ func LoadCDF(names []string, loads [][]float64) (*Figure, error) {
 		p.Legend.Add(names[i], l)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Top, p.Legend.Left = false, false // the curves climb at the left
 	return Single(p), nil
 }
