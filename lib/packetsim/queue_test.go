@@ -22,7 +22,7 @@ func TestEventQueueOrder(t *testing.T) {
 		var got, want []key
 		var now int64
 		var seq uint64
-		for step := 0; step < 20000; step++ {
+		for step := 0; step < 8000; step++ {
 			if len(pending) == 0 || r.IntN(3) > 0 {
 				e := event{t: now + r.Int64N(spread)}
 				if r.IntN(10) == 0 {
