@@ -1,0 +1,77 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Plain lines: throttled to one per interval plus the last, ETA from the
+// rate of the tasks run (skipped ones excluded), failures counted.
+func TestProgressLines(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b, "sweep")
+	if p.terminal {
+		t.Fatal("a strings.Builder is not a terminal")
+	}
+	clock := time.Unix(0, 0)
+	p.now = func() time.Time { return clock }
+	p.Interval = 10 * time.Second
+	p.Start(10, 2)
+	steps := []struct {
+		after time.Duration
+		err   error
+	}{
+		{5 * time.Second, nil},  // 3/10 after 5 s: throttled (5 s since the start line)
+		{5 * time.Second, nil},  // 4/10 at 10 s: 2 ran in 10 s, 6 left: ETA 30 s
+		{20 * time.Second, nil}, // 5/10 at 30 s: 3 in 30 s, 5 left: ETA 50 s
+		{1 * time.Second, errors.New("x")},
+		{1 * time.Second, nil},
+		{1 * time.Second, nil},
+		{1 * time.Second, nil},
+		{1 * time.Second, nil}, // 10/10: always reported
+	}
+	for _, s := range steps {
+		clock = clock.Add(s.after)
+		p.Step(s.err)
+	}
+	p.Finish()
+	want := "sweep: 2/10 already done, skipped\n" +
+		"sweep 2/10 done, ETA ?\n" +
+		"sweep 4/10 done, ETA 30s\n" +
+		"sweep 5/10 done, ETA 50s\n" +
+		"sweep 10/10 done, 1 failed, ETA 0s\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// On a terminal the bar is redrawn in place after every task.
+func TestProgressBar(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b, "sweep")
+	p.terminal = true
+	clock := time.Unix(0, 0)
+	p.now = func() time.Time { return clock }
+	p.Start(3, 0)
+	for i := 0; i < 3; i++ {
+		clock = clock.Add(time.Minute)
+		p.Step(nil)
+	}
+	p.Finish()
+	frames := strings.Split(b.String(), "\r")[1:]
+	if len(frames) != 4 {
+		t.Fatalf("%d bar frames, want 4: %q", len(frames), b.String())
+	}
+	if !strings.HasPrefix(frames[1], "sweep [==========                    ] 1/3, ETA 2m0s") {
+		t.Errorf("frame after one task %q", frames[1])
+	}
+	if !strings.HasPrefix(frames[3], "sweep [==============================] 3/3, ETA 0s") || !strings.HasSuffix(frames[3], "\n") {
+		t.Errorf("last frame %q", frames[3])
+	}
+	var nilp *Progress
+	nilp.Start(1, 0) // a nil reporter is silent, not a crash
+	nilp.Step(nil)
+	nilp.Finish()
+}
