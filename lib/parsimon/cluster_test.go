@@ -1,0 +1,84 @@
+package parsimon
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestWMAPE(t *testing.T) {
+	for _, c := range []struct {
+		a, b []float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, []float64{1, 2, 3, 4}, 0},
+		{[]float64{1, 2, 3, 4}, []float64{2, 2, 3, 2}, 0.3}, // (1+0+0+2)/10
+		{[]float64{2, 2, 3, 2}, []float64{1, 2, 3, 4}, 3.0 / 9}, // not symmetric
+		{[]float64{0, 0}, []float64{0, 0}, 0},
+		{[]float64{0, 0}, []float64{0, 1}, math.Inf(1)},
+	} {
+		if got := WMAPE(c.a, c.b); math.Abs(got-c.want) > 1e-12 && got != c.want {
+			t.Errorf("WMAPE(%v, %v) = %g, want %g", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestQuantiles(t *testing.T) {
+	// 5 quantiles of 0..100 at probabilities 0, .25, .5, .75, 1.
+	v := make([]float64, 101)
+	for i := range v {
+		v[100-i] = float64(i) // unsorted input
+	}
+	if got, want := quantiles(v, 5), []float64{0, 25, 50, 75, 100}; !reflect.DeepEqual(got, want) {
+		t.Errorf("quantiles = %v, want %v", got, want)
+	}
+	if got := quantiles(nil, 3); !reflect.DeepEqual(got, []float64{0, 0, 0}) {
+		t.Errorf("quantiles of nothing = %v", got)
+	}
+}
+
+// Synthetic channels: sizes and gaps on grids, scaled to make them as
+// close or as far as wanted.
+func synth(kind Kind, bw int64, load, sizeScale, gapScale float64) Features {
+	sizes, starts := make([]int64, 200), make([]int64, 200)
+	var t int64
+	for i := range sizes {
+		sizes[i] = int64(sizeScale * float64(1000+37*i))
+		t += int64(gapScale * float64(500+i%13*100))
+		starts[i] = t
+	}
+	return NewFeatures(kind, bw, load, sizes, starts, 1000)
+}
+
+func TestCluster(t *testing.T) {
+	base := synth(Core, 40*gbps, 0.300, 1, 1)
+	feats := []Features{
+		base,                                    // 0: representative
+		synth(Core, 40*gbps, 0.302, 1.05, 0.96), // 1: within 0.005 load, sizes/gaps 4-5% off: joins 0
+		synth(Core, 40*gbps, 0.310, 1, 1),       // 2: load 0.01 away: own cluster
+		synth(Core, 40*gbps, 0.300, 1.2, 1),     // 3: sizes 20% off: own cluster
+		synth(Core, 40*gbps, 0.299, 1, 1.3),     // 4: gaps 30% off: own cluster
+		synth(Uplink, 40*gbps, 0.300, 1, 1),     // 5: another shape: own cluster
+		synth(Core, 10*gbps, 0.300, 1, 1),       // 6: another bandwidth: own cluster
+		synth(Core, 40*gbps, 0.3085, 1, 1),      // 7: close to 2 (0.0015), not to 0
+		synth(Core, 40*gbps, 0.3035, 1, 1),      // 8: close to 0 (0.0035) and to 2; 0 comes first
+	}
+	rep, err := Cluster(feats, ClusterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 0, 2, 3, 4, 5, 6, 2, 0}; !reflect.DeepEqual(rep, want) {
+		t.Errorf("representatives %v, want %v", rep, want)
+	}
+	// A relative load error bound of 0.5% splits 1 (0.67% off) from 0.
+	rep, err = Cluster(feats[:2], ClusterOptions{MaxLoadError: 0.005})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{0, 1}; !reflect.DeepEqual(rep, want) {
+		t.Errorf("with MaxLoadError: representatives %v, want %v", rep, want)
+	}
+	if _, err := Cluster(feats, ClusterOptions{MaxWMAPE: -1}); err == nil {
+		t.Error("negative threshold accepted")
+	}
+}
