@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
+)
+
+func init() {
+	register("sweep", "sample scenarios from a space and run estimators on each, resuming where a previous run stopped", runSweep)
+}
+
+func runSweep(args []string) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	space := fs.String("space", "default", "sample space (JSON file) or \"default\" (Parsimon Table 3 on the 32-rack fabrics)")
+	n := fs.Int("n", 192, "scenarios to sample")
+	seed := fs.Uint64("seed", 1, "sampling seed")
+	flows := fs.Int("flows", 0, "override the space's flow counts")
+	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
+	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"packetsim":{"stop_at_ns":1000000}}`)
+	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
+	executor := fs.String("executor", "local", "local or slurm")
+	workers := fs.Int("workers", 1, "local: tasks run at once")
+	partition := fs.String("partition", "", "slurm: partition")
+	timeLimit := fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's)")
+	cpus := fs.Int("cpus-per-task", 0, "slurm: CPUs per task")
+	printSpace := fs.Bool("print-space", false, "print the space as JSON and exit (a template for your own)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sp, err := experiment.LoadSpace(*space)
+	if err != nil {
+		return err
+	}
+	if *flows > 0 {
+		sp.Flows = []int{*flows}
+	}
+	if *printSpace {
+		b, err := json.MarshalIndent(sp, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Println(string(b))
+		return nil
+	}
+	specs, err := experiment.Sample(sp, *n, *seed)
+	if err != nil {
+		return err
+	}
+	opts := map[string]json.RawMessage{}
+	if *options != "" {
+		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
+			return fmt.Errorf("--options must be a JSON object of estimator name to options: %w", err)
+		}
+	}
+	optStrings := map[string]string{}
+	for k, v := range opts {
+		optStrings[k] = string(v)
+	}
+	tasks, err := experiment.Tasks(specs, split(*names), optStrings)
+	if err != nil {
+		return err
+	}
+	var exec experiment.Executor
+	switch *executor {
+	case "local":
+		exec = experiment.Local{Workers: *workers}
+	case "slurm":
+		exec = experiment.Slurm{Partition: *partition, TimeLimit: *timeLimit, CPUsPerTask: *cpus}
+	default:
+		return fmt.Errorf("unknown executor %q (local or slurm)", *executor)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	// The sweep's definition beside its results, for provenance.
+	manifest, err := json.MarshalIndent(map[string]any{"space": sp, "n": *n, "seed": *seed, "estimators": split(*names), "options": opts}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, "sweep.json"), append(manifest, '\n'), 0o644); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t0 := time.Now()
+	rep, err := experiment.Sweep(ctx, *out, tasks, exec, experiment.NewProgress(os.Stderr, "sweep"))
+	fmt.Printf("sweep: %d tasks (%d scenarios x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
+		rep.Total, len(specs), len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, time.Since(t0).Round(time.Millisecond), *out)
+	return err
+}
