@@ -12,7 +12,7 @@ func TestWMAPE(t *testing.T) {
 		want float64
 	}{
 		{[]float64{1, 2, 3, 4}, []float64{1, 2, 3, 4}, 0},
-		{[]float64{1, 2, 3, 4}, []float64{2, 2, 3, 2}, 0.3}, // (1+0+0+2)/10
+		{[]float64{1, 2, 3, 4}, []float64{2, 2, 3, 2}, 0.3},     // (1+0+0+2)/10
 		{[]float64{2, 2, 3, 2}, []float64{1, 2, 3, 4}, 3.0 / 9}, // not symmetric
 		{[]float64{0, 0}, []float64{0, 0}, 0},
 		{[]float64{0, 0}, []float64{0, 1}, math.Inf(1)},

@@ -1,0 +1,151 @@
+package parsimon
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// tinyScenario is a fabric of 2 pods x 2 racks x 2 hosts, 2 planes of one
+// spine, with n WebServer flows, uniform rack matrix, bursty arrivals
+// (sigma 2) at 30% max load.
+func tinyScenario(t testing.TB, n int) (*topo.Network, []workload.Flow) {
+	t.Helper()
+	net, err := topo.Fabric(topo.FabricSpec{Pods: 2, RacksPerPod: 2, HostsPerRack: 2, Planes: 2, SpinesPerPlane: 1,
+		HostBandwidth: 10 * gbps, FabricBandwidth: 40 * gbps, Delay: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows, err := workload.Generate(net, workload.Spec{Flows: n, Components: []workload.Component{{
+		Matrix: "uniform", Sizes: workload.SizeSpec{Dist: "webserver"},
+		Arrival: workload.Arrival{Process: "lognormal", Sigma: 2}, MaxLoad: 0.3}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net, flows
+}
+
+func quantile(recs []metrics.Record, q float64) float64 {
+	s := make([]float64, len(recs))
+	for i, r := range recs {
+		s[i] = r.Slowdown
+	}
+	sort.Float64s(s)
+	return s[int(q*float64(len(s)-1))]
+}
+
+// The pool returns the same results whatever its size, in task order, and
+// reports progress ending with the full count.
+func TestRunTasksDeterministic(t *testing.T) {
+	net, flows := tinyScenario(t, 600)
+	d, err := Decompose(net, flows, netcfg.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []*Task
+	for c := range net.Channels {
+		if task, err := d.Task(c, DefaultInflation); err != nil {
+			t.Fatal(err)
+		} else if task != nil {
+			tasks = append(tasks, task)
+		}
+	}
+	var runs [][]*TaskResult
+	var progress bytes.Buffer
+	for _, w := range []int{1, 3} {
+		out, err := RunTasks(context.Background(), tasks, Packetsim, w, &progress)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range out {
+			if r.Channel != tasks[i].Channel || len(r.Delays) != len(tasks[i].Flows) {
+				t.Fatalf("result %d is for channel %d with %d flows; task is channel %d with %d", i, r.Channel, len(r.Delays), tasks[i].Channel, len(tasks[i].Flows))
+			}
+			r.WallSeconds = 0
+		}
+		runs = append(runs, out)
+	}
+	if !reflect.DeepEqual(runs[0], runs[1]) {
+		t.Error("1 and 3 workers gave different results")
+	}
+	want := fmt.Sprintf("link sims %d/%d, ETA 0s\n", len(tasks), len(tasks))
+	if !strings.HasSuffix(progress.String(), want) {
+		t.Errorf("progress %q does not end with %q", progress.String(), want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunTasks(ctx, tasks, Packetsim, 2, nil); err == nil {
+		t.Error("a cancelled context gave no error")
+	}
+}
+
+// End to end on the tiny fabric: Parsimon and Parsimon/C against the full
+// packet-level simulation. Loose sanity bounds only (the accuracy study is
+// BenchmarkAccuracy): p50 and p99 slowdowns within a factor 1.5, records
+// matching flows, clustering pruning some channels and the channel
+// table's representatives consistent.
+func TestEndToEndTinyFabric(t *testing.T) {
+	net, flows := tinyScenario(t, 4000)
+	cfg := netcfg.Default()
+	base, err := packetsim.Run(net, flows, cfg, packetsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cluster := range []bool{false, true} {
+		res, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Cluster: cluster, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Records) != len(flows) {
+			t.Fatalf("%d records for %d flows", len(res.Records), len(flows))
+		}
+		for i, r := range res.Records {
+			f := flows[i]
+			if r.FlowID != f.ID || r.Src != f.Src || r.Dst != f.Dst || r.Size != f.Size || r.Start != f.Start || r.FCT < r.Ideal {
+				t.Fatalf("record %d = %+v for flow %+v", i, r, f)
+			}
+			if r.Ideal != base.Records[i].Ideal {
+				t.Fatalf("flow %d: ideal %d, packetsim's %d", f.ID, r.Ideal, base.Records[i].Ideal)
+			}
+		}
+		for _, q := range []float64{0.5, 0.99} {
+			est, truth := quantile(res.Records, q), quantile(base.Records, q)
+			t.Logf("cluster=%v: p%.0f slowdown %.3f, packetsim %.3f (%+.1f%%); %d simulated, %d pruned", cluster, 100*q, est, truth, 100*(est-truth)/truth, res.Simulated, res.Pruned)
+			if est > 1.5*truth || est < truth/1.5 {
+				t.Errorf("cluster=%v: p%.0f slowdown %.3f, packetsim %.3f", cluster, 100*q, est, truth)
+			}
+		}
+		busy := 0
+		for c, st := range res.Channels {
+			if st.Flows > 0 {
+				busy++
+				rep := res.Channels[st.Representative]
+				if rep.Representative != rep.Channel || rep.Kind != st.Kind || res.Net.Channel[c] != res.Net.Channel[rep.Channel] {
+					t.Errorf("channel %d: representative %d is not a simulated channel of its kind", c, st.Representative)
+				}
+			} else if st.Representative != -1 || res.Net.Channel[c] != nil {
+				t.Errorf("idle channel %d has representative %d", c, st.Representative)
+			}
+		}
+		if res.Simulated+res.Pruned != busy || (cluster && res.Pruned == 0) || (!cluster && res.Pruned != 0) {
+			t.Errorf("cluster=%v: %d simulated + %d pruned, %d busy channels", cluster, res.Simulated, res.Pruned, busy)
+		}
+		tab := res.ChannelsTable()
+		if err := tab.Check(); err != nil || tab.Len() != len(net.Channels) {
+			t.Errorf("channels table: %v, %d rows", err, tab.Len())
+		}
+		if inf := res.InfSeconds(); inf <= 0 || inf > res.SetupSeconds+res.SimSeconds+res.ConvolveSeconds {
+			t.Errorf("inf figure %g s out of range", inf)
+		}
+	}
+}
