@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/plot"
+)
+
+func init() {
+	register("m3", "m3 estimator: 'm3 gendata' simulates training parking lots, 'm3 train' fits the model", runM3)
+}
+
+func runM3(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: tailscope m3 gendata|train [flags]")
+	}
+	switch args[0] {
+	case "gendata":
+		return runM3Gendata(args[1:])
+	case "train":
+		return runM3Train(args[1:])
+	}
+	return fmt.Errorf("unknown m3 subcommand %q (known: gendata, train)", args[0])
+}
+
+// envInt reads an integer environment variable (Slurm's array variables),
+// def when unset.
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not an integer", name, v)
+	}
+	return n, nil
+}
+
+func runM3Gendata(args []string) error {
+	fs := flag.NewFlagSet("m3 gendata", flag.ContinueOnError)
+	out := fs.String("out", "out/m3data", "directory of task frames (one per task; existing ones are skipped)")
+	tasks := fs.Int("tasks", 1000, "number of tasks in the data set")
+	flows := fs.Int("flows", 4000, "flows per parking lot (foreground and background)")
+	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
+	workers := fs.Int("workers", runtime.NumCPU(), "tasks run in parallel")
+	shard := fs.Int("shard", -1, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
+	shards := fs.Int("shards", -1, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var err error
+	if *shard < 0 {
+		if *shard, err = envInt("SLURM_ARRAY_TASK_ID", 0); err != nil {
+			return err
+		}
+	}
+	if *shards < 0 {
+		if *shards, err = envInt("SLURM_ARRAY_TASK_COUNT", 1); err != nil {
+			return err
+		}
+	}
+	t0 := time.Now()
+	n, err := m3.GenerateData(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
+		Shard: *shard, Shards: *shards, Progress: os.Stderr})
+	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
+	return err
+}
+
+// provenance is the record written next to a trained model.
+type provenance struct {
+	Model          string            `json:"model"`
+	GitCommit      string            `json:"git_commit"`
+	Data           string            `json:"data"`
+	DataTasks      int               `json:"data_tasks"`
+	DataFlows      int               `json:"data_flows"`
+	DataSeed       string            `json:"data_seed"`
+	TrainSeed      uint64            `json:"train_seed"`
+	Split          string            `json:"split"`
+	Info           m3.ModelInfo      `json:"training"`
+	TestBuckets    []string          `json:"test_buckets"`
+	TestRows       []int             `json:"test_rows"`
+	TestFlowSimErr []float64         `json:"test_flowsim_mean_abs_p99_err"`
+	TestModelErr   []float64         `json:"test_model_mean_abs_p99_err"`
+	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
+	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
+	TrainSeconds   float64           `json:"train_seconds"`
+	Commands       map[string]string `json:"commands"`
+}
+
+func runM3Train(args []string) error {
+	fs := flag.NewFlagSet("m3 train", flag.ContinueOnError)
+	data := fs.String("data", "out/m3data", "directory of task frames from 'm3 gendata'")
+	out := fs.String("out", "datasets/models/m3.model", "model file to write; provenance goes to <out>.json")
+	report := fs.String("report", "out/m3eval", "directory for the held-out ablation frames and figure")
+	seed := fs.Uint64("seed", 1, "training seed (initialisation, shuffling, thinning)")
+	epochs := fs.Int("epochs", 60, "training epochs (the best validation epoch is kept)")
+	hidden := fs.String("hidden", "128,128", "hidden layer widths")
+	lr := fs.Float64("lr", 1e-3, "Adam step size")
+	dataSeed := fs.String("data-seed", "1", "the seed 'm3 gendata' used, recorded in the provenance")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var widths []int
+	for _, w := range strings.Split(*hidden, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(w))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("bad -hidden %q", *hidden)
+		}
+		widths = append(widths, n)
+	}
+	t0 := time.Now()
+	ds, err := m3.LoadData(*data, *seed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
+		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
+	t1 := time.Now()
+	model, err := m3.Train(ds.Train, ds.Val, m3.TrainOptions{Hidden: widths, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: os.Stderr})
+	if err != nil {
+		return err
+	}
+	trainSec := time.Since(t1).Seconds()
+	model.Info.Notes = "MLP correction of flowSim; see lib/m3 and the provenance file"
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return err
+	}
+	if err := model.Save(*out); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*report, 0o755); err != nil {
+		return err
+	}
+	commit, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	p := provenance{
+		Model: filepath.Base(*out), GitCommit: strings.TrimSpace(string(commit)), Data: *data,
+		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: *dataSeed, TrainSeed: *seed,
+		Split: "task index % 10: 9 test, 8 validation, else training", Info: model.Info, TrainSeconds: trainSec,
+		Commands: map[string]string{
+			"gendata": "tailscope m3 gendata -out " + *data + " -seed " + *dataSeed + fmt.Sprintf(" -tasks %d", ds.Tasks),
+			"train":   "tailscope m3 train " + strings.Join(args, " "),
+		},
+	}
+	for _, thin := range []int{0, 1} {
+		t := m3.Ablation(model, ds.Test, thin, *seed)
+		t.Meta = frame.Meta{Estimator: "m3", Seed: *seed, Extra: map[string]string{"thin": strconv.Itoa(thin)}}
+		name := filepath.Join(*report, fmt.Sprintf("ablation-thin%d", thin))
+		if err := frame.WriteTable(name+".parquet", t); err != nil {
+			return err
+		}
+		title := "held-out parking lots: flowSim vs model (m3 Fig. 16)"
+		if thin > 0 {
+			title = fmt.Sprintf("held-out parking lots, foreground thinned to %d flow", thin)
+		}
+		fig, err := m3.AblationFigure(t, title)
+		if err != nil {
+			return err
+		}
+		if err := plot.Save(fig, name+".png"); err != nil {
+			return err
+		}
+		labels, fsErr, moErr, n, err := m3.AblationSummary(t)
+		if err != nil {
+			return err
+		}
+		if thin == 0 {
+			p.TestBuckets, p.TestRows, p.TestFlowSimErr, p.TestModelErr = labels, n, fsErr, moErr
+		} else {
+			p.Thin1FlowSim, p.Thin1Model = fsErr, moErr
+		}
+		for b, l := range labels {
+			fmt.Fprintf(os.Stderr, "thin %d bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", thin, l, n[b], 100*fsErr[b], 100*moErr[b])
+		}
+	}
+	js, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(*out+".json", append(js, '\n'), 0o644)
+}

@@ -1,0 +1,181 @@
+package m3
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/plot"
+)
+
+// DataSet is a training set split by task index: index % 10 == 9 is held
+// out for testing, == 8 validates (early stopping), the rest trains.
+type DataSet struct {
+	Train, Val, Test []*Sample
+	// Tasks is the number of task frames read, Flows their flows.
+	Tasks, Flows int
+}
+
+// ThinTo are the foreground sizes training and validation samples are
+// thinned to besides being used whole (see Sample.Thin).
+var ThinTo = []int{1, 4, 16}
+
+// LoadData reads every task frame in dir (TaskFile names) and splits them.
+// Training and validation samples are augmented with thinned copies drawn
+// from seed.
+func LoadData(dir string, seed uint64) (*DataSet, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "task-*.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("m3: no task frames in %s (run tailscope m3 gendata)", dir)
+	}
+	sort.Strings(files)
+	ds := &DataSet{}
+	for _, f := range files {
+		tr, err := ReadTaskResult(f)
+		if err != nil {
+			return nil, err
+		}
+		s, err := tr.Sample()
+		if err != nil {
+			return nil, err
+		}
+		ds.Tasks++
+		ds.Flows += len(tr.Sizes)
+		r := rand.New(rand.NewPCG(seed, uint64(tr.Task.Index)))
+		thin := func() []*Sample {
+			out := []*Sample{s}
+			for _, k := range ThinTo {
+				out = append(out, s.Thin(k, r))
+			}
+			return out
+		}
+		switch tr.Task.Index % 10 {
+		case 9:
+			ds.Test = append(ds.Test, s)
+		case 8:
+			ds.Val = append(ds.Val, thin()...)
+		default:
+			ds.Train = append(ds.Train, thin()...)
+		}
+	}
+	return ds, nil
+}
+
+// Ablation compares flowSim alone with the model on held-out samples
+// (m3 Fig. 16): one row per sample and output bucket with at least
+// MinTargetFlows foreground flows, with the packet-level p99 and the p99
+// error of flowSim and of the model. thin, when positive, first thins each
+// sample's foreground to that many flows (seeded by seed).
+func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
+	if thin > 0 {
+		r := rand.New(rand.NewPCG(seed, 0x7468)) // "th"
+		thinned := make([]*Sample, len(test))
+		for i, s := range test {
+			thinned[i] = s.Thin(thin, r)
+		}
+		test = thinned
+	}
+	pred := m.Predict(test)
+	labels := metrics.M3OutputBins().Labels
+	var sample, flows, hops []int64
+	var bucket []string
+	var target, fs, model, fsErr, modelErr []float64
+	for i, s := range test {
+		for b, t := range s.Target {
+			if s.TargetCount[b] < MinTargetFlows {
+				continue
+			}
+			p := NumPercentiles - 2 // the 99th percentile
+			sample, flows, hops = append(sample, int64(i)), append(flows, int64(s.TargetCount[b])), append(hops, int64(s.Hops))
+			bucket = append(bucket, labels[b])
+			target, fs, model = append(target, t[p]), append(fs, s.Base[b][p]), append(model, pred[i][b][p])
+			fsErr = append(fsErr, metrics.P99Error(s.Base[b][p], t[p]))
+			modelErr = append(modelErr, metrics.P99Error(pred[i][b][p], t[p]))
+		}
+	}
+	return &frame.Table{Columns: []frame.Column{
+		frame.Int64Column("sample", sample),
+		frame.Int64Column("hops", hops),
+		frame.StringColumn("bucket", bucket),
+		frame.Int64Column("flows", flows),
+		frame.Float64Column("packetsim_p99", target),
+		frame.Float64Column("flowsim_p99", fs),
+		frame.Float64Column("model_p99", model),
+		frame.Float64Column("flowsim_err", fsErr),
+		frame.Float64Column("model_err", modelErr),
+	}}
+}
+
+// AblationSummary is the mean |p99 error| per output bucket of an
+// Ablation table, for flowSim and for the model, and the number of rows.
+func AblationSummary(t *frame.Table) (labels []string, flowSim, model []float64, n []int, err error) {
+	bucket, err := t.Strings("bucket")
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	fe, _ := t.Float64s("flowsim_err")
+	me, _ := t.Float64s("model_err")
+	labels = metrics.M3OutputBins().Labels
+	flowSim, model, n = make([]float64, len(labels)), make([]float64, len(labels)), make([]int, len(labels))
+	for i, l := range bucket {
+		for b, x := range labels {
+			if x == l {
+				flowSim[b] += math.Abs(fe[i])
+				model[b] += math.Abs(me[i])
+				n[b]++
+			}
+		}
+	}
+	for b := range labels {
+		flowSim[b] /= float64(max(n[b], 1))
+		model[b] /= float64(max(n[b], 1))
+	}
+	return labels, flowSim, model, n, nil
+}
+
+// AblationFigure draws AblationSummary's mean |p99 error| per bucket as
+// grouped bars, flowSim next to the model.
+func AblationFigure(t *frame.Table, title string) (*plot.Figure, error) {
+	labels, fs, mo, _, err := AblationSummary(t)
+	if err != nil {
+		return nil, err
+	}
+	p := gplot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "mean |p99 slowdown error| (%)"
+	p.X.Label.Text = "flow size"
+	w := vg.Points(14)
+	for i, s := range []struct {
+		name string
+		v    []float64
+	}{{"flowSim", fs}, {"flowSim + model", mo}} {
+		vals := make(plotter.Values, len(s.v))
+		for j, v := range s.v {
+			vals[j] = 100 * v
+		}
+		bars, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		bars.Offset = vg.Length(2*i-1) * w / 2
+		bars.Color = plotutil.Color(i)
+		bars.LineStyle.Width = 0
+		p.Add(bars)
+		p.Legend.Add(s.name, bars)
+	}
+	p.Legend.Top = true
+	p.NominalX(labels...)
+	return plot.Single(p), nil
+}

@@ -1,0 +1,94 @@
+package m3
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// GenOptions describe a training-data run: tasks 0..Tasks-1 drawn by
+// RandomTask(Seed, i, Flows), of which this process runs those with
+// i % Shards == Shard (a Slurm array element runs one shard) on Workers
+// goroutines.
+type GenOptions struct {
+	Tasks, Flows  int
+	Seed          uint64
+	Workers       int
+	Shard, Shards int
+	// Progress, when set, gets one line per finished task.
+	Progress io.Writer
+}
+
+// TaskFile is the file task i's result is written to in a data directory.
+func TaskFile(dir string, i int) string {
+	return filepath.Join(dir, fmt.Sprintf("task-%06d.parquet", i))
+}
+
+// GenerateData runs the tasks of o whose result file does not exist yet in
+// dir and writes one frame per task (atomically, so an interrupted run
+// resumes where it stopped). It returns how many tasks it ran.
+func GenerateData(dir string, o GenOptions) (int, error) {
+	switch {
+	case o.Tasks <= 0 || o.Flows <= 0:
+		return 0, fmt.Errorf("m3: gendata needs positive tasks and flows, got %d and %d", o.Tasks, o.Flows)
+	case o.Shards <= 0 || o.Shard < 0 || o.Shard >= o.Shards:
+		return 0, fmt.Errorf("m3: gendata shard %d of %d is impossible", o.Shard, o.Shards)
+	case o.Workers <= 0:
+		return 0, fmt.Errorf("m3: gendata needs at least one worker, got %d", o.Workers)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, fmt.Errorf("m3: %w", err)
+	}
+	var todo []int
+	for i := o.Shard; i < o.Tasks; i += o.Shards {
+		if _, err := os.Stat(TaskFile(dir, i)); errors.Is(err, os.ErrNotExist) {
+			todo = append(todo, i)
+		}
+	}
+	jobs := make(chan int)
+	var (
+		mu    sync.Mutex
+		first error
+		done  int
+		wg    sync.WaitGroup
+	)
+	for range o.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r, err := RunTask(RandomTask(o.Seed, i, o.Flows))
+				if err == nil {
+					err = r.Write(TaskFile(dir, i))
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				if err == nil {
+					done++
+					if o.Progress != nil {
+						fmt.Fprintf(o.Progress, "task %d (%d/%d): %d hops, %s, load %.2f: packetsim %.2f s\n",
+							i, done, len(todo), r.Task.Hops, r.Task.Sizes.Dist, r.Task.MaxLoad, r.PacketSeconds)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range todo {
+		mu.Lock()
+		stop := first != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return done, first
+}

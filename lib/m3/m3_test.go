@@ -1,0 +1,408 @@
+package m3
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// dumbbell: senders 0, 1; receivers 2, 3; left switch 4, right switch 5.
+// Links: 0 = 0-4, 1 = 1-4, 2 = 2-5, 3 = 3-5, 4 = 4-5 (the builder's order,
+// checked below through channel endpoints rather than assumed).
+func dumbbell(t *testing.T) *topo.Network {
+	t.Helper()
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2, BottleneckBandwidth: 40 * topo.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
+}
+
+func handFlows() []workload.Flow {
+	return []workload.Flow{
+		{ID: 0, Src: 0, Dst: 2, Size: 5000, Start: 0},
+		{ID: 1, Src: 1, Dst: 2, Size: 800, Start: 100},
+		{ID: 2, Src: 0, Dst: 3, Size: 20000, Start: 200},
+		{ID: 3, Src: 0, Dst: 2, Size: 300, Start: 300},
+		{ID: 4, Src: 1, Dst: 3, Size: 70000, Start: 400},
+	}
+}
+
+func TestDecomposeHandCase(t *testing.T) {
+	net := dumbbell(t)
+	flows := handFlows()
+	d, err := Decompose(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Routes 0->2, 1->2, 0->3, 1->3 are distinct: four paths, numbered by
+	// first flow; flows 0 and 3 share path 0 (Eq. 1).
+	if len(d.Paths) != 4 || !reflect.DeepEqual(d.Paths[0].Flows, []int{0, 3}) || !reflect.DeepEqual(d.FlowPath, []int{0, 1, 2, 0, 3}) {
+		t.Fatalf("paths %+v, flow paths %v", d.Paths, d.FlowPath)
+	}
+	if h := len(d.Paths[0].Channels); h != 3 {
+		t.Fatalf("path 0 has %d hops, want 3 (NIC, bottleneck, receiver link)", h)
+	}
+	// Eq. 2 on path 0 (0 -> L -> R -> 2): flow 1 shares the bottleneck
+	// and the receiver link (hops 1-2), flow 2 the NIC and the bottleneck
+	// (hops 0-1), flow 4 only the bottleneck (hop 1).
+	want := []BackgroundFlow{{Flow: 1, First: 1, Last: 2}, {Flow: 2, First: 0, Last: 1}, {Flow: 4, First: 1, Last: 1}}
+	if got := d.Background(0); !reflect.DeepEqual(got, want) {
+		t.Errorf("background of path 0 = %+v, want %+v", got, want)
+	}
+	// Path 3 (1 -> 3) shares only the bottleneck with flows 0, 3 and the
+	// NIC of host 1 with flow 1, the receiver link of 3 with flow 2.
+	want = []BackgroundFlow{{0, 1, 1}, {1, 0, 1}, {2, 1, 2}, {3, 1, 1}}
+	if got := d.Background(3); !reflect.DeepEqual(got, want) {
+		t.Errorf("background of path 3 = %+v, want %+v", got, want)
+	}
+}
+
+func TestSampleWeights(t *testing.T) {
+	net := dumbbell(t)
+	// 3 flows on 0->2, 1 on 1->2, 2 on 1->3: weights 3:1:2.
+	var flows []workload.Flow
+	for i, p := range [][2]int{{0, 2}, {1, 2}, {0, 2}, {1, 3}, {0, 2}, {1, 3}} {
+		flows = append(flows, workload.Flow{ID: i, Src: p[0], Dst: p[1], Size: 1000, Start: int64(i)})
+	}
+	d, err := Decompose(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 60000
+	counts, err := d.Sample(n, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chi2 := 0.0
+	for p, w := range []float64{3, 1, 2} {
+		e := n * w / 6
+		chi2 += (float64(counts[p]) - e) * (float64(counts[p]) - e) / e
+	}
+	if chi2 > 13.8 { // df 2, p = 0.001
+		t.Errorf("draws %v far from 3:1:2 (chi2 %.1f)", counts, chi2)
+	}
+	again, _ := d.Sample(n, 7)
+	if !reflect.DeepEqual(again, counts) {
+		t.Error("sampling with the same seed differs")
+	}
+	if _, err := d.Sample(0, 1); err == nil {
+		t.Error("zero samples: no error")
+	}
+}
+
+func TestPathSimConstruction(t *testing.T) {
+	net := dumbbell(t)
+	flows := handFlows()
+	d, err := Decompose(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := d.PathSim(net, flows, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sim.Hops() != 3 || !reflect.DeepEqual(sim.Spec.Bandwidths, []int64{10 * topo.Gbps, 40 * topo.Gbps, 10 * topo.Gbps}) {
+		t.Fatalf("parking lot %+v", sim.Spec)
+	}
+	// Every flow of the path in start order, with its span.
+	if !reflect.DeepEqual(sim.Orig, []int{0, 1, 2, 3, 4}) {
+		t.Fatalf("flows %v", sim.Orig)
+	}
+	wantSpan := [][2]int{{0, 2}, {1, 2}, {0, 1}, {0, 2}, {1, 1}}
+	wantFG := []bool{true, false, false, true, false}
+	for i, f := range sim.Flows {
+		if sim.Foreground[i] != wantFG[i] || sim.First[i] != wantSpan[i][0] || sim.Last[i] != wantSpan[i][1] {
+			t.Errorf("flow %d: fg %v span %d-%d, want %v %v", i, sim.Foreground[i], sim.First[i], sim.Last[i], wantFG[i], wantSpan[i])
+		}
+		// Routed in the parking lot, the flow crosses exactly chain hops
+		// First..Last (hop h is channel 2h) plus its attachment links.
+		route, err := sim.Net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hops []int
+		for _, c := range route {
+			if c < 2*sim.Hops() && c%2 == 0 {
+				hops = append(hops, c/2)
+			}
+		}
+		var want []int
+		for h := wantSpan[i][0]; h <= wantSpan[i][1]; h++ {
+			want = append(want, h)
+		}
+		if !reflect.DeepEqual(hops, want) {
+			t.Errorf("flow %d crosses chain hops %v, want %v", i, hops, want)
+		}
+		if f.Size != flows[sim.Orig[i]].Size || f.Start != flows[sim.Orig[i]].Start {
+			t.Errorf("flow %d changed: %+v", i, f)
+		}
+		if hf, hl := hopSpan(sim.Spec, f.Src, f.Dst); hf != wantSpan[i][0] || hl != wantSpan[i][1] {
+			t.Errorf("hopSpan of flow %d = %d-%d", i, hf, hl)
+		}
+	}
+	// Background hosts hang off the switches at the host NIC rate.
+	for _, l := range sim.Net.Links[sim.Hops():] {
+		if l.Bandwidth != 10*topo.Gbps {
+			t.Errorf("background link %+v not at the 10 Gbps source capacity", l)
+		}
+	}
+}
+
+func TestTaskBuild(t *testing.T) {
+	task := RandomTask(3, 5, 400)
+	sim, err := task.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fg := 0
+	for i, f := range sim.Flows {
+		if sim.Foreground[i] {
+			fg++
+			if sim.First[i] != 0 || sim.Last[i] != task.Hops-1 {
+				t.Errorf("foreground flow %+v spans %d-%d", f, sim.First[i], sim.Last[i])
+			}
+		}
+	}
+	// Foreground share is drawn in [0.2, 0.5]; 400 flows keep it close.
+	if share := float64(fg) / 400; math.Abs(share-task.ForegroundShare) > 0.1 {
+		t.Errorf("foreground share %.2f, task asks %.2f", share, task.ForegroundShare)
+	}
+	if !reflect.DeepEqual(RandomTask(3, 5, 400), task) {
+		t.Error("RandomTask is not a function of (seed, index)")
+	}
+	bad := task
+	bad.ForegroundShare = 1
+	if _, err := bad.Build(); err == nil {
+		t.Error("foreground share 1: no error")
+	}
+}
+
+func TestFeatureMapHandCase(t *testing.T) {
+	m := FeatureMap([]int64{100, 200, 3000}, []float64{1, 3, 2}, metrics.M3Bins())
+	if len(m) != 10 || len(m[0]) != 100 {
+		t.Fatalf("map is %dx%d, want 10x100", len(m), len(m[0]))
+	}
+	// Bin 0 (<= 250 B) holds slowdowns 1 and 3: type-7 percentile p is
+	// 1 + 2p/100. Bin 5 (2-5 KB) holds 2. The rest is empty: 1.
+	for p := 1; p <= 100; p++ {
+		if got, want := m[0][p-1], 1+2*float64(p)/100; math.Abs(got-want) > 1e-12 {
+			t.Errorf("bin 0 p%d = %g, want %g", p, got, want)
+		}
+		if m[5][p-1] != 2 || m[3][p-1] != 1 {
+			t.Errorf("p%d: bin 5 %g (want 2), bin 3 %g (want 1)", p, m[5][p-1], m[3][p-1])
+		}
+	}
+}
+
+func TestSpecVectorHandCase(t *testing.T) {
+	cfg := netcfg.Default()
+	v := SpecVector([]int64{10 * topo.Gbps}, []int64{1000}, cfg)
+	// RTT = 2 x 1000 ns + (1000+48+60) B x 8 / 10 Gbps = 2886.4 ns;
+	// BDP = 10 Gbps x 2886.4 ns / 8 = 3608 B; K = 30 KB, window 18 KB.
+	bdp := 3608.0
+	want := []float64{1.0 / 6, bdp / 1e5, 1, 0, 18000 / bdp, 30000 / bdp, 30000 / bdp, 1, 0, 1.0 / 16, 0.615, 0.1}
+	if len(v) != len(SpecNames) {
+		t.Fatalf("%d entries, %d names", len(v), len(SpecNames))
+	}
+	for i := range want {
+		if math.Abs(v[i]-want[i]) > 1e-9 {
+			t.Errorf("%s = %g, want %g", SpecNames[i], v[i], want[i])
+		}
+	}
+}
+
+func TestMLPGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	m := newMLP([]int{5, 4, 3, 2}, r, 1)
+	x := mat.NewDense(3, 5, nil)
+	for i := range 3 {
+		for j := range 5 {
+			x.Set(i, j, r.NormFloat64())
+		}
+	}
+	// L = sum of out^2 / 2, so dL/dout = out.
+	lossOf := func() float64 {
+		out := m.forward(x)
+		return 0.5 * mat.Sum(mulElem(out, out))
+	}
+	out := m.forward(x)
+	dW, dB := m.backward(mat.DenseCopyOf(out))
+	const h = 1e-6
+	for l := range m.W {
+		w := m.W[l].RawMatrix().Data
+		g := dW[l].RawMatrix().Data
+		for i := range w {
+			old := w[i]
+			w[i] = old + h
+			up := lossOf()
+			w[i] = old - h
+			down := lossOf()
+			w[i] = old
+			if num := (up - down) / (2 * h); math.Abs(num-g[i]) > 1e-5*max(1, math.Abs(num)) {
+				t.Errorf("layer %d weight %d: backprop %g, finite difference %g", l, i, g[i], num)
+			}
+		}
+		for i := range m.B[l] {
+			old := m.B[l][i]
+			m.B[l][i] = old + h
+			up := lossOf()
+			m.B[l][i] = old - h
+			down := lossOf()
+			m.B[l][i] = old
+			if num := (up - down) / (2 * h); math.Abs(num-dB[l][i]) > 1e-5*max(1, math.Abs(num)) {
+				t.Errorf("layer %d bias %d: backprop %g, finite difference %g", l, i, dB[l][i], num)
+			}
+		}
+	}
+}
+
+func mulElem(a, b *mat.Dense) *mat.Dense {
+	var c mat.Dense
+	c.MulElem(a, b)
+	return &c
+}
+
+func TestRelativeLossGradient(t *testing.T) {
+	s := synthSample(rand.New(rand.NewPCG(4, 4)), 1.5)
+	r := rand.New(rand.NewPCG(5, 5))
+	out := mat.NewDense(1, outputLen(), nil)
+	for j := range outputLen() {
+		out.Set(0, j, 0.3*r.NormFloat64())
+	}
+	_, g := loss(out, []*Sample{s})
+	const h = 1e-7
+	for _, j := range []int{0, 57, 199, 399} {
+		old := out.At(0, j)
+		out.Set(0, j, old+h)
+		up, _ := loss(out, []*Sample{s})
+		out.Set(0, j, old-h)
+		down, _ := loss(out, []*Sample{s})
+		out.Set(0, j, old)
+		if num := (up - down) / (2 * h); math.Abs(num-g.At(0, j)) > 1e-6 {
+			t.Errorf("output %d: gradient %g, finite difference %g", j, g.At(0, j), num)
+		}
+	}
+}
+
+// synthSample is a sample with random maps whose target is factor times
+// flowSim's percentiles in every bucket.
+func synthSample(r *rand.Rand, factor float64) *Sample {
+	rowsOf := func(n int) [][]float64 {
+		m := make([][]float64, n)
+		for b := range m {
+			lo := 1 + r.Float64()
+			for range NumPercentiles {
+				lo += 0.05 * r.Float64()
+				m[b] = append(m[b], lo)
+			}
+		}
+		return m
+	}
+	s := &Sample{Hops: 2, FG: rowsOf(10), BG: [][][]float64{rowsOf(10), rowsOf(10)}, Spec: make([]float64, len(SpecNames)),
+		Base: rowsOf(4), Count: []int{50, 50, 50, 50}, TargetCount: []int{50, 50, 50, 50}}
+	s.Spec[0] = r.Float64()
+	for _, row := range s.Base {
+		t := make([]float64, len(row))
+		for p, v := range row {
+			t[p] = v * factor * (1 + s.Spec[0])
+		}
+		s.Target = append(s.Target, t)
+	}
+	return s
+}
+
+func TestTrainingLearnsAndRoundTrips(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var train, val []*Sample
+	for i := range 120 {
+		s := synthSample(r, 1.5)
+		if i < 100 {
+			train = append(train, s)
+		} else {
+			val = append(val, s)
+		}
+	}
+	m, err := Train(train, val, TrainOptions{Hidden: []int{16}, Epochs: 40, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flowSim alone is off by the factor 1.5 x (1 + u), u uniform: a
+	// relative error of 1 - 1/(1.5(1+u)), about 0.5 on average.
+	if m.Info.FlowSimLoss < 0.4 || m.Info.ValLoss > m.Info.FlowSimLoss/4 {
+		t.Errorf("validation loss %.3f, flowSim %.3f: training did not learn the factor", m.Info.ValLoss, m.Info.FlowSimLoss)
+	}
+	again, _ := Train(train, val, TrainOptions{Hidden: []int{16}, Epochs: 40, Seed: 3})
+	if !reflect.DeepEqual(again.Predict(val), m.Predict(val)) {
+		t.Error("training with the same seed is not reproducible")
+	}
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Predict(val), m.Predict(val)) || !reflect.DeepEqual(back.Info, m.Info) {
+		t.Error("saved and loaded model predicts differently")
+	}
+	if _, err := LoadModel(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("missing model file: no error")
+	}
+}
+
+func TestAggregateHandCase(t *testing.T) {
+	row := func(v float64) []float64 {
+		r := make([]float64, NumPercentiles)
+		for i := range r {
+			r[i] = v
+		}
+		return r
+	}
+	// Path A: drawn once, one flow in bucket 0, predicts 2 everywhere.
+	// Path B: drawn 3 times, one flow each in buckets 0 and 1, predicts
+	// 4, 5, 6, 6. Bucket 0 masses: A 1 x 1/1, B 3 x 1/2: 40% at 2, 60% at
+	// 4. Bucket 1: B alone. Buckets 2-3: no flows on sampled paths, so by
+	// draws: 25% at 2, 75% at 6.
+	paths := []PathEstimate{
+		{Draws: 1, Count: []int{1, 0, 0, 0}, Percentiles: [][]float64{row(2), row(2), row(2), row(2)}},
+		{Draws: 3, Count: []int{1, 1, 0, 0}, Percentiles: [][]float64{row(4), row(5), row(6), row(6)}},
+	}
+	d, err := Aggregate(paths, []int{10, 10, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, q []float64, cut int, lo, hi float64) {
+		for p := 1; p <= 100; p++ {
+			want := hi
+			if p <= cut {
+				want = lo
+			}
+			if q[p-1] != want {
+				t.Errorf("%s p%d = %g, want %g", name, p, q[p-1], want)
+			}
+		}
+	}
+	check("bucket 0", d.Buckets[0], 40, 2, 4)
+	check("bucket 1", d.Buckets[1], 0, 5, 5)
+	check("bucket 2", d.Buckets[2], 25, 2, 6)
+	// Overall: buckets 0 and 1 in equal parts: 20% at 2, 30% at 4, 50% at 5.
+	for p, want := range map[int]float64{1: 2, 20: 2, 21: 4, 50: 4, 51: 5, 99: 5} {
+		if d.Overall[p-1] != want {
+			t.Errorf("overall p%d = %g, want %g", p, d.Overall[p-1], want)
+		}
+	}
+	if _, err := Aggregate(nil, []int{1}); err == nil {
+		t.Error("no paths: no error")
+	}
+}

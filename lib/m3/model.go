@@ -1,0 +1,421 @@
+package m3
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+)
+
+// MinTargetFlows is the fewest foreground flows an output bucket of a
+// training sample needs for its packet-level percentiles to enter the loss;
+// fewer make a p99 that is mostly noise.
+const MinTargetFlows = 20
+
+// Model is the learned correction of flowSim (m3 §3.4): an MLP over the
+// foreground feature map, the mean and maximum over hops of the background
+// maps (all in log slowdown), the network-spec vector, the foreground flow
+// counts and flowSim's own output-bucket percentiles. It outputs a log
+// correction per output bucket and percentile, so that the prediction is
+// flowSim's percentile times exp(correction) and an untrained model
+// predicts flowSim.
+type Model struct {
+	net       *mlp
+	mean, std []float64 // input standardisation, from the training set
+	// Info records how the model was trained.
+	Info ModelInfo
+}
+
+// ModelInfo is the provenance of a trained model.
+type ModelInfo struct {
+	Hidden       []int   `json:"hidden"`
+	Seed         uint64  `json:"seed"`
+	Epochs       int     `json:"epochs"`        // epochs run
+	BestEpoch    int     `json:"best_epoch"`    // epoch whose weights were kept (lowest validation loss)
+	TrainSamples int     `json:"train_samples"` // after thinning
+	ValSamples   int     `json:"val_samples"`
+	ValLoss      float64 `json:"val_loss"`         // mean relative error of the kept model on the validation set
+	FlowSimLoss  float64 `json:"flowsim_val_loss"` // the same for flowSim alone
+	Notes        string  `json:"notes,omitempty"`
+}
+
+// inputLen is the length of a sample's model input.
+func inputLen() int {
+	in, out := metrics.M3Bins().Len(), metrics.M3OutputBins().Len()
+	return 3*in*NumPercentiles + len(SpecNames) + out + out*NumPercentiles
+}
+
+// outputLen is the number of model outputs: output buckets x percentiles.
+func outputLen() int { return metrics.M3OutputBins().Len() * NumPercentiles }
+
+// input is the raw (unstandardised) model input of s.
+func (s *Sample) input() []float64 {
+	x := make([]float64, 0, inputLen())
+	for _, row := range s.FG {
+		for _, v := range row {
+			x = append(x, math.Log(v))
+		}
+	}
+	nb := len(s.FG)
+	mean := make([]float64, nb*NumPercentiles)
+	mx := make([]float64, nb*NumPercentiles)
+	for _, m := range s.BG {
+		for b, row := range m {
+			for p, v := range row {
+				l := math.Log(v)
+				mean[b*NumPercentiles+p] += l / float64(len(s.BG))
+				mx[b*NumPercentiles+p] = max(mx[b*NumPercentiles+p], l)
+			}
+		}
+	}
+	x = append(x, mean...)
+	x = append(x, mx...)
+	x = append(x, s.Spec...)
+	for _, c := range s.Count {
+		x = append(x, math.Log1p(float64(c)))
+	}
+	for _, row := range s.Base {
+		for _, v := range row {
+			x = append(x, math.Log(v))
+		}
+	}
+	return x
+}
+
+// matrix stacks the standardised inputs of samples.
+func (m *Model) matrix(samples []*Sample) *mat.Dense {
+	n := inputLen()
+	x := mat.NewDense(len(samples), n, nil)
+	for i, s := range samples {
+		row := s.input()
+		for j, v := range row {
+			x.Set(i, j, (v-m.mean[j])/m.std[j])
+		}
+	}
+	return x
+}
+
+// Predict returns the model's foreground slowdown percentiles 1..100 per
+// output bucket (M3OutputBins) for each sample.
+func (m *Model) Predict(samples []*Sample) [][][]float64 {
+	out := m.net.forward(m.matrix(samples))
+	res := make([][][]float64, len(samples))
+	for i, s := range samples {
+		res[i] = correct(s.Base, out.RawRowView(i))
+	}
+	return res
+}
+
+// correct applies log corrections c to base percentiles, keeping each row
+// non-decreasing and at least 1 (percentiles of slowdowns).
+func correct(base [][]float64, c []float64) [][]float64 {
+	res := make([][]float64, len(base))
+	for b, row := range base {
+		res[b] = make([]float64, len(row))
+		lo := 1.0
+		for p, v := range row {
+			lo = max(lo, v*math.Exp(c[b*len(row)+p]))
+			res[b][p] = lo
+		}
+	}
+	return res
+}
+
+// loss is the mean relative L1 error of outputs out (log corrections) over
+// the usable entries of samples' targets, and its gradient.
+func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
+	rows, cols := out.Dims()
+	grad := mat.NewDense(rows, cols, nil)
+	var sum float64
+	n := 0
+	for i, s := range samples {
+		for b, row := range s.Target {
+			if s.TargetCount[b] < MinTargetFlows {
+				continue
+			}
+			for p, t := range row {
+				pred := s.Base[b][p] * math.Exp(out.At(i, b*NumPercentiles+p))
+				sum += math.Abs(pred-t) / t
+				n++
+				sign := 1.0
+				if pred < t {
+					sign = -1
+				}
+				grad.Set(i, b*NumPercentiles+p, sign*pred/t)
+			}
+		}
+	}
+	if n == 0 {
+		return 0, grad
+	}
+	grad.Scale(1/float64(n), grad)
+	return sum / float64(n), grad
+}
+
+// TrainOptions tune Train.
+type TrainOptions struct {
+	Hidden []int   // hidden layer widths (default 128, 128)
+	Epochs int     // default 60
+	Batch  int     // default 32
+	LR     float64 // Adam step (default 1e-3)
+	Decay  float64 // decoupled weight decay (default 1e-4)
+	Seed   uint64  // initialisation and shuffling
+	// Progress, when set, gets one line per epoch.
+	Progress io.Writer
+}
+
+// Train fits a model to train by Adam on the mean relative error,
+// evaluating val after every epoch and keeping the weights of the best
+// epoch. It is single-threaded apart from gonum's matrix products, whose
+// result does not depend on scheduling, and a deterministic function of
+// its inputs and options.
+func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
+	if len(train) == 0 || len(val) == 0 {
+		return nil, fmt.Errorf("m3: training needs training and validation samples (got %d and %d)", len(train), len(val))
+	}
+	for _, s := range append(append([]*Sample(nil), train...), val...) {
+		if s.Target == nil {
+			return nil, fmt.Errorf("m3: a training sample has no packet-level target")
+		}
+	}
+	if o.Hidden == nil {
+		o.Hidden = []int{128, 128}
+	}
+	if o.Epochs == 0 {
+		o.Epochs = 60
+	}
+	if o.Batch == 0 {
+		o.Batch = 32
+	}
+	if o.LR == 0 {
+		o.LR = 1e-3
+	}
+	if o.Decay == 0 {
+		o.Decay = 1e-4
+	}
+	r := rand.New(rand.NewPCG(o.Seed, 0x7472)) // "tr"
+	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Seed: o.Seed, TrainSamples: len(train), ValSamples: len(val)}}
+	m.standardise(train)
+	dims := append(append([]int{inputLen()}, o.Hidden...), outputLen())
+	m.net = newMLP(dims, r, 0.01)
+	opt := newAdam(m.net, o.LR, o.Decay)
+	xTrain, xVal := m.matrix(train), m.matrix(val)
+	m.Info.FlowSimLoss, _ = loss(mat.NewDense(len(val), outputLen(), nil), val)
+	best := math.Inf(1)
+	var keep *mlp
+	order := make([]int, len(train))
+	for i := range order {
+		order[i] = i
+	}
+	for e := 1; e <= o.Epochs; e++ {
+		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var sum float64
+		for at := 0; at < len(order); at += o.Batch {
+			idx := order[at:min(at+o.Batch, len(order))]
+			x := mat.NewDense(len(idx), inputLen(), nil)
+			batch := make([]*Sample, len(idx))
+			for i, j := range idx {
+				x.SetRow(i, xTrain.RawRowView(j))
+				batch[i] = train[j]
+			}
+			l, g := loss(m.net.forward(x), batch)
+			sum += l * float64(len(idx))
+			dW, dB := m.net.backward(g)
+			opt.step(m.net, dW, dB)
+		}
+		v, _ := loss(m.net.forward(xVal), val)
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "epoch %d: train %.4f val %.4f (flowSim %.4f)\n", e, sum/float64(len(train)), v, m.Info.FlowSimLoss)
+		}
+		m.Info.Epochs = e
+		if v < best {
+			best, keep, m.Info.BestEpoch = v, m.net.clone(), e
+		}
+	}
+	m.net = keep
+	m.net.roundToFloat32()
+	m.Info.ValLoss, _ = loss(m.net.forward(xVal), val)
+	return m, nil
+}
+
+// standardise sets the input mean and standard deviation from samples;
+// constant inputs get deviation 1.
+func (m *Model) standardise(samples []*Sample) {
+	n := inputLen()
+	m.mean, m.std = make([]float64, n), make([]float64, n)
+	for _, s := range samples {
+		for j, v := range s.input() {
+			m.mean[j] += v / float64(len(samples))
+		}
+	}
+	for _, s := range samples {
+		for j, v := range s.input() {
+			m.std[j] += (v - m.mean[j]) * (v - m.mean[j]) / float64(len(samples))
+		}
+	}
+	for j, v := range m.std {
+		m.std[j] = math.Sqrt(v)
+		if m.std[j] < 1e-6 {
+			m.std[j] = 1
+		}
+	}
+	roundSlice(m.mean)
+	roundSlice(m.std)
+}
+
+// clone copies the weights.
+func (m *mlp) clone() *mlp {
+	c := &mlp{}
+	for l, w := range m.W {
+		c.W = append(c.W, mat.DenseCopyOf(w))
+		c.B = append(c.B, append([]float64(nil), m.B[l]...))
+	}
+	return c
+}
+
+// roundToFloat32 rounds every weight to float32, the precision the model
+// file stores, so that a trained model and its saved copy agree exactly.
+func (m *mlp) roundToFloat32() {
+	for l, w := range m.W {
+		roundSlice(w.RawMatrix().Data)
+		roundSlice(m.B[l])
+	}
+}
+
+func roundSlice(xs []float64) {
+	for i, v := range xs {
+		xs[i] = float64(float32(v))
+	}
+}
+
+// modelMagic starts a model file.
+const modelMagic = "tailscope-m3-model-v1\n"
+
+// header is the JSON part of a model file.
+type header struct {
+	Dims []int     `json:"dims"`
+	Info ModelInfo `json:"info"`
+}
+
+// Save writes the model: a magic line, a length-prefixed JSON header
+// (layer sizes, provenance), then little-endian float32 input means and
+// deviations and each layer's weights (row-major) and biases.
+func (m *Model) Save(path string) (err error) {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("m3: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	w := bufio.NewWriter(f)
+	h, err := json.Marshal(header{Dims: m.net.dims(), Info: m.Info})
+	if err != nil {
+		return err
+	}
+	w.WriteString(modelMagic)
+	binary.Write(w, binary.LittleEndian, uint32(len(h)))
+	w.Write(h)
+	put := func(xs []float64) {
+		for _, v := range xs {
+			binary.Write(w, binary.LittleEndian, float32(v))
+		}
+	}
+	put(m.mean)
+	put(m.std)
+	for l, wt := range m.net.W {
+		put(wt.RawMatrix().Data)
+		put(m.net.B[l])
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("m3: %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("m3: %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// LoadModel reads a model Save wrote.
+func LoadModel(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("m3: %w", err)
+	}
+	defer f.Close()
+	m, err := ReadModel(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("m3: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ReadModel reads a model in Save's format from r.
+func ReadModel(r io.Reader) (*Model, error) {
+	magic := make([]byte, len(modelMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
+		return nil, fmt.Errorf("not a tailscope m3 model file")
+	}
+	var n uint32
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<20 {
+		return nil, fmt.Errorf("bad model header length")
+	}
+	hb := make([]byte, n)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return nil, fmt.Errorf("truncated model header")
+	}
+	var h header
+	if err := json.Unmarshal(hb, &h); err != nil {
+		return nil, fmt.Errorf("model header: %w", err)
+	}
+	if len(h.Dims) < 2 || h.Dims[0] != inputLen() || h.Dims[len(h.Dims)-1] != outputLen() {
+		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(), outputLen())
+	}
+	get := func(k int) ([]float64, error) {
+		buf := make([]float32, k)
+		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
+			return nil, fmt.Errorf("truncated model weights")
+		}
+		out := make([]float64, k)
+		for i, v := range buf {
+			out[i] = float64(v)
+		}
+		return out, nil
+	}
+	m := &Model{Info: h.Info, net: &mlp{}}
+	var err error
+	if m.mean, err = get(h.Dims[0]); err != nil {
+		return nil, err
+	}
+	if m.std, err = get(h.Dims[0]); err != nil {
+		return nil, err
+	}
+	for l := 0; l+1 < len(h.Dims); l++ {
+		w, err := get(h.Dims[l] * h.Dims[l+1])
+		if err != nil {
+			return nil, err
+		}
+		b, err := get(h.Dims[l+1])
+		if err != nil {
+			return nil, err
+		}
+		m.net.W = append(m.net.W, mat.NewDense(h.Dims[l+1], h.Dims[l], w))
+		m.net.B = append(m.net.B, b)
+	}
+	if _, err := r.Read(make([]byte, 1)); err != io.EOF {
+		return nil, fmt.Errorf("trailing bytes after the model weights")
+	}
+	return m, m.net.check()
+}
