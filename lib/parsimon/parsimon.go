@@ -27,6 +27,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -228,4 +229,10 @@ func (r *Result) ChannelsTable() *frame.Table {
 		frame.Int64Column("representative", rep),
 		frame.Float64Column("wall_seconds", wall),
 	}}
+}
+
+// NS3 is the ns-3 link-level backend (Parsimon/ns-3): lib/ns3 run to
+// completion with the given per-port ECN thresholds.
+func NS3(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, kBytes map[int]int64) ([]metrics.Record, error) {
+	return ns3.Run(ctx, net, flows, cfg, ns3.Options{KBytes: kBytes})
 }
