@@ -27,6 +27,7 @@ type Slurm struct {
 	// tailscope binary, whose "task run" subcommand calls RunArrayElement).
 	Command []string
 	// Dir holds batch files, status files and logs; default <dir>/slurm.
+	// An array's files are removed once all its elements succeeded.
 	Dir string
 	// Partition, when set, is passed to sbatch.
 	Partition string
@@ -58,6 +59,7 @@ type array struct {
 	n      int
 	posted []bool // done called for element i
 	left   int
+	failed int
 }
 
 // Execute implements Executor.
@@ -137,6 +139,7 @@ func (s Slurm) Execute(ctx context.Context, dir string, tasks []Task, done func(
 					var terr error
 					if len(st) > 0 {
 						terr = fmt.Errorf("slurm job %s_%d: %s (log %s)", a.job, i, st, a.log(i))
+						a.failed++
 					}
 					a.posted[i], a.left = true, a.left-1
 					left--
@@ -145,11 +148,16 @@ func (s Slurm) Execute(ctx context.Context, dir string, tasks []Task, done func(
 					cancel()
 					return fmt.Errorf("experiment: slurm: %w", err)
 				case gone:
-					a.posted[i], a.left = true, a.left-1
+					a.posted[i], a.left, a.failed = true, a.left-1, a.failed+1
 					left--
 					done(a.first+i, fmt.Errorf("slurm job %s_%d ended without a status (killed, out of time or out of memory?)%s",
 						a.job, i, logTail(a.log(i))))
 				}
+			}
+			// An array that fully succeeded leaves only its results; a
+			// failed one keeps its batch and logs for inspection.
+			if a.left == 0 && a.failed == 0 {
+				os.RemoveAll(a.dir)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,9 @@ func TestSlurmSweep(t *testing.T) {
 	if rep != (Report{Total: 3, Ran: 3}) {
 		t.Errorf("slurm sweep: %+v", rep)
 	}
+	if left, err := os.ReadDir(filepath.Join(dir, "slurm")); err != nil || len(left) != 0 {
+		t.Errorf("succeeded arrays left %d batch directories (%v)", len(left), err)
+	}
 	local := t.TempDir()
 	t0 = time.Now()
 	if _, err := Sweep(ctx, local, tasks, Local{}, nil); err != nil {
@@ -99,7 +103,14 @@ func TestSlurmSweep(t *testing.T) {
 	if rep != (Report{Total: 4, Skipped: 3, Failed: 1}) {
 		t.Errorf("second slurm sweep: %+v", rep)
 	}
-	if err == nil || !strings.Contains(err.Error(), `unknown fabric preset "meta64"`) || !strings.Contains(err.Error(), "log ") {
-		t.Errorf("err = %v, want the element's error and log", err)
+	if err == nil || !strings.Contains(err.Error(), `unknown fabric preset "meta64"`) {
+		t.Fatalf("err = %v, want the element's error", err)
+	}
+	m := regexp.MustCompile(`\(log (\S+)\)`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("err = %v names no log", err)
+	}
+	if log, rerr := os.ReadFile(m[1]); rerr != nil || !strings.Contains(string(log), "meta64") {
+		t.Errorf("the failed element's log %s: %q, %v", m[1], log, rerr)
 	}
 }
