@@ -20,10 +20,11 @@ tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-l
 tailscope:
 	$(GO) build -o $(BIN) ./cmd/tailscope
 
-# Library tests, including the ns-3 baseline's (ns-3 is installed first).
+# Library tests, including the ns-3 baseline's (ns-3 is installed first)
+# and the Slurm executor's (the test installs and starts a one-node Slurm).
 unit: deps ns3
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	TAILSCOPE_SLURM_SETUP=1 $(GO) test -count=1 ./...
 
 # The README's test command, also what CI runs: library tests, the kernel's
 # Jupyter-protocol smoke test, and every notebook executed at ci scale.
@@ -47,3 +48,4 @@ clean:
 
 -include kernel/kernel.mk
 -include lib/ns3/ns3.mk
+-include lib/experiment/experiment.mk
