@@ -32,6 +32,7 @@ const (
 	Direct
 )
 
+// String names the shape: uplink, core, downlink or direct.
 func (k Kind) String() string {
 	switch k {
 	case Uplink:
