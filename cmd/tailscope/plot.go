@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,42 +137,9 @@ func plotSummary(args []string) error {
 	if err != nil {
 		return err
 	}
-	basePaths, err := filepath.Glob(filepath.Join(*dir, "*", *baseline+".parquet"))
+	rows, err := plot.SummarizeDir(*dir, *baseline, b, *pct, os.Stderr)
 	if err != nil {
 		return err
-	}
-	if len(basePaths) == 0 {
-		return fmt.Errorf("plot summary: no %s/*/%s.parquet baseline frames", *dir, *baseline)
-	}
-	var rows []metrics.Summary
-	for _, bp := range basePaths {
-		base, baseMeta, err := frame.ReadRecords(bp)
-		if err != nil {
-			return err
-		}
-		others, err := filepath.Glob(filepath.Join(filepath.Dir(bp), "*.parquet"))
-		if err != nil {
-			return err
-		}
-		for _, p := range others {
-			if p == bp {
-				continue
-			}
-			est, meta, err := frame.ReadRecords(p)
-			if err != nil {
-				return err
-			}
-			s, err := plot.Summarize(est, meta, base, baseMeta, b, *pct)
-			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-			rows = append(rows, s)
-			fmt.Fprintf(os.Stderr, "%s %s: p%g %.3g vs %.3g (%+.1f%%), max load %.1f%%\n", s.ScenarioID, s.Estimator,
-				*pct, s.P99.All, s.P99.BaseAll, 100*s.P99.ErrorAll, 100*s.MaxLoad)
-		}
-	}
-	if len(rows) == 0 {
-		return fmt.Errorf("plot summary: no estimator frames beside the %s baselines in %s", *baseline, *dir)
 	}
 	t, err := plot.SummaryTable(rows)
 	if err != nil {

@@ -2,6 +2,8 @@ package plot
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/frame"
@@ -63,4 +65,52 @@ func Summarize(est []metrics.Record, estMeta frame.Meta, base []metrics.Record, 
 		WallSeconds: estMeta.WallSeconds, BaseWallSeconds: baseMeta.WallSeconds,
 		P99: metrics.Compare(est, base, bins, p),
 	}, nil
+}
+
+// SummarizeDir summarises a results directory laid out as `tailscope run`
+// and `tailscope sweep` write it (<dir>/<scenario id>/<estimator>.parquet):
+// one row per scenario and estimator other than baseline, compared with
+// that scenario's baseline frame. A line per row goes to log when it is not
+// nil.
+func SummarizeDir(dir, baseline string, b metrics.Bins, pct float64, log io.Writer) ([]metrics.Summary, error) {
+	basePaths, err := filepath.Glob(filepath.Join(dir, "*", baseline+".parquet"))
+	if err != nil {
+		return nil, err
+	}
+	if len(basePaths) == 0 {
+		return nil, fmt.Errorf("plot: no %s/*/%s.parquet baseline frames", dir, baseline)
+	}
+	var rows []metrics.Summary
+	for _, bp := range basePaths {
+		base, baseMeta, err := frame.ReadRecords(bp)
+		if err != nil {
+			return nil, err
+		}
+		others, err := filepath.Glob(filepath.Join(filepath.Dir(bp), "*.parquet"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range others {
+			if p == bp {
+				continue
+			}
+			est, meta, err := frame.ReadRecords(p)
+			if err != nil {
+				return nil, err
+			}
+			s, err := Summarize(est, meta, base, baseMeta, b, pct)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			rows = append(rows, s)
+			if log != nil {
+				fmt.Fprintf(log, "%s %s: p%g %.3g vs %.3g (%+.1f%%), max load %.1f%%\n", s.ScenarioID, s.Estimator,
+					pct, s.P99.All, s.P99.BaseAll, 100*s.P99.ErrorAll, 100*s.MaxLoad)
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("plot: no estimator frames beside the %s baselines in %s", baseline, dir)
+	}
+	return rows, nil
 }
