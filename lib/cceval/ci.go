@@ -1,0 +1,155 @@
+// Package cceval puts confidence intervals on estimator results, after
+// CCEval (Liu et al., seed 001, §3-5). A trial is one workload sampled with a
+// fresh seed and run through an estimator; its metrics (FCT or slowdown
+// quantiles) are one sample of a random variable whose mean is wanted.
+//
+// Model-free estimation (Eq. 1-3, Estimate) runs an exploratory stage of
+// trials, forecasts how many trials a relative margin of error needs, and
+// runs production trials in parallel until every target metric's interval
+// is narrow enough. Model-based tail-quantile estimation (§4.3,
+// TailEstimate) models arrivals and flow sizes, estimates a response-time
+// quantile with the renewal-reward estimator over regenerative cycles, and
+// makes the tail frequent with importance sampling whose parameters come
+// from an adaptive cross-entropy search.
+package cceval
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Interval is a two-sided confidence interval of a mean.
+type Interval struct {
+	N      int     // samples
+	Mean   float64 // empirical mean
+	StdDev float64 // empirical standard deviation (divisor N-1)
+	Half   float64 // half-width: the accuracy of the interval (§4.1.1)
+	Level  float64 // confidence level 1-rho
+}
+
+// Lo is the lower bound.
+func (iv Interval) Lo() float64 { return iv.Mean - iv.Half }
+
+// Hi is the upper bound.
+func (iv Interval) Hi() float64 { return iv.Mean + iv.Half }
+
+// Contains reports whether x lies in the interval.
+func (iv Interval) Contains(x float64) bool { return x >= iv.Lo() && x <= iv.Hi() }
+
+// Relative is the half-width relative to |Mean| (+Inf for a zero mean).
+func (iv Interval) Relative() float64 { return iv.Half / math.Abs(iv.Mean) }
+
+// Converged is Eq. 2: the half-width is at most margin x |mean|.
+func (iv Interval) Converged(margin float64) bool { return iv.N >= 2 && iv.Half <= margin*math.Abs(iv.Mean) }
+
+// String formats the interval as mean ± half (relative half-width, n).
+func (iv Interval) String() string {
+	return fmt.Sprintf("%.6g ± %.3g (%.2f%%, n=%d)", iv.Mean, iv.Half, 100*iv.Relative(), iv.N)
+}
+
+// tQuantile is the two-sided critical value of Student's t with n-1
+// degrees of freedom at the given level. The paper's Eq. 1 uses the normal
+// quantile; t keeps the coverage right for the small exploratory stage and
+// tends to the normal value as n grows.
+func tQuantile(level float64, n int) float64 {
+	k := tKey{level, n}
+	if q, ok := tCache.Load(k); ok {
+		return q.(float64)
+	}
+	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-level)/2)
+	tCache.Store(k, q)
+	return q
+}
+
+// tCache memoizes tQuantile: the inverse incomplete beta function costs
+// about 15 us, and Estimate needs one per metric per trial.
+var tCache sync.Map
+
+type tKey struct {
+	level float64
+	n     int
+}
+
+func checkLevel(level float64) error {
+	if !(level > 0 && level < 1) {
+		return fmt.Errorf("cceval: confidence level %v must be in (0, 1), e.g. 0.95", level)
+	}
+	return nil
+}
+
+// running accumulates a mean and sum of squared deviations (Welford), so
+// that the interval after every trial costs O(1).
+type running struct {
+	n        int
+	mean, m2 float64
+}
+
+func (a *running) add(x float64) {
+	a.n++
+	d := x - a.mean
+	a.mean += d / float64(a.n)
+	a.m2 += d * (x - a.mean)
+}
+
+// interval is Eq. 1 with Student's t; it needs n >= 2.
+func (a *running) interval(level float64) Interval {
+	s := math.Sqrt(a.m2 / float64(a.n-1))
+	return Interval{N: a.n, Mean: a.mean, StdDev: s, Half: tQuantile(level, a.n) * s / math.Sqrt(float64(a.n)), Level: level}
+}
+
+// CI is Eq. 1 with Student's t: the interval mean ± t·s/√N of the samples
+// xs at the given confidence level. It needs two finite samples or more.
+func CI(xs []float64, level float64) (Interval, error) {
+	if err := checkLevel(level); err != nil {
+		return Interval{}, err
+	}
+	if len(xs) < 2 {
+		return Interval{}, fmt.Errorf("cceval: a confidence interval needs at least 2 samples, got %d", len(xs))
+	}
+	var a running
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return Interval{}, fmt.Errorf("cceval: sample %d is %v", i, x)
+		}
+		a.add(x)
+	}
+	return a.interval(level), nil
+}
+
+// maxForecast caps Forecast: beyond it the answer is "not feasible", and
+// the search below stays bounded.
+const maxForecast = 1 << 40
+
+// Forecast is Eq. 3: the trial count N at which the exploratory samples'
+// mean and standard deviation would satisfy the convergence condition
+// (Eq. 2), t_{N-1}·s ≤ margin·|mean|·√N. With the normal quantile this is
+// N = z²s²/(margin²·mean²); the t quantile adds a little for small N.
+// The result may be below len(xs) when the samples have converged already.
+func Forecast(xs []float64, level, margin float64) (int, error) {
+	if !(margin > 0) {
+		return 0, fmt.Errorf("cceval: relative margin %v must be positive, e.g. 0.01", margin)
+	}
+	iv, err := CI(xs, level)
+	if err != nil {
+		return 0, err
+	}
+	if iv.Mean == 0 {
+		return 0, errors.New("cceval: the samples' mean is 0; a relative margin cannot be met")
+	}
+	r := iv.StdDev / (margin * math.Abs(iv.Mean)) // N = (q·r)²
+	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
+	ne := math.Ceil(z * z * r * r)
+	if ne > maxForecast {
+		return maxForecast, nil
+	}
+	n := max(2, int(ne))
+	// t > z, so the t condition needs at least the normal answer: step up.
+	for q := tQuantile(level, n); q*q*r*r > float64(n); q = tQuantile(level, n) {
+		n++
+	}
+	return n, nil
+}
