@@ -15,6 +15,7 @@ package m3
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ func Decompose(net *topo.Network, flows []workload.Flow) (*Decomposition, error)
 			key.WriteString(strconv.Itoa(c))
 			key.WriteByte(',')
 		}
+		if len(route) > 255 {
+			return nil, fmt.Errorf("m3: flow %d has a route of %d hops; at most 255 are supported", f.ID, len(route))
+		}
 		p, ok := index[key.String()]
 		if !ok {
 			p = len(d.Paths)
@@ -97,30 +101,26 @@ type BackgroundFlow struct {
 // stayed on the path from First to Last, as a parking lot can only express
 // contiguous segments.
 func (d *Decomposition) Background(p int) []BackgroundFlow {
-	path := d.Paths[p]
-	pos := map[int]int{}
-	for h, c := range path.Channels {
-		pos[c] = h
-	}
-	span := map[int][2]int{}
-	for h, c := range path.Channels {
+	// Keys flow<<8 | hop sort into flow order with hops ascending within a
+	// flow; paths have far fewer than 256 hops.
+	var keys []uint64
+	for h, c := range d.Paths[p].Channels {
 		for _, f := range d.onChan[c] {
-			if d.FlowPath[f] == p {
-				continue
+			if d.FlowPath[f] != p {
+				keys = append(keys, uint64(f)<<8|uint64(h))
 			}
-			s, ok := span[f]
-			if !ok {
-				s = [2]int{h, h}
-			}
-			s[1] = h
-			span[f] = s
 		}
 	}
-	out := make([]BackgroundFlow, 0, len(span))
-	for f, s := range span {
-		out = append(out, BackgroundFlow{Flow: f, First: s[0], Last: s[1]})
+	slices.Sort(keys)
+	var out []BackgroundFlow
+	for _, k := range keys {
+		f, h := int(k>>8), int(k&0xff)
+		if n := len(out); n > 0 && out[n-1].Flow == f {
+			out[n-1].Last = h
+			continue
+		}
+		out = append(out, BackgroundFlow{Flow: f, First: h, Last: h})
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a].Flow < out[b].Flow })
 	return out
 }
 

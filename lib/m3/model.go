@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tailscope/tailscope/datasets"
 	"github.com/tailscope/tailscope/lib/metrics"
 )
 
@@ -418,4 +419,21 @@ func ReadModel(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("trailing bytes after the model weights")
 	}
 	return m, m.net.check()
+}
+
+// DefaultModelFile is the trained model's path inside datasets.FS.
+const DefaultModelFile = "models/m3.model"
+
+// DefaultModel returns the trained model embedded from datasets/models.
+func DefaultModel() (*Model, error) {
+	f, err := datasets.FS.Open(DefaultModelFile)
+	if err != nil {
+		return nil, fmt.Errorf("m3: embedded model: %w", err)
+	}
+	defer f.Close()
+	m, err := ReadModel(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("m3: embedded model %s: %w", DefaultModelFile, err)
+	}
+	return m, nil
 }

@@ -2,7 +2,6 @@ package m3
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -83,39 +82,34 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	}
 	spec.Delay = max(delay/int64(len(path.Channels)), 1)
 	bg := d.Background(p)
-	idx := make([]int, 0, len(path.Flows)+len(bg))
-	span := map[int][2]int{}
 	for _, f := range path.Flows {
-		idx = append(idx, f)
-		span[f] = [2]int{0, spec.Hops - 1}
-	}
-	for _, b := range bg {
-		idx = append(idx, b.Flow)
-		span[b.Flow] = [2]int{b.First, b.Last}
-	}
-	for _, f := range idx {
 		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.routes[f][0]].Bandwidth)
 	}
-	sortByStart(idx, flows)
-	sim := &PathSim{Spec: spec, Orig: idx}
-	for i, f := range idx {
-		s := span[f]
-		src, dst := endpoints(spec, s[0], s[1], flows[f].Src, flows[f].Dst)
-		sim.Flows = append(sim.Flows, workload.Flow{ID: i, Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
-		sim.First, sim.Last = append(sim.First, s[0]), append(sim.Last, s[1])
-		sim.Foreground = append(sim.Foreground, d.FlowPath[f] == p)
+	for _, b := range bg {
+		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.routes[b.Flow][0]].Bandwidth)
+	}
+	// Flows are in start order (workload.Check), so merging the ascending
+	// foreground and background lists by index keeps start order.
+	sim := &PathSim{Spec: spec}
+	add := func(f, first, last int, fg bool) {
+		src, dst := endpoints(spec, first, last, flows[f].Src, flows[f].Dst)
+		sim.Flows = append(sim.Flows, workload.Flow{ID: len(sim.Flows), Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
+		sim.First, sim.Last = append(sim.First, first), append(sim.Last, last)
+		sim.Foreground, sim.Orig = append(sim.Foreground, fg), append(sim.Orig, f)
+	}
+	i, j := 0, 0
+	for i < len(path.Flows) || j < len(bg) {
+		if j == len(bg) || (i < len(path.Flows) && path.Flows[i] < bg[j].Flow) {
+			add(path.Flows[i], 0, spec.Hops-1, true)
+			i++
+		} else {
+			add(bg[j].Flow, bg[j].First, bg[j].Last, false)
+			j++
+		}
 	}
 	var err error
 	if sim.Net, err = topo.ParkingLot(spec); err != nil {
 		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}
 	return sim, nil
-}
-
-// sortByStart orders flow indices by start time, then index.
-func sortByStart(idx []int, flows []workload.Flow) {
-	sort.Slice(idx, func(a, b int) bool {
-		fa, fb := flows[idx[a]], flows[idx[b]]
-		return fa.Start < fb.Start || (fa.Start == fb.Start && idx[a] < idx[b])
-	})
 }

@@ -1,0 +1,124 @@
+package m3
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+func TestRunLoneFlowsAreIdeal(t *testing.T) {
+	net := dumbbell(t)
+	// Flows 1 ms apart never overlap: flowSim gives slowdown 1, so does
+	// every percentile, and every record's FCT is its ideal FCT.
+	var flows []workload.Flow
+	for i := range 40 {
+		flows = append(flows, workload.Flow{ID: i, Src: i % 2, Dst: 2 + i%3%2, Size: int64(100 + 3000*i), Start: int64(i) * 1_000_000})
+	}
+	est, err := Run(net, flows, netcfg.Default(), Options{Samples: 50, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range est.Records {
+		if r.FCT != r.Ideal || r.Slowdown != 1 || r.FlowID != flows[i].ID {
+			t.Fatalf("record %d = %+v, want its ideal FCT", i, r)
+		}
+	}
+	if est.Paths != 4 || est.Simulated < 1 || est.Simulated > 4 {
+		t.Errorf("paths %d, simulated %d", est.Paths, est.Simulated)
+	}
+}
+
+func TestRunRecordsFollowTheEstimate(t *testing.T) {
+	net, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: 3, BackgroundHosts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2]int
+	for _, h := range net.Hosts() {
+		for _, g := range net.Hosts() {
+			if h != g {
+				pairs = append(pairs, [2]int{h, g})
+			}
+		}
+	}
+	flows, err := workload.Generate(net, workload.Spec{Flows: 3000, Components: []workload.Component{{
+		Pairs: pairs, Sizes: workload.SizeSpec{Dist: "webserver"}, Arrival: workload.Arrival{Sigma: 2}, MaxLoad: 0.5,
+	}}}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := netcfg.Default()
+	est, err := Run(net, flows, cfg, Options{Samples: 200, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Records of a bucket carry its estimated distribution: their p99
+	// matches the estimate's up to interpolation between percentiles.
+	out := metrics.M3OutputBins()
+	p99 := metrics.BinPercentiles(est.Records, out, 99)
+	for b := range out.Len() {
+		if est.Dist.Flows[b] < 200 {
+			continue
+		}
+		if got, want := p99[b], est.Dist.Buckets[b][98]; math.Abs(got-want) > 0.02*want {
+			t.Errorf("bucket %s: records p99 %.3f, estimate %.3f", out.Labels[b], got, want)
+		}
+	}
+	if est.Dist.Overall[98] < 1 || est.Dist.Overall[49] > est.Dist.Overall[98] {
+		t.Errorf("overall percentiles %v", est.Dist.Overall)
+	}
+	again, err := Run(net, flows, cfg, Options{Samples: 200, Seed: 2, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Records, est.Records) {
+		t.Error("same seed, different worker count: different records")
+	}
+}
+
+func TestGenerateDataResumes(t *testing.T) {
+	dir := t.TempDir()
+	o := GenOptions{Tasks: 3, Flows: 60, Seed: 5, Workers: 2, Shards: 1}
+	n, err := GenerateData(dir, o)
+	if err != nil || n != 3 {
+		t.Fatalf("first run: %d tasks, %v", n, err)
+	}
+	if n, err = GenerateData(dir, o); err != nil || n != 0 {
+		t.Fatalf("second run redid %d tasks (%v)", n, err)
+	}
+	if err := os.Remove(TaskFile(dir, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err = GenerateData(dir, o); err != nil || n != 1 {
+		t.Fatalf("after removing one: %d tasks (%v)", n, err)
+	}
+	r, err := ReadTaskResult(TaskFile(dir, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := RunTask(RandomTask(5, 1, 60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.PacketSeconds, fresh.FlowSeconds, r.PacketSeconds, r.FlowSeconds = 0, 0, 0, 0
+	if !reflect.DeepEqual(r, fresh) {
+		t.Error("task frame does not round-trip to a fresh run of the task")
+	}
+	s, err := r.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.BG) != r.Task.Hops || len(s.Target) != 4 {
+		t.Errorf("sample has %d background maps for %d hops, %d target rows", len(s.BG), r.Task.Hops, len(s.Target))
+	}
+	if _, err := GenerateData(filepath.Join(dir, "x"), GenOptions{Tasks: 1, Flows: 1, Workers: 1, Shard: 1, Shards: 1}); err == nil {
+		t.Error("shard 1 of 1: no error")
+	}
+}
