@@ -149,7 +149,7 @@ func runM3Train(args []string) error {
 		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: *dataSeed, TrainSeed: *seed,
 		Split: "task index % 10: 9 test, 8 validation, else training", Info: model.Info, TrainSeconds: trainSec,
 		Commands: map[string]string{
-			"gendata": "tailscope m3 gendata -out " + *data + " -seed " + *dataSeed + fmt.Sprintf(" -tasks %d", ds.Tasks),
+			"gendata": "tailscope m3 gendata -out " + *data + " -seed " + *dataSeed + fmt.Sprintf(" -tasks %d -flows %d", ds.Tasks, ds.Flows/ds.Tasks),
 			"train":   "tailscope m3 train " + strings.Join(args, " "),
 		},
 	}
