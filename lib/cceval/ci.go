@@ -44,7 +44,9 @@ func (iv Interval) Contains(x float64) bool { return x >= iv.Lo() && x <= iv.Hi(
 func (iv Interval) Relative() float64 { return iv.Half / math.Abs(iv.Mean) }
 
 // Converged is Eq. 2: the half-width is at most margin x |mean|.
-func (iv Interval) Converged(margin float64) bool { return iv.N >= 2 && iv.Half <= margin*math.Abs(iv.Mean) }
+func (iv Interval) Converged(margin float64) bool {
+	return iv.N >= 2 && iv.Half <= margin*math.Abs(iv.Mean)
+}
 
 // String formats the interval as mean ± half (relative half-width, n).
 func (iv Interval) String() string {

@@ -1,0 +1,92 @@
+package cceval
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// DefaultPercentiles are the quantiles CCEval reports (§6.1), plus the
+// median.
+func DefaultPercentiles() []float64 { return []float64{50, 90, 95, 99, 99.9} }
+
+// MetricName names the p-th percentile of a per-flow quantity ("fct" or
+// "slowdown"), over all flows when label is "" and over one size bin
+// otherwise: "fct_p99", "slowdown_p99.9[<=1KB]".
+func MetricName(quantity string, p float64, label string) string {
+	n := quantity + "_p" + strconv.FormatFloat(p, 'g', -1, 64)
+	if label != "" {
+		n += "[" + label + "]"
+	}
+	return n
+}
+
+// RecordMetrics summarizes one trial's flow records: the percentiles pcts
+// of FCT (ns) and slowdown over all flows and, when bins has more than one
+// bin, per size bin (MetricName), plus "fct_mean" and "slowdown_mean". A
+// bin without flows in this trial has no entries.
+func RecordMetrics(recs []metrics.Record, bins metrics.Bins, pcts []float64) (Metrics, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("cceval: no flow records")
+	}
+	if err := bins.Check(); err != nil {
+		return nil, err
+	}
+	m := Metrics{}
+	add := func(label string, recs []metrics.Record) {
+		fct := make([]float64, len(recs))
+		sd := make([]float64, len(recs))
+		for i, r := range recs {
+			fct[i], sd[i] = float64(r.FCT), r.Slowdown
+		}
+		for i, v := range metrics.Percentiles(fct, pcts) {
+			m[MetricName("fct", pcts[i], label)] = v
+		}
+		for i, v := range metrics.Percentiles(sd, pcts) {
+			m[MetricName("slowdown", pcts[i], label)] = v
+		}
+	}
+	add("", recs)
+	var fsum, ssum float64
+	for _, r := range recs {
+		fsum += float64(r.FCT)
+		ssum += r.Slowdown
+	}
+	m["fct_mean"], m["slowdown_mean"] = fsum/float64(len(recs)), ssum/float64(len(recs))
+	if bins.Len() > 1 {
+		by := make([][]metrics.Record, bins.Len())
+		for _, r := range recs {
+			i := bins.Index(r.Size)
+			by[i] = append(by[i], r)
+		}
+		for i, rs := range by {
+			if len(rs) > 0 {
+				add(bins.Labels[i], rs)
+			}
+		}
+	}
+	return m, nil
+}
+
+// ScenarioTrial makes a Trial that builds spec with the trial's seed, runs
+// the named estimator (see estimator.Names) with options (JSON, "" for
+// defaults) and summarizes the records with RecordMetrics.
+func ScenarioTrial(spec scenario.Spec, name, options string, bins metrics.Bins, pcts []float64) Trial {
+	return func(seed uint64) (Metrics, error) {
+		s := spec
+		s.Seed = seed
+		sc, err := scenario.Build(s)
+		if err != nil {
+			return nil, err
+		}
+		res, err := estimator.Run(context.Background(), name, sc, options)
+		if err != nil {
+			return nil, err
+		}
+		return RecordMetrics(res.Records, bins, pcts)
+	}
+}

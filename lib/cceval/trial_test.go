@@ -1,0 +1,181 @@
+package cceval
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+func TestRecordMetrics(t *testing.T) {
+	// Sizes 1..100 KB with FCT = size ns and slowdown = 1 + size/100 KB.
+	var recs []metrics.Record
+	for i := 1; i <= 100; i++ {
+		s := int64(i) * 1000
+		recs = append(recs, metrics.Record{Size: s, FCT: s, Slowdown: 1 + float64(i)/100})
+	}
+	bins, err := metrics.NewBins([]int64{50_000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := RecordMetrics(recs, bins, []float64{50, 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]float64{
+		"fct_p50":             50_500, // numpy: halfway between the 50th and 51st
+		"fct_p99":             99_010,
+		"slowdown_p50":        1.505,
+		"fct_mean":            50_500,
+		"slowdown_mean":       1.505,
+		"fct_p50[<=50KB]":     25_500,
+		"fct_p99[>50KB]":      99_510, // h = 49·0.99: 99 KB + 0.51 KB
+		"slowdown_p99[>50KB]": 1.9951,
+	} {
+		if got, ok := m[k]; !ok || math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, want)
+		}
+	}
+	if len(m) != 2+2*2*3 {
+		t.Errorf("%d metrics, want 14: %v", len(m), m)
+	}
+	if _, err := RecordMetrics(nil, bins, []float64{50}); err == nil {
+		t.Error("no records: no error")
+	}
+}
+
+// Single-packet flows arriving as a Poisson process at one 10G port form
+// an M/D/1 queue with Pollaczek-Khinchine mean wait rho·D/(2(1-rho)).
+// Model-free intervals of the per-trial mean wait from packetsim trials
+// must contain it 93-97% of the time (250 repetitions of 20 trials; the
+// binomial standard error is 1.4%). The first 20 flows of a trial are
+// dropped: the queue starts empty (warm-up, Fig. 13).
+func TestCoverageMD1Packetsim(t *testing.T) {
+	const senders, flows, warm, rho = 64, 200, 20, 0.5
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: senders, Receivers: 1, HostBandwidth: 100 * topo.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := netcfg.Default()
+	service := float64(cfg.PayloadBytes+cfg.HeaderBytes) * 8 / 10 // ns at 10 Gbps
+	want := rho * service / (2 * (1 - rho))
+	trial := func(seed uint64) (Metrics, error) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		fl := make([]workload.Flow, flows)
+		at := 1000.0
+		for i := range fl {
+			at += r.ExpFloat64() * service / rho
+			fl[i] = workload.Flow{ID: i, Src: r.IntN(senders), Dst: senders, Size: cfg.PayloadBytes, Start: int64(at)}
+		}
+		res, err := packetsim.Run(net, fl, cfg, packetsim.Options{})
+		if err != nil {
+			return nil, err
+		}
+		var sum float64
+		for _, rec := range res.Records[warm:] {
+			sum += float64(rec.FCT - rec.Ideal)
+		}
+		return Metrics{"wait": sum / float64(flows-warm)}, nil
+	}
+	const reps = 250
+	hit := 0
+	var half float64
+	for rep := range reps {
+		// A 10% margin is met within the 20 exploratory trials.
+		res, err := Estimate(trial, Config{Margin: 0.1, Seed: uint64(rep) * 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		iv := res.Metrics[0].Interval
+		half += iv.Relative() / reps
+		if iv.Contains(want) {
+			hit++
+		}
+	}
+	cov := float64(hit) / reps
+	t.Logf("M/D/1 at rho %.1f: coverage of %.1f ns is %.2f%% over %d repetitions (mean relative half-width %.1f%%)", rho, want, 100*cov, reps, 100*half)
+	if cov < 0.93 || cov > 0.97 {
+		t.Errorf("coverage %.2f%%, want 93-97%%", 100*cov)
+	}
+}
+
+// dumbbellSpec is a 10x10 dumbbell (10G everywhere) carrying WebServer
+// flows from the left hosts to the right ones, Poisson arrivals at the
+// given bottleneck load.
+func dumbbellSpec(flows int, load float64) scenario.Spec {
+	var pairs [][2]int
+	for i := 0; i < 10; i++ {
+		for j := 10; j < 20; j++ {
+			pairs = append(pairs, [2]int{i, j})
+		}
+	}
+	return scenario.Spec{
+		Topology: scenario.Topology{Dumbbell: &topo.DumbbellSpec{Senders: 10, Receivers: 10}},
+		Workload: workload.Spec{Flows: flows, Components: []workload.Component{{
+			Pairs: pairs, Sizes: workload.SizeSpec{Dist: "webserver"},
+			Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: load,
+		}}},
+		Network: netcfg.Default(),
+	}
+}
+
+// Forecast accuracy (Fig. 10a) on a DCTCP dumbbell at 30% load. A pool of
+// packetsim trials stands for the trial distribution; model-free runs draw
+// from it with replacement (so they are i.i.d. from the pool's empirical
+// distribution) and compare the exploratory stage's forecast with the real
+// count. The forecast is unbiased: the mean forecast is within 10% (median
+// FCT) and 25% (p99 FCT) of the mean real count. One run's forecast from
+// 20 exploratory trials is only as good as a variance from 20 samples
+// (chi-square, relative sd sqrt(2/19) = 32%): the logged median error of
+// single forecasts is near 20%.
+func TestForecastDumbbell(t *testing.T) {
+	pool, err := Estimate(ScenarioTrial(dumbbellSpec(400, 0.3), "packetsim", "", metrics.AllSizes(), []float64{50, 99}),
+		Config{MaxTrials: 100, Margin: 1e-9, Seed: 1, Targets: []string{"fct_p50", "fct_p99"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key         string
+		margin, tol float64
+	}{
+		{"fct_p50", 0.01, 0.10},
+		{"fct_p99", 0.05, 0.25},
+	} {
+		xs := make([]float64, len(pool.Trials))
+		for i, m := range pool.Trials {
+			xs[i] = m[c.key]
+		}
+		const reps = 400
+		var real, fore float64
+		errs := make([]float64, reps)
+		for rep := range reps {
+			r := rand.New(rand.NewPCG(uint64(rep), 5))
+			draw := func(uint64) (Metrics, error) { return Metrics{"x": xs[r.IntN(len(xs))]}, nil }
+			res, err := Estimate(draw, Config{Margin: c.margin, Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := res.Metrics[0]
+			if !m.Converged() {
+				t.Fatalf("%s: rep %d did not converge", c.key, rep)
+			}
+			real += float64(m.Trials) / reps
+			fore += float64(m.Forecast) / reps
+			errs[rep] = math.Abs(float64(m.Forecast)/float64(m.Trials) - 1)
+		}
+		sort.Float64s(errs)
+		bias := fore/real - 1
+		t.Logf("%s at %.0f%% margin: mean real %.1f, mean forecast %.1f (%+.1f%%); single forecasts: median error %.1f%%, p90 %.1f%%",
+			c.key, 100*c.margin, real, fore, 100*bias, 100*errs[reps/2], 100*errs[reps*9/10])
+		if math.Abs(bias) > c.tol {
+			t.Errorf("%s: mean forecast off by %.1f%%, want within %.0f%%", c.key, 100*bias, 100*c.tol)
+		}
+	}
+}
