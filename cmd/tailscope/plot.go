@@ -46,6 +46,19 @@ func split(s string) []string {
 	return out
 }
 
+// floats is a comma-separated list of numbers.
+func floats(s string) ([]float64, error) {
+	var out []float64
+	for _, v := range split(s) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 func plotCDF(args []string) error {
 	fs := flag.NewFlagSet("plot cdf", flag.ContinueOnError)
 	records := fs.String("records", "", "comma-separated record frames (one per estimator, same scenario)")
@@ -181,13 +194,9 @@ func plotError(args []string) error {
 	if err != nil {
 		return err
 	}
-	var e []float64
-	for _, s := range split(*edges) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("plot error: --edges: %w", err)
-		}
-		e = append(e, v)
+	e, err := floats(*edges)
+	if err != nil {
+		return fmt.Errorf("plot error: --edges: %w", err)
 	}
 	f, err := plot.ErrorCDF(rows, *est, e)
 	if err != nil {
