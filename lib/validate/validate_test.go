@@ -2,6 +2,7 @@ package validate_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -162,4 +163,22 @@ func TestAgainstNS3(t *testing.T) {
 	if got, want := strings.Count(md, "\n| "), len(cases)*(2+len(validate.Percentiles)*4); got != want {
 		t.Errorf("markdown has %d table lines, want %d:\n%s", got, want, md)
 	}
+}
+
+// The suite's cases: every topology at every load.
+func ExampleCases() {
+	cases, err := validate.Cases(2000, []float64{0.3, 0.6}, 1)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range cases {
+		fmt.Println(c.Name(), c.Spec.Workload.Flows, c.Spec.Network.CC)
+	}
+	// Output:
+	// dumbbell @ 30% 2000 dctcp-window
+	// dumbbell @ 60% 2000 dctcp-window
+	// parking-lot-4 @ 30% 2000 dctcp-window
+	// parking-lot-4 @ 60% 2000 dctcp-window
+	// meta32-2:1 @ 30% 2000 dctcp-window
+	// meta32-2:1 @ 60% 2000 dctcp-window
 }
