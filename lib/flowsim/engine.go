@@ -21,8 +21,9 @@ type Job struct {
 
 // Simulate runs jobs on links of the given capacities (bits/s) under
 // max-min fair sharing and returns each job's finish time in nanoseconds,
-// index-aligned with jobs. Jobs may come in any order.
-func Simulate(capBps []int64, jobs []Job) ([]float64, error) {
+// index-aligned with jobs. Jobs may come in any order. A non-nil meter is
+// filled with the bits its links carried per time bin.
+func Simulate(capBps []int64, jobs []Job, meter *Meter) ([]float64, error) {
 	for l, c := range capBps {
 		if c <= 0 {
 			return nil, fmt.Errorf("flowsim: link %d has capacity %d bps; it must be positive", l, c)
@@ -31,12 +32,18 @@ func Simulate(capBps []int64, jobs []Job) ([]float64, error) {
 	if len(jobs) > math.MaxInt32 {
 		return nil, fmt.Errorf("flowsim: %d jobs; at most %d are supported", len(jobs), math.MaxInt32)
 	}
+	if meter != nil {
+		if err := meter.prepare(len(capBps)); err != nil {
+			return nil, err
+		}
+	}
 	order := make([]int, len(jobs))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Start < jobs[order[b]].Start })
 	e := newEngine(capBps, len(jobs))
+	e.meter = meter
 	seen := make([]int, len(capBps)) // job index + 1 that last used each link
 	for _, i := range order {
 		j := jobs[i]
@@ -114,6 +121,8 @@ type engine struct {
 	linkJobs []int64   // active jobs crossing the link
 	usage    []float64 // sum of the rates of those jobs, bits/ns
 	tight    []bool    // a bottleneck in the last fill that covered it
+
+	meter *Meter // nil unless the run is metered
 }
 
 // route is the state shared by the jobs with one route and cap.
@@ -140,6 +149,9 @@ type route struct {
 
 	oldContrib float64 // contrib before a commit that may be undone
 	moved      bool    // the head job changed since the last refill
+
+	meters  []int32 // positions in the meter of this route's metered links
+	meterAt float64 // time up to which this route's traffic is metered
 }
 
 // pending is an active job: it finishes when its route's per-job service
@@ -215,6 +227,11 @@ func (e *engine) intern(links []int, capBps int64) int32 {
 	for i, l := range links {
 		rt.links[i] = int32(l)
 		rt.minCap = min(rt.minCap, e.linkCap[l])
+		if e.meter != nil {
+			if m, ok := e.meter.index[l]; ok {
+				rt.meters = append(rt.meters, int32(m))
+			}
+		}
 	}
 	if capBps > 0 {
 		rt.capRate = float64(capBps) / 1e9
@@ -298,6 +315,21 @@ func (rt *route) advance(t float64) {
 	rt.at = t
 }
 
+// metered credits the route's traffic since meterAt, at its current
+// per-job rate and job count, to its metered links. It must run before
+// either changes.
+func (e *engine) metered(rt *route, t float64) {
+	if len(rt.meters) == 0 {
+		return
+	}
+	if thr := rt.rate * float64(rt.count); thr > 0 {
+		for _, m := range rt.meters {
+			e.meter.add(int(m), rt.meterAt, t, thr)
+		}
+	}
+	rt.meterAt = t
+}
+
 // reschedule recomputes when the head job of an active route finishes.
 func (e *engine) reschedule(r int32) {
 	rt := &e.routes[r]
@@ -324,8 +356,10 @@ func (e *engine) arrive(j int, t float64) {
 			e.active[l] = append(e.active[l], r)
 		}
 		rt.served, rt.at, rt.rate, rt.due = 0, t, 0, math.Inf(1)
+		rt.meterAt = t
 	} else {
 		rt.advance(t)
+		e.metered(rt, t)
 	}
 	e.countJobs(rt, 1)
 	rt.jobs = pushPending(rt.jobs, pending{level: rt.served + e.bits[j], id: e.id[j], job: int32(j)})
@@ -341,6 +375,7 @@ func (e *engine) arrive(j int, t float64) {
 func (e *engine) complete(r int32, t float64) {
 	rt := &e.routes[r]
 	rt.advance(t)
+	e.metered(rt, t)
 	var done pending
 	rt.jobs, done = popPending(rt.jobs)
 	e.finish[done.job] = t
@@ -414,6 +449,7 @@ func (e *engine) refill(t float64) {
 	for _, r := range comp {
 		rt := &e.routes[r]
 		if rt.newRate != rt.rate || rt.moved {
+			e.metered(rt, t)
 			rt.rate, rt.moved = rt.newRate, false
 			e.reschedule(r)
 		}
