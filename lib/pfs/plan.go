@@ -257,8 +257,9 @@ func NewPlan(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts O
 			})
 		}
 	}
+	local := make([]int32, len(net.Channels)) // chunk link + 1 of each channel, 0 if none yet
 	for ci := range p.Chunks {
-		p.build(net, &p.Chunks[ci], rs, total)
+		p.build(net, &p.Chunks[ci], rs, total, local)
 	}
 	p.PrepSeconds = time.Since(t0).Seconds()
 	return p, nil
@@ -289,8 +290,8 @@ func (p *Plan) spread(start, end, bits float64, add func(w int, bits float64)) {
 
 // build fills a chunk's sub-topology, routes and capacities. total, when
 // not nil, holds every group's estimated bits per window and channel.
-func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, total [][]float64) {
-	local := map[int32]int{}
+// local is zeroed scratch of one entry per channel, left zeroed.
+func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, total [][]float64, local []int32) {
 	hops := 0
 	for _, set := range [][]ChunkFlow{c.Flows, c.Injected} {
 		for _, cf := range set {
@@ -300,13 +301,11 @@ func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, total [][]float64
 	routes := make([]int, 0, hops)
 	route := func(cf *ChunkFlow) {
 		for _, ch := range rs[cf.Pos].path {
-			l, ok := local[ch]
-			if !ok {
-				l = len(c.Channels)
-				local[ch] = l
+			if local[ch] == 0 {
 				c.Channels = append(c.Channels, int(ch))
+				local[ch] = int32(len(c.Channels))
 			}
-			routes = append(routes, l)
+			routes = append(routes, int(local[ch]-1))
 		}
 		cf.Route = routes[len(routes)-len(rs[cf.Pos].path) : len(routes) : len(routes)]
 	}
@@ -315,6 +314,9 @@ func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, total [][]float64
 	}
 	for k := range c.Injected {
 		route(&c.Injected[k])
+	}
+	for _, ch := range c.Channels {
+		local[ch] = 0
 	}
 	c.Hosts = make([]int, len(c.Channels))
 	c.CapBps = make([]int64, len(c.Channels))
