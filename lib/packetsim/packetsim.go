@@ -89,6 +89,14 @@ type Result struct {
 	// ChannelBytes is the wire bytes put on each channel (index: channel
 	// id), data and ACKs.
 	ChannelBytes []int64
+	// Per channel: packets (data and ACKs) put on it, the nanoseconds
+	// they waited at its port before their transmission began (switch
+	// ports; a NIC pulls packets only when idle, so its wait is 0), and
+	// packets dropped at its full buffer. ChannelQueueNanos over
+	// ChannelPackets is the mean queueing delay a packet met there.
+	ChannelPackets    []int64
+	ChannelQueueNanos []float64
+	ChannelDrops      []int64
 	// Samples holds the port samples when Options.SampleEveryNanos is set,
 	// in time order, channels ascending within a time.
 	Samples []PortSample

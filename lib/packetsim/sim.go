@@ -148,6 +148,9 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 		fs.cc = newCC(cfg, net.Channels[buf[0]].Bandwidth)
 	}
 	s.res.ChannelBytes = make([]int64, len(net.Channels))
+	s.res.ChannelPackets = make([]int64, len(net.Channels))
+	s.res.ChannelQueueNanos = make([]float64, len(net.Channels))
+	s.res.ChannelDrops = make([]int64, len(net.Channels))
 	if opts.SampleEveryNanos > 0 {
 		s.sampled = opts.SampleChannels
 		if len(s.sampled) == 0 {
@@ -257,15 +260,20 @@ func (s *sim) forward(e event, c int32) {
 	q := p.backlog(s.now)
 	if s.cfg.BufferBytes > 0 && q+float64(wire) > float64(s.cfg.BufferBytes) {
 		s.res.Drops++
+		s.res.ChannelDrops[c]++
 		return
 	}
 	if e.flag&(flagAck|flagECE) == 0 && q > p.k {
 		e.flag |= flagECE
 		s.res.Marks++
 	}
+	if p.busyUntil > s.now {
+		s.res.ChannelQueueNanos[c] += float64(p.busyUntil-s.now) / 1000
+	}
 	end := max(s.now, p.busyUntil) + p.tx(wire)
 	p.busyUntil = end
 	s.res.ChannelBytes[c] += wire
+	s.res.ChannelPackets[c]++
 	s.res.PacketHops++
 	e.t, e.ch = end+p.delay, c
 	e.hop++
@@ -280,6 +288,7 @@ func (s *sim) send(n *nic, e event) {
 	p.busyUntil = end
 	n.busy = true
 	s.res.ChannelBytes[n.ch] += wire
+	s.res.ChannelPackets[n.ch]++
 	s.res.PacketHops++
 	s.q.push(event{t: end, kind: evNicFree, ch: n.ch})
 	e.t, e.ch, e.hop, e.kind = end+p.delay, n.ch, 0, evArrive
