@@ -2,6 +2,7 @@ package packetsim
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -60,5 +61,37 @@ func TestChannelDrops(t *testing.T) {
 	}
 	if res.Drops == 0 || res.ChannelDrops[down] != res.Drops {
 		t.Errorf("%d drops, %d of them at the receiver's port", res.Drops, res.ChannelDrops[down])
+	}
+}
+
+// Pinned paths override routing: on a diamond a flow takes the branch it
+// is given, and a path that breaks off or misses the destination is an
+// error naming the flow.
+func TestPinnedPaths(t *testing.T) {
+	nodes := []topo.Node{{ID: 0, Kind: topo.Host}, {ID: 1, Kind: topo.Switch}, {ID: 2, Kind: topo.Switch},
+		{ID: 3, Kind: topo.Switch}, {ID: 4, Kind: topo.Switch}, {ID: 5, Kind: topo.Host}}
+	var links []topo.Link
+	for _, l := range [][2]int{{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 5}} {
+		links = append(links, topo.Link{A: l[0], B: l[1], Bandwidth: 10 * topo.Gbps, Delay: 1000})
+	}
+	net, err := topo.New("diamond", nodes, links)
+	must(t, net, err)
+	flows := []workload.Flow{{ID: 7, Src: 0, Dst: 5, Size: 5000}}
+	for _, branch := range [][]int{{0, 2, 6, 10}, {0, 4, 8, 10}} {
+		res, err := Run(net, flows, netcfg.Default(), Options{Paths: [][]int{branch}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c, b := range res.ChannelBytes {
+			on := c%2 == 0 && (c == branch[1] || c == branch[2] || c == 0 || c == 10)
+			if (b > 0 && c%2 == 0) != on {
+				t.Errorf("branch %v: channel %d carried %d bytes", branch, c, b)
+			}
+		}
+	}
+	for _, bad := range [][]int{{0, 6, 10}, {0, 2, 6}, {}} {
+		if _, err := Run(net, flows, netcfg.Default(), Options{Paths: [][]int{bad}}); err == nil || !strings.Contains(err.Error(), "flow 7") {
+			t.Errorf("path %v: error %v, want one naming flow 7", bad, err)
+		}
 	}
 }

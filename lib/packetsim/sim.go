@@ -126,10 +126,16 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 	s.fs = make([]flowState, len(flows))
 	var buf []int
 	for i, f := range flows {
-		var err error
-		buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst)
-		if err != nil {
-			return nil, fmt.Errorf("packetsim: flow %d is unroutable: %w", f.ID, err)
+		if opts.Paths != nil {
+			if err := checkPath(net, f, opts.Paths[i]); err != nil {
+				return nil, err
+			}
+			buf = append(buf[:0], opts.Paths[i]...)
+		} else {
+			var err error
+			if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
+				return nil, fmt.Errorf("packetsim: flow %d is unroutable: %w", f.ID, err)
+			}
 		}
 		if len(buf) > math.MaxUint8 {
 			return nil, fmt.Errorf("packetsim: flow %d has a %d-hop path; at most %d hops are supported", f.ID, len(buf), math.MaxUint8)
@@ -163,6 +169,25 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 		s.q.push(event{t: opts.SampleEveryNanos * 1000, kind: evSample})
 	}
 	return s, nil
+}
+
+// checkPath reports a pinned path that does not lead from the flow's
+// source to its destination over existing channels, one after the other.
+func checkPath(net *topo.Network, f workload.Flow, path []int) error {
+	at := f.Src
+	for _, c := range path {
+		if c < 0 || c >= len(net.Channels) || net.Channels[c].Src != at {
+			return fmt.Errorf("packetsim: flow %d: pinned path %v does not continue from node %d with channel %d", f.ID, path, at, c)
+		}
+		at = net.Channels[c].Dst
+		if at != f.Dst && net.IsHost(at) {
+			return fmt.Errorf("packetsim: flow %d: pinned path %v passes through host %d", f.ID, path, at)
+		}
+	}
+	if at != f.Dst || len(path) == 0 {
+		return fmt.Errorf("packetsim: flow %d: pinned path %v does not reach its destination %d", f.ID, path, f.Dst)
+	}
+	return nil
 }
 
 // route is the channel a packet of flow f crosses at hop: the flow's path

@@ -22,8 +22,9 @@ type CENICSpec struct {
 	// BackboneBandwidth is every router-to-router link but the HPR-DC
 	// interconnects (default 1 Gbps).
 	BackboneBandwidth int64 `json:"backbone_bandwidth,omitempty"`
-	// InterconnectBandwidth is the links joining a site's HPR and DC
-	// routers (default: BackboneBandwidth).
+	// InterconnectBandwidth is the links joining the HPR and DC routers
+	// at Sunnyvale and Los Angeles, where the paper's congested links are
+	// (default: BackboneBandwidth).
 	InterconnectBandwidth int64 `json:"interconnect_bandwidth,omitempty"`
 	// AccessBandwidth and AccessDelay are each host's link to its router
 	// (default 10 x BackboneBandwidth and 1 us): fast and short, so that
@@ -127,7 +128,7 @@ func CENIC(s CENICSpec) (*Network, error) {
 	for _, l := range cenicLinks {
 		sa, sb := cenicSites[l[0][:3]], cenicSites[l[1][:3]]
 		bw := s.BackboneBandwidth
-		if l[0][:3] == l[1][:3] && (l[0][4:] == "hpr" || l[1][4:] == "hpr") {
+		if site := l[0][:3]; site == l[1][:3] && (site == "SVL" || site == "LAX") && (l[0][4:] == "hpr" || l[1][4:] == "hpr") {
 			bw = s.InterconnectBandwidth
 		}
 		links = append(links, Link{A: id[l[0]], B: id[l[1]], Bandwidth: bw, Delay: cenicDelay(sa, sb)})

@@ -42,6 +42,7 @@ func TestCENIC(t *testing.T) {
 	}{
 		{"SVL-hpr", "SVL-dc1", Gbps / 2, 0.1, 1e-9},
 		{"LAX-dc1", "LAX-dc2", 2 * Gbps, 0.1, 1e-9},
+		{"SAC-hpr", "SAC-dc", 2 * Gbps, 0.1, 1e-9},
 		{"SVL-hpr", "LAX-hpr", 2 * Gbps, 505 / 1.609344 / 133, 0.02},
 	} {
 		l := link(c.a, c.b)
