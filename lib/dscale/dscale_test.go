@@ -285,3 +285,42 @@ func TestEvaluateCENIC(t *testing.T) {
 		t.Errorf("DSCALEs: flow share %.2f (DSCALEd %.2f), FCT HSM %.3f, p50 error %+.3f", s.FlowShare, d.FlowShare, s.FCTHSM, s.P50.ErrorAll)
 	}
 }
+
+// Estimate from a pilot: the pilot's first fifth of the flows finds the
+// chain's bottleneck; DSCALEd then reports every flow, DSCALEs only the
+// sampled ones, and DSCALEd's p99 slowdown is the full run's within 15%.
+func TestEstimatePilot(t *testing.T) {
+	net := chain(t, 4, 2, 10*topo.Gbps, topo.Gbps)
+	var pairs [][2]int
+	for s := 0; s < 4; s++ {
+		pairs = append(pairs, [2]int{s, 4 + s%2})
+	}
+	flows, err := workload.Generate(net, workload.Spec{Flows: 4000, Components: []workload.Component{{Pairs: pairs,
+		Sizes: workload.SizeSpec{Dist: "pareto", Mean: 20_000, Shape: 1.5}, Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.8}}}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := netcfg.Default()
+	full, err := packetsim.Run(net, flows, cfg, packetsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, est, err := Estimate(net, flows, cfg, EstimateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bc := 2 * (len(net.Links) - 1); len(est.Congested) != 1 || est.Congested[0] != bc || len(d) != len(flows) {
+		t.Fatalf("pilot found %v (want [%d]); %d records for %d flows", est.Congested, bc, len(d), len(flows))
+	}
+	c := metrics.Compare(d, full.Records, metrics.AllSizes(), 99)
+	if math.Abs(c.ErrorAll) > 0.15 {
+		t.Errorf("DSCALEd p99 slowdown %.3f vs %.3f (%+.1f%%)", c.All, c.BaseAll, 100*c.ErrorAll)
+	}
+	s, _, err := Estimate(net, flows, cfg, EstimateOptions{Options: Options{Method: Sampling, Alpha: 0.3, Seed: 1}, Congested: est.Congested})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if share := float64(len(s)) / float64(len(flows)); share < 0.2 || share > 0.4 {
+		t.Errorf("DSCALEs with alpha 0.3 on groups of one RTT reported %.2f of the flows", share)
+	}
+}

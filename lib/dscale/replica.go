@@ -64,6 +64,9 @@ type Replica struct {
 	Orig   []int
 	Group  []int
 	Groups []Group
+	// GroupOf gives each original flow's kept group (whether sampled or
+	// not), -1 for flows of dropped groups.
+	GroupOf []int
 	// Channel maps each kept original channel to its replica channel;
 	// Factor is each replica channel's capacity over the original's (1
 	// for DSCALEd).
@@ -377,6 +380,7 @@ func (r *Replica) sample(flows []workload.Flow, kept []group, seed uint64) {
 			gOf[i] = gi
 		}
 	}
+	r.GroupOf = gOf
 	rng := rand.New(rand.NewPCG(seed, 0x05ca1e))
 	for i, f := range flows {
 		gi := gOf[i]
