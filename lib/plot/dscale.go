@@ -54,6 +54,7 @@ func DSCALEQueues(ev *dscale.Evaluation, net *topo.Network, k int, label func(no
 		}
 		p.Y.Min, p.Y.Max = 0, 1
 		p.X.Min = 0
+		p.X.Tick.Marker = linearTicks{}
 		p.Legend.Top, p.Legend.Left = false, false
 		panels = append(panels, p)
 	}
