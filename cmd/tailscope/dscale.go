@@ -117,14 +117,8 @@ func runDSCALE(args []string) error {
 
 // nodeLabels names CENIC routers and hosts; other networks get node ids.
 func nodeLabels(net *topo.Network) func(int) string {
-	if net.Name != "cenic-like" {
-		return func(n int) string { return strconv.Itoa(n) }
+	if net.Name == "cenic-like" {
+		return topo.CENICNodeName
 	}
-	r := len(topo.CENICRouters)
-	return func(n int) string {
-		if n < r {
-			return "host@" + topo.CENICRouters[n]
-		}
-		return topo.CENICRouters[n-r]
-	}
+	return strconv.Itoa
 }

@@ -220,6 +220,9 @@ func runPFSCurves(args []string) error {
 		if err != nil {
 			return err
 		}
+		for i := range pts {
+			pts[i].Scenario = spec.Name
+		}
 		all = append(all, pts...)
 		fig, err := plot.PFSCurves(fmt.Sprintf("%s: %s decomposition", spec.Name, set.name), set.x, pts)
 		if err != nil {
@@ -231,5 +234,5 @@ func runPFSCurves(args []string) error {
 	}
 	path := filepath.Join(*out, "points.parquet")
 	fmt.Println("->", path)
-	return frame.WriteTable(path, pfs.PointsTable(spec.Name, all, meta))
+	return frame.WriteTable(path, pfs.PointsTable(all, meta))
 }

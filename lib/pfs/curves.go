@@ -16,6 +16,7 @@ import (
 // Point is one decomposition measured against the serial run: a point of
 // the pfs paper's speedup and accuracy curves (Fig. 4, 6, 7).
 type Point struct {
+	Scenario          string // a name the caller gives the scenario
 	Temporal, Spatial int
 	Background        string
 	Chunks, Injected  int
@@ -95,10 +96,11 @@ func Sweep(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg ne
 	return pts, base, nil
 }
 
-// PointsTable is the frame of a sweep: one row per point with its chunk
-// counts, timings, speedups, received-bytes errors and the p50 and p99
-// slowdown errors over all flows and per size bin ("p99_err[<=1KB]", ...).
-func PointsTable(name string, pts []Point, meta frame.Meta) *frame.Table {
+// PointsTable is the frame of sweep points: one row per point with its
+// scenario name, chunk counts, timings, speedups, received-bytes errors
+// and the p50 and p99 slowdown errors over all flows and per size bin
+// ("p99_err[<=1KB]", ...).
+func PointsTable(pts []Point, meta frame.Meta) *frame.Table {
 	n := len(pts)
 	ints := func(f func(Point) int) []int64 {
 		v := make([]int64, n)
@@ -122,7 +124,7 @@ func PointsTable(name string, pts []Point, meta frame.Meta) *frame.Table {
 		return v
 	}
 	cols := []frame.Column{
-		frame.StringColumn("scenario", strs(func(Point) string { return name })),
+		frame.StringColumn("scenario", strs(func(p Point) string { return p.Scenario })),
 		frame.Int64Column("temporal", ints(func(p Point) int { return p.Temporal })),
 		frame.Int64Column("spatial", ints(func(p Point) int { return p.Spatial })),
 		frame.StringColumn("background", strs(func(p Point) string { return p.Background })),

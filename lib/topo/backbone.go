@@ -135,3 +135,16 @@ func CENIC(s CENICSpec) (*Network, error) {
 	}
 	return New("cenic-like", nodes, links)
 }
+
+// CENICNodeName names a node of the CENIC-like backbone: its router's
+// name ("SVL-hpr"), or "host@" and the router's name for a host.
+func CENICNodeName(id int) string {
+	n := len(CENICRouters)
+	switch {
+	case id >= 0 && id < n:
+		return "host@" + CENICRouters[id]
+	case id >= n && id < 2*n:
+		return CENICRouters[id-n]
+	}
+	return fmt.Sprintf("node %d", id)
+}

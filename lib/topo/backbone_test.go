@@ -50,6 +50,9 @@ func TestCENIC(t *testing.T) {
 			t.Errorf("%s-%s: %d bps, %.3f ms; want %d bps, %.3f ms", c.a, c.b, l.Bandwidth, float64(l.Delay)/1e6, c.bw, c.delayMs)
 		}
 	}
+	if CENICNodeName(CENICRouterNode(0)) != "SVL-hpr" || CENICNodeName(1) != "host@SVL-dc1" {
+		t.Errorf("names: %s, %s", CENICNodeName(CENICRouterNode(0)), CENICNodeName(1))
+	}
 	if l := n.Links[0]; l.Bandwidth != 20*Gbps || l.Delay != Microsecond {
 		t.Errorf("access link %+v, want 20 Gbps and 1 us", l)
 	}
