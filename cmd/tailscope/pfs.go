@@ -80,7 +80,7 @@ func runPFSRun(args []string) error {
 	var o pfs.Options
 	fs.IntVar(&o.Temporal, "temporal", 1, "temporal chunks")
 	fs.IntVar(&o.Spatial, "spatial", 1, "spatial chunks (source-destination pair groups)")
-	fs.StringVar(&o.Background, "background", pfs.BackgroundOffered, "load of other spatial chunks on shared channels: offered or none")
+	fs.StringVar(&o.Background, "background", pfs.BackgroundOffered, "load of other spatial chunks on shared channels: offered, windowed or none")
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "inproc: chunks run at once; local: tasks run at once")
 	executor := fs.String("executor", "inproc", "inproc (goroutines), local (experiment tasks, resumable) or slurm (job arrays)")
 	out := fs.String("out", "out/pfs", "output directory: serial.parquet, pfs.parquet, received.parquet (and chunks/ for task executors)")

@@ -273,6 +273,13 @@ func TestEvaluateCENIC(t *testing.T) {
 	if n := keptLinks(ev.Congested); n < 2 || n > 20 {
 		t.Errorf("%d congested links of 66", n)
 	}
+	for _, s := range ev.Systems {
+		for _, r := range s.Records {
+			if r.FCT <= 0 || r.Ideal <= 0 {
+				t.Fatalf("%s: flow %d has FCT %d ns, ideal %d ns", s.Name, r.FlowID, r.FCT, r.Ideal)
+			}
+		}
+	}
 	cmp := ev.Compare(metrics.AllSizes())
 	for _, c := range cmp {
 		t.Logf("%s: flows %.2f, links %.2f, FCT HSM %.3f, queue HSM %.3f, p50 %+.3f, p99 %+.3f, speedup %.1f", c.System, c.FlowShare, c.LinkShare, c.FCTHSM, c.QueueHSM, c.P50.ErrorAll, c.P99.ErrorAll, c.Speedup)

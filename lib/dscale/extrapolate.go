@@ -29,7 +29,9 @@ func MeanQueueNs(res *packetsim.Result, c int) float64 {
 // delay scales with capacity; following the paper's normalization (§V),
 // FCT = alpha_g (FCT' - sum_l Q'_l) + sum_l beta_l Q'_l over the kept
 // channels l of the group, with Q'_l the mean queueing delay at l in the
-// replica and beta_l its capacity over the original's.
+// replica and beta_l its capacity over the original's. A flow that met
+// less than the mean (its FCT' exceeds its unloaded FCT in the replica by
+// less than sum_l Q'_l) has only that excess treated as queueing.
 func (r *Replica) Extrapolate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, res *packetsim.Result) ([]metrics.Record, error) {
 	pos := make(map[int]int, len(r.Flows))
 	for k, f := range r.Flows {
@@ -57,7 +59,13 @@ func (r *Replica) Extrapolate(net *topo.Network, flows []workload.Flow, cfg netc
 		o := metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start, Class: f.Class,
 			Ideal: metrics.IdealFCT(net, g.Path, f.Size, cfg), FCT: rec.FCT}
 		if r.Method == Sampling {
-			o.FCT = int64(math.Round(g.Alpha*(float64(rec.FCT)-qRep[gi]) + qOrig[gi]))
+			// The mean queueing is all a flow may have met but no more than
+			// its time beyond its unloaded FCT in the replica.
+			q, scale := qRep[gi], 1.0
+			if excess := float64(rec.FCT - rec.Ideal); q > excess {
+				q, scale = max(0, excess), max(0, excess)/q
+			}
+			o.FCT = int64(math.Round(g.Alpha*(float64(rec.FCT)-q) + scale*qOrig[gi]))
 		}
 		o.Slowdown = float64(o.FCT) / float64(o.Ideal)
 		out = append(out, o)

@@ -25,20 +25,25 @@
 //     until all its flows finish.
 //   - Load from other spatial chunks. A chunk does not see the flows of
 //     other pair groups, so on every channel it shares with them its
-//     capacity is reduced by their estimated offered load in its window
-//     (Background "offered", the default): C' = C (1 - rho_other), or
-//     C rho_own/rho when the channel is overloaded (rho >= 1), at least
-//     MinShare C. For processor sharing this keeps the mean sojourn time
-//     of the chunk's flows exact: with background load rho_b removed and
-//     capacity scaled by (1 - rho_b), the chunk's own load becomes
-//     rho_c/(1 - rho_b) and its mean sojourn s/(C'(1 - rho_c/(1 - rho_b)))
-//     = s/(C(1 - rho_b - rho_c)), what it is with the background present.
-//     An iterative fixed point on time-averaged load would return the same
-//     numbers (a stable link carries what is offered), so pfs uses the
-//     offered load directly, at no simulation cost; what it cannot capture
-//     is the burstiness of the background, which is why tails still
-//     differ. Background "none" runs chunks on the full capacities, as a
-//     spatial chunk of the pfs paper does when it has no shared links.
+//     capacity is reduced by their offered load (Background "offered",
+//     the default): C' = C (1 - rho_other), or C rho_own/rho when the
+//     channel is overloaded (rho >= 1), at least MinShare C, with the
+//     loads taken over the whole span of starts. For processor sharing
+//     this keeps the mean sojourn time of the chunk's flows exact: with
+//     background load rho_b removed and capacity scaled by (1 - rho_b),
+//     the chunk's own load becomes rho_c/(1 - rho_b) and its mean sojourn
+//     s/(C'(1 - rho_c/(1 - rho_b))) = s/(C(1 - rho_b - rho_c)), what it is
+//     with the background present. An iterative fixed point on
+//     time-averaged load would return the same numbers (a stable link
+//     carries what is offered), so pfs uses the offered load directly, at
+//     no simulation cost. What a constant reduction cannot capture is the
+//     background's burstiness: the median slows a little and the tail
+//     shrinks. Background "windowed" takes the others' load per temporal
+//     window instead, from the estimated activity intervals: it follows
+//     the load over time and brings the tail closer with enough flows per
+//     window, but windows with few flows of bursty traffic overshoot (see
+//     BENCHMARKS.md). Background "none" runs chunks on full capacities, as
+//     a spatial chunk of the pfs paper does when it shares no links.
 //
 // Accuracy follows the paper: the root mean square error of the bytes all
 // destinations receive per time bin against the serial run (flowsim.Meter
@@ -73,8 +78,9 @@ const Name = "pfs"
 // Background modes: how a spatial chunk accounts for the load other
 // chunks put on the channels it shares with them.
 const (
-	BackgroundOffered = "offered" // capacity reduced by the others' estimated offered load (default)
-	BackgroundNone    = "none"    // full capacity, as if the others were absent
+	BackgroundOffered  = "offered"  // capacity reduced by the others' offered load over the run (default)
+	BackgroundWindowed = "windowed" // ... by their estimated offered load in the chunk's window
+	BackgroundNone     = "none"     // full capacity, as if the others were absent
 )
 
 // Options choose the decomposition.
@@ -84,8 +90,8 @@ type Options struct {
 	// Spatial is the number of source-destination pair groups (0 or 1:
 	// none); at most the number of pairs is used.
 	Spatial int `json:"spatial,omitempty"`
-	// Background is BackgroundOffered (default when empty) or
-	// BackgroundNone.
+	// Background is BackgroundOffered (default when empty),
+	// BackgroundWindowed or BackgroundNone.
 	Background string `json:"background,omitempty"`
 	// MinShare is the smallest fraction of a channel's capacity a
 	// background reduction leaves (default 0.05).
@@ -115,8 +121,8 @@ func (o Options) check() error {
 	switch {
 	case o.Temporal < 0 || o.Spatial < 0:
 		return fmt.Errorf("pfs: chunk counts must not be negative, got temporal %d, spatial %d", o.Temporal, o.Spatial)
-	case o.Background != "" && o.Background != BackgroundOffered && o.Background != BackgroundNone:
-		return fmt.Errorf("pfs: unknown background mode %q (known: %s, %s)", o.Background, BackgroundOffered, BackgroundNone)
+	case o.Background != "" && o.Background != BackgroundOffered && o.Background != BackgroundWindowed && o.Background != BackgroundNone:
+		return fmt.Errorf("pfs: unknown background mode %q (known: %s, %s, %s)", o.Background, BackgroundOffered, BackgroundWindowed, BackgroundNone)
 	case o.MinShare < 0 || o.MinShare > 1:
 		return fmt.Errorf("pfs: min_share must be in [0, 1], got %g", o.MinShare)
 	case o.BinNs < 0 || o.Workers < 0 || o.HostRateBps < 0:

@@ -133,7 +133,7 @@ func NewPlan(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts O
 	o := opts.withDefaults()
 	lo, hi := flows[0].Start, flows[len(flows)-1].Start
 	span := hi - lo
-	background := o.Spatial > 1 && o.Background == BackgroundOffered
+	background := o.Spatial > 1 && o.Background != BackgroundNone
 	if span == 0 && (o.Temporal > 1 || background) {
 		return nil, fmt.Errorf("pfs: every flow starts at %d ns; temporal chunks and background loads need a span of start times", lo)
 	}
@@ -243,23 +243,35 @@ func NewPlan(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts O
 		}
 	}
 
-	var total [][]float64 // per window, per channel: estimated bits offered in the window
-	if background {
-		total = make([][]float64, nw)
-		for w := range total {
-			total[w] = make([]float64, len(net.Channels))
+	var bg *loads
+	switch {
+	case !background:
+	case o.Background == BackgroundWindowed:
+		bg = &loads{window: make([][]float64, nw)}
+		for w := range bg.window {
+			bg.window[w] = make([]float64, len(net.Channels))
 		}
 		for i, f := range flows {
 			p.spread(float64(f.Start), p.EstimatedEnd[i], rs[i].bits, func(w int, bits float64) {
 				for _, c := range rs[i].path {
-					total[w][c] += bits
+					bg.window[w][c] += bits
 				}
 			})
+		}
+	default:
+		bg = &loads{span: float64(span), total: chBits, group: make([]map[int32]float64, ng)}
+		for g := range bg.group {
+			bg.group[g] = map[int32]float64{}
+		}
+		for i := range flows {
+			for _, c := range rs[i].path {
+				bg.group[p.Group[i]][c] += rs[i].bits
+			}
 		}
 	}
 	local := make([]int32, len(net.Channels)) // chunk link + 1 of each channel, 0 if none yet
 	for ci := range p.Chunks {
-		p.build(net, &p.Chunks[ci], rs, total, local)
+		p.build(net, &p.Chunks[ci], rs, bg, local)
 	}
 	p.PrepSeconds = time.Since(t0).Seconds()
 	return p, nil
@@ -288,10 +300,20 @@ func (p *Plan) spread(start, end, bits float64, add func(w int, bits float64)) {
 	}
 }
 
-// build fills a chunk's sub-topology, routes and capacities. total, when
-// not nil, holds every group's estimated bits per window and channel.
-// local is zeroed scratch of one entry per channel, left zeroed.
-func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, total [][]float64, local []int32) {
+// loads are the offered bits a background reduction works from: per
+// window and channel (windowed), or over the span of starts per channel
+// and per group and channel (offered).
+type loads struct {
+	window [][]float64
+	span   float64
+	total  []float64
+	group  []map[int32]float64
+}
+
+// build fills a chunk's sub-topology, routes and capacities, reduced by
+// the background loads bg when not nil. local is zeroed scratch of one
+// entry per channel, left zeroed.
+func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, bg *loads, local []int32) {
 	hops := 0
 	for _, set := range [][]ChunkFlow{c.Flows, c.Injected} {
 		for _, cf := range set {
@@ -327,29 +349,40 @@ func (p *Plan) build(net *topo.Network, c *Chunk, rs []routed, total [][]float64
 		}
 		c.CapBps[l] = net.Channels[ch].Bandwidth
 	}
-	if total == nil {
+	if bg == nil {
 		return
 	}
-	// Background reduction: the others' share of the window's offered
-	// bits on each shared channel.
-	own := make([]float64, len(c.Channels))
-	for _, set := range [][]ChunkFlow{c.Flows, c.Injected} {
-		for _, cf := range set {
-			p.spread(float64(cf.Start), p.EstimatedEnd[cf.Pos], float64(cf.Bytes)*8, func(w int, bits float64) {
-				if w == c.Window {
-					for _, l := range cf.Route {
-						own[l] += bits
+	// Background reduction: the other groups' share of the offered bits
+	// on each shared channel, over the span (offered) or in the chunk's
+	// window as estimated (windowed).
+	own, all := make([]float64, len(c.Channels)), make([]float64, len(c.Channels))
+	length := float64(p.Edges[c.Window+1] - p.Edges[c.Window])
+	if bg.window != nil {
+		for _, set := range [][]ChunkFlow{c.Flows, c.Injected} {
+			for _, cf := range set {
+				p.spread(float64(cf.Start), p.EstimatedEnd[cf.Pos], float64(cf.Bytes)*8, func(w int, bits float64) {
+					if w == c.Window {
+						for _, l := range cf.Route {
+							own[l] += bits
+						}
 					}
-				}
-			})
+				})
+			}
+		}
+		for l, ch := range c.Channels {
+			all[l] = bg.window[c.Window][ch]
+		}
+	} else {
+		length = bg.span
+		for l, ch := range c.Channels {
+			own[l], all[l] = bg.group[c.Group][int32(ch)], bg.total[ch]
 		}
 	}
-	length := float64(p.Edges[c.Window+1] - p.Edges[c.Window])
 	for l, ch := range c.Channels {
 		bw := float64(net.Channels[ch].Bandwidth)
 		capBits := bw * length / 1e9
 		rhoOwn := own[l] / capBits
-		rhoOther := max(0, total[c.Window][ch]-own[l]) / capBits
+		rhoOther := max(0, all[l]-own[l]) / capBits
 		share := 1 - rhoOther
 		if rho := rhoOwn + rhoOther; rho >= 1 {
 			share = rhoOwn / rho
