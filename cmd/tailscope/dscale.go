@@ -25,8 +25,8 @@ func runDSCALE(args []string) error {
 	name := fs.String("scenario", "cenic", "cenic (DSCALE's CENIC-like backbone) or fabric (32-rack fabric with hot hosts)")
 	specFile := fs.String("spec", "", "scenario spec file instead of --scenario")
 	flows := fs.Int("flows", 20_000, "cenic: flows")
-	load := fs.Float64("load", 0.85, "cenic: load of the busiest channel; fabric: load of the hot hosts' downlinks")
-	durationMs := fs.Float64("duration-ms", 20, "fabric: arrival window in ms")
+	load := fs.Float64("load", 0, "cenic: load of the busiest channel (default 0.85); fabric: load of the hot hosts' downlinks (default 0.7)")
+	durationMs := fs.Float64("duration-ms", 40, "fabric: arrival window in ms")
 	seed := fs.Uint64("seed", 1, "scenario and sampling seed")
 	alphas := fs.String("alphas", "0.5,0.2", "DSCALEs sampling factors (comma-separated; empty for none)")
 	minQueue := fs.Float64("min-queue-ns", 0, "queueing floor of the congested-link test (0: 100 us for cenic, 10 us for fabric, one packet for --spec)")
@@ -44,9 +44,9 @@ func runDSCALE(args []string) error {
 		}
 		spec = s
 	case *name == "cenic":
-		spec, floor = dscale.CENICScenario(*flows, *load, *seed), 100_000
+		spec, floor = dscale.CENICScenario(*flows, orDefault(*load, 0.85), *seed), 100_000
 	case *name == "fabric":
-		spec, floor = dscale.HotFabricScenario(2, 0.2, *load, int64(*durationMs*1e6), *seed), 10_000
+		spec, floor = dscale.HotFabricScenario(2, 0.2, orDefault(*load, 0.7), int64(*durationMs*1e6), *seed), 10_000
 	default:
 		return fmt.Errorf("unknown dscale scenario %q (cenic or fabric)", *name)
 	}

@@ -122,7 +122,12 @@ type engine struct {
 	usage    []float64 // sum of the rates of those jobs, bits/ns
 	tight    []bool    // a bottleneck in the last fill that covered it
 
-	meter *Meter // nil unless the run is metered
+	// Metering, when meter is set: per route, the positions in the meter
+	// of its metered links and the time up to which its traffic is
+	// counted. Kept out of route so that unmetered runs stay lean.
+	meter   *Meter
+	meters  [][]int32
+	meterAt []float64
 }
 
 // route is the state shared by the jobs with one route and cap.
@@ -149,9 +154,6 @@ type route struct {
 
 	oldContrib float64 // contrib before a commit that may be undone
 	moved      bool    // the head job changed since the last refill
-
-	meters  []int32 // positions in the meter of this route's metered links
-	meterAt float64 // time up to which this route's traffic is metered
 }
 
 // pending is an active job: it finishes when its route's per-job service
@@ -227,11 +229,15 @@ func (e *engine) intern(links []int, capBps int64) int32 {
 	for i, l := range links {
 		rt.links[i] = int32(l)
 		rt.minCap = min(rt.minCap, e.linkCap[l])
-		if e.meter != nil {
+	}
+	if e.meter != nil {
+		var ms []int32
+		for _, l := range links {
 			if m, ok := e.meter.index[l]; ok {
-				rt.meters = append(rt.meters, int32(m))
+				ms = append(ms, int32(m))
 			}
 		}
+		e.meters, e.meterAt = append(e.meters, ms), append(e.meterAt, 0)
 	}
 	if capBps > 0 {
 		rt.capRate = float64(capBps) / 1e9
@@ -315,19 +321,17 @@ func (rt *route) advance(t float64) {
 	rt.at = t
 }
 
-// metered credits the route's traffic since meterAt, at its current
+// metered credits route r's traffic since meterAt, at its current
 // per-job rate and job count, to its metered links. It must run before
 // either changes.
-func (e *engine) metered(rt *route, t float64) {
-	if len(rt.meters) == 0 {
-		return
-	}
+func (e *engine) metered(r int32, t float64) {
+	rt := &e.routes[r]
 	if thr := rt.rate * float64(rt.count); thr > 0 {
-		for _, m := range rt.meters {
-			e.meter.add(int(m), rt.meterAt, t, thr)
+		for _, m := range e.meters[r] {
+			e.meter.add(int(m), e.meterAt[r], t, thr)
 		}
 	}
-	rt.meterAt = t
+	e.meterAt[r] = t
 }
 
 // reschedule recomputes when the head job of an active route finishes.
@@ -356,10 +360,14 @@ func (e *engine) arrive(j int, t float64) {
 			e.active[l] = append(e.active[l], r)
 		}
 		rt.served, rt.at, rt.rate, rt.due = 0, t, 0, math.Inf(1)
-		rt.meterAt = t
+		if e.meter != nil {
+			e.meterAt[r] = t
+		}
 	} else {
 		rt.advance(t)
-		e.metered(rt, t)
+		if e.meter != nil {
+			e.metered(r, t)
+		}
 	}
 	e.countJobs(rt, 1)
 	rt.jobs = pushPending(rt.jobs, pending{level: rt.served + e.bits[j], id: e.id[j], job: int32(j)})
@@ -375,7 +383,9 @@ func (e *engine) arrive(j int, t float64) {
 func (e *engine) complete(r int32, t float64) {
 	rt := &e.routes[r]
 	rt.advance(t)
-	e.metered(rt, t)
+	if e.meter != nil {
+		e.metered(r, t)
+	}
 	var done pending
 	rt.jobs, done = popPending(rt.jobs)
 	e.finish[done.job] = t
@@ -449,7 +459,9 @@ func (e *engine) refill(t float64) {
 	for _, r := range comp {
 		rt := &e.routes[r]
 		if rt.newRate != rt.rate || rt.moved {
-			e.metered(rt, t)
+			if e.meter != nil {
+				e.metered(r, t)
+			}
 			rt.rate, rt.moved = rt.newRate, false
 			e.reschedule(r)
 		}

@@ -89,8 +89,9 @@ func Sweep(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg ne
 		pt.Accuracy = acc
 		pts = append(pts, pt)
 		if progress != nil {
-			fmt.Fprintf(progress, "pfs T=%d S=%d %s: %d chunks, speedup %.2fx on %d workers (critical path %.2fx), NRMSE %.4f, p99 error %+.1f%%\n",
-				pt.Temporal, pt.Spatial, pt.Background, pt.Chunks, pt.Speedup(), pt.Workers, pt.CriticalSpeedup(), acc.NRMSE, 100*acc.P99.ErrorAll)
+			fmt.Fprintf(progress, "pfs T=%d S=%d %s: %d chunks; serial %.3f s, prep %.3f s, wall %.3f s on %d workers, critical %.3f s, one worker %.3f s: speedup %.2fx (critical path %.2fx); NRMSE %.4f, p50 error %+.1f%%, p99 error %+.1f%%\n",
+				pt.Temporal, pt.Spatial, pt.Background, pt.Chunks, pt.SerialSeconds, pt.PrepSeconds, pt.WallSeconds, pt.Workers, pt.CriticalSeconds, pt.SumSeconds,
+				pt.Speedup(), pt.CriticalSpeedup(), acc.NRMSE, 100*acc.P50.ErrorAll, 100*acc.P99.ErrorAll)
 		}
 	}
 	return pts, base, nil
