@@ -53,13 +53,9 @@ func runDSCALE(args []string) error {
 	if *minQueue > 0 {
 		floor = *minQueue
 	}
-	var as []float64
-	for _, f := range split(*alphas) {
-		a, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			return fmt.Errorf("bad alpha %q", f)
-		}
-		as = append(as, a)
+	as, err := floats(*alphas)
+	if err != nil {
+		return fmt.Errorf("--alphas: %w", err)
 	}
 	sc, err := scenario.Build(spec)
 	if err != nil {
@@ -113,6 +109,19 @@ func runDSCALE(args []string) error {
 		return err
 	}
 	return plot.Save(ff, filepath.Join(*out, "fct.png"))
+}
+
+// floats parses a comma-separated list of numbers.
+func floats(list string) ([]float64, error) {
+	var v []float64
+	for _, f := range split(list) {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, err
+		}
+		v = append(v, x)
+	}
+	return v, nil
 }
 
 // nodeLabels names CENIC routers and hosts; other networks get node ids.

@@ -67,6 +67,19 @@ func (s pfsScenario) get() (scenario.Spec, error) {
 	return scenario.Spec{}, fmt.Errorf("unknown pfs scenario %q (dumbbell or fabric)", *s.name)
 }
 
+// build builds the scenario and makes the output directory.
+func (s pfsScenario) build(out string) (*scenario.Scenario, error) {
+	spec, err := s.get()
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		return nil, err
+	}
+	return sc, os.MkdirAll(out, 0o755)
+}
+
 func orDefault(x, def float64) float64 {
 	if x == 0 {
 		return def
@@ -87,17 +100,11 @@ func runPFSRun(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	spec, err := sf.get()
+	sc, err := sf.build(*out)
 	if err != nil {
 		return err
 	}
-	sc, err := scenario.Build(spec)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
+	spec := sc.Spec
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	base, err := pfs.Serial(sc.Net, sc.Flows, spec.Network, pfs.Options{})
@@ -160,17 +167,11 @@ func runPFSCurves(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	spec, err := sf.get()
+	sc, err := sf.build(*out)
 	if err != nil {
 		return err
 	}
-	sc, err := scenario.Build(spec)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
+	spec := sc.Spec
 	parse := func(s string) ([]int, error) {
 		var v []int
 		for _, f := range split(s) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/frame"
@@ -181,13 +180,9 @@ func plotError(args []string) error {
 	if err != nil {
 		return err
 	}
-	var e []float64
-	for _, s := range split(*edges) {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("plot error: --edges: %w", err)
-		}
-		e = append(e, v)
+	e, err := floats(*edges)
+	if err != nil {
+		return fmt.Errorf("plot error: --edges: %w", err)
 	}
 	f, err := plot.ErrorCDF(rows, *est, e)
 	if err != nil {

@@ -41,6 +41,23 @@ func chain(t testing.TB, ns, nr int, ab, bc int64) *topo.Network {
 	return net
 }
 
+// bottleneck is a chain of four senders and two receivers whose 1 Gbps
+// B-C link is fed by 10 Gbps links, with n flows loading it to load.
+func bottleneck(t testing.TB, n int, load float64, seed uint64) (*topo.Network, []workload.Flow) {
+	t.Helper()
+	net := chain(t, 4, 2, 10*topo.Gbps, topo.Gbps)
+	var pairs [][2]int
+	for s := 0; s < 4; s++ {
+		pairs = append(pairs, [2]int{s, 4 + s%2})
+	}
+	flows, err := workload.Generate(net, workload.Spec{Flows: n, Components: []workload.Component{{Pairs: pairs,
+		Sizes: workload.SizeSpec{Dist: "pareto", Mean: 20_000, Shape: 1.5}, Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: load}}}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net, flows
+}
+
 // The definition on a constructed run (its per-channel counters written by
 // hand): on a path of three channels with mean queueing delays 50, 4 and
 // 0.5 us, the first is congested (over 10% of the path's 54.5 us), the
@@ -104,16 +121,7 @@ func TestDetectDefinition(t *testing.T) {
 // On a real run, a 1 Gbps link fed by 10 Gbps links at 90% load is the one
 // congested link.
 func TestDetectBottleneck(t *testing.T) {
-	net := chain(t, 4, 2, 10*topo.Gbps, topo.Gbps)
-	var pairs [][2]int
-	for s := 0; s < 4; s++ {
-		pairs = append(pairs, [2]int{s, 4 + s%2})
-	}
-	flows, err := workload.Generate(net, workload.Spec{Flows: 3000, Components: []workload.Component{{Pairs: pairs,
-		Sizes: workload.SizeSpec{Dist: "pareto", Mean: 20_000, Shape: 1.5}, Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.9}}}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	net, flows := bottleneck(t, 3000, 0.9, 3)
 	cfg := netcfg.Default()
 	res, err := packetsim.Run(net, flows, cfg, packetsim.Options{})
 	if err != nil {
@@ -297,16 +305,7 @@ func TestEvaluateCENIC(t *testing.T) {
 // chain's bottleneck; DSCALEd then reports every flow, DSCALEs only the
 // sampled ones, and DSCALEd's p99 slowdown is the full run's within 15%.
 func TestEstimatePilot(t *testing.T) {
-	net := chain(t, 4, 2, 10*topo.Gbps, topo.Gbps)
-	var pairs [][2]int
-	for s := 0; s < 4; s++ {
-		pairs = append(pairs, [2]int{s, 4 + s%2})
-	}
-	flows, err := workload.Generate(net, workload.Spec{Flows: 4000, Components: []workload.Component{{Pairs: pairs,
-		Sizes: workload.SizeSpec{Dist: "pareto", Mean: 20_000, Shape: 1.5}, Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.8}}}, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	net, flows := bottleneck(t, 4000, 0.8, 5)
 	cfg := netcfg.Default()
 	full, err := packetsim.Run(net, flows, cfg, packetsim.Options{})
 	if err != nil {
