@@ -23,15 +23,25 @@
 //     time-downscaling law). Queue lengths carry over; delays scale back
 //     (Replica.Extrapolate).
 //
-// Where the paper adds DSCALEd's fixed delay at each packet's source,
-// the replicas here give each group source and destination hosts whose
-// access links carry the delays of the removed segments before and after
-// its congested links, and join congested links that were not adjacent by
-// connector links carrying the removed middle segments: the delays sit
-// where the removed links were, which the paper notes preserves
-// performance over time, not only in distribution. Access links run at
-// the original first and last hops' rates, so a host still paces its
-// packets as its NIC did.
+// Where the paper adds DSCALEd's fixed delays at each packet's source, the
+// replicas here give each group source and destination hosts whose access
+// links carry the delays of the removed links before and after its
+// congested links (removed links between congested ones add to the
+// source's), so that most delay sits where the removed links were, which
+// the paper notes preserves performance over time and not only in
+// distribution. Access links run at the original first and last hops'
+// rates, so a host still paces its packets as its NIC did. Congested
+// links that were not adjacent are joined by shared connector links
+// without delay, and every flow's route is pinned (packetsim's Paths).
+//
+// Other choices the paper leaves open: the congested-link test has a
+// floor (DetectOptions.MinQueueNs) below which queueing never counts;
+// DSCALEs's RTTs are propagation only, as in the paper's equations; a
+// kept link's two directions share one capacity factor (a topology link
+// has one rate), computed from the groups crossing either direction; its
+// access links run at the original rates scaled like the link they feed,
+// so that a source's bursts meet it as before; and its minimum RTO
+// stretches by the smallest sampling factor.
 //
 // Evaluate runs the original and its replicas and compares queue-length
 // and FCT distributions (with the paper's histogram similarity measure,
