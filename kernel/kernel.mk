@@ -18,7 +18,8 @@ lab: kernel
 kernel-test:
 	kernel/kernel-test.sh
 
-# Execute every notebook headless at SCALE (ci, quick or paper).
+# Execute every notebook headless at SCALE (ci, quick or paper); notebook
+# 06 runs ns-3, so ns-3 is installed first.
 SCALE ?= ci
-notebooks: kernel
+notebooks: kernel ns3
 	kernel/run-notebooks.sh $(SCALE)

@@ -111,19 +111,6 @@ func runDSCALE(args []string) error {
 	return plot.Save(ff, filepath.Join(*out, "fct.png"))
 }
 
-// floats parses a comma-separated list of numbers.
-func floats(list string) ([]float64, error) {
-	var v []float64
-	for _, f := range split(list) {
-		x, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			return nil, err
-		}
-		v = append(v, x)
-	}
-	return v, nil
-}
-
 // nodeLabels names CENIC routers and hosts; other networks get node ids.
 func nodeLabels(net *topo.Network) func(int) string {
 	if net.Name == "cenic-like" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/frame"
@@ -43,6 +44,19 @@ func split(s string) []string {
 		}
 	}
 	return out
+}
+
+// floats is a comma-separated list of numbers.
+func floats(s string) ([]float64, error) {
+	var out []float64
+	for _, v := range split(s) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 func plotCDF(args []string) error {

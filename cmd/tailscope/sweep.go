@@ -29,11 +29,7 @@ func runSweep(args []string) error {
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"packetsim":{"stop_at_ns":1000000}}`)
 	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
-	executor := fs.String("executor", "local", "local or slurm")
-	workers := fs.Int("workers", 1, "local: tasks run at once")
-	partition := fs.String("partition", "", "slurm: partition")
-	timeLimit := fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's)")
-	cpus := fs.Int("cpus-per-task", 0, "slurm: CPUs per task")
+	executor := executorFlags(fs)
 	printSpace := fs.Bool("print-space", false, "print the space as JSON and exit (a template for your own)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,14 +67,9 @@ func runSweep(args []string) error {
 	if err != nil {
 		return err
 	}
-	var exec experiment.Executor
-	switch *executor {
-	case "local":
-		exec = experiment.Local{Workers: *workers}
-	case "slurm":
-		exec = experiment.Slurm{Partition: *partition, TimeLimit: *timeLimit, CPUsPerTask: *cpus}
-	default:
-		return fmt.Errorf("unknown executor %q (local or slurm)", *executor)
+	exec, err := executor()
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -98,4 +89,23 @@ func runSweep(args []string) error {
 	fmt.Printf("sweep: %d tasks (%d scenarios x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
 		rep.Total, len(specs), len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, time.Since(t0).Round(time.Millisecond), *out)
 	return err
+}
+
+// executorFlags adds the flags that choose a sweep's executor to fs and
+// returns the function that builds it once fs is parsed.
+func executorFlags(fs *flag.FlagSet) func() (experiment.Executor, error) {
+	executor := fs.String("executor", "local", "local or slurm")
+	workers := fs.Int("workers", 1, "local: tasks run at once")
+	partition := fs.String("partition", "", "slurm: partition")
+	timeLimit := fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's)")
+	cpus := fs.Int("cpus-per-task", 0, "slurm: CPUs per task")
+	return func() (experiment.Executor, error) {
+		switch *executor {
+		case "local":
+			return experiment.Local{Workers: *workers}, nil
+		case "slurm":
+			return experiment.Slurm{Partition: *partition, TimeLimit: *timeLimit, CPUsPerTask: *cpus}, nil
+		}
+		return nil, fmt.Errorf("unknown executor %q (local or slurm)", *executor)
+	}
 }

@@ -11,6 +11,9 @@ import (
 // packetsimOptions are the packetsim options settable from JSON.
 type packetsimOptions struct {
 	StopAtNanos int64 `json:"stop_at_ns,omitempty"`
+	// HostFIFO models host NICs as FIFO ports, as stock TCP stacks and
+	// ns-3 do (packetsim.Options.HostFIFO).
+	HostFIFO bool `json:"host_fifo,omitempty"`
 }
 
 func init() { register(packetsim.Name, runPacketsim) }
@@ -20,7 +23,7 @@ func runPacketsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Res
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos})
+	res, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos, HostFIFO: o.HostFIFO})
 	if err != nil {
 		return nil, err
 	}

@@ -124,14 +124,20 @@ func (d *DCTCPRate) OnAck(a Ack) {
 // OnTimeout implements CC: the sender restarts from the minimum rate.
 func (d *DCTCPRate) OnTimeout(now int64) { d.rate = d.floor }
 
-// DCTCPWindow is window-based DCTCP like ns-3's TcpDctcp: slow start from
-// InitWindow packets, congestion avoidance of one packet per window, a cut
-// by alpha/2 once per window with marks, and a one-packet window after a
-// timeout. It sends at line rate within its window.
+// DCTCPWindow is window-based DCTCP like ns-3's TcpDctcp over
+// TcpSocketBase (and Linux): slow start from InitWindow packets,
+// congestion avoidance of one packet per window, and a one-packet window
+// after a timeout. The first ECN echo of a window cuts the window at once
+// to cwnd(1 - alpha/2) (at least two packets) and enters CWR: until
+// everything sent before the cut is acknowledged the window neither grows
+// nor is cut again. Alpha is updated once per window of ACKs. It sends at
+// line rate within its window.
 type DCTCPWindow struct {
 	est            dctcpEstimator
 	cwnd, ssthresh float64
 	mss, line      float64
+	cwr            bool  // in CWR after a cut
+	recover        int64 // CWR ends when an ACK reaches this sequence
 }
 
 // NewDCTCPWindow is the NewCC of window-based DCTCP (netcfg CC
@@ -155,14 +161,23 @@ func (d *DCTCPWindow) WindowBytes() int64 { return int64(d.cwnd) }
 
 // OnAck implements CC.
 func (d *DCTCPWindow) OnAck(a Ack) {
-	if d.cwnd < d.ssthresh {
-		d.cwnd += float64(a.Acked)
-	} else {
-		d.cwnd += d.mss * float64(a.Acked) / d.cwnd
+	d.est.observe(a)
+	if d.cwr && a.AckSeq >= d.recover {
+		d.cwr = false
 	}
-	if closed, marked := d.est.observe(a); closed && marked {
-		d.cwnd = max(d.cwnd*(1-d.est.alpha/2), d.mss)
+	switch {
+	case d.cwr:
+	case a.ECE:
+		// Reacting to the first echo rather than at the end of the
+		// window is what ns-3 and Linux do; waiting a window lets the
+		// queue grow by a window's worth of slow start.
+		d.cwnd = max(d.cwnd*(1-d.est.alpha/2), 2*d.mss)
 		d.ssthresh = d.cwnd
+		d.cwr, d.recover = true, a.NextSeq
+	case d.cwnd < d.ssthresh:
+		d.cwnd += float64(a.Acked)
+	default:
+		d.cwnd += d.mss * float64(a.Acked) / d.cwnd
 	}
 }
 
@@ -170,4 +185,5 @@ func (d *DCTCPWindow) OnAck(a Ack) {
 func (d *DCTCPWindow) OnTimeout(now int64) {
 	d.ssthresh = max(d.cwnd/2, 2*d.mss)
 	d.cwnd = d.mss
+	d.cwr = false
 }

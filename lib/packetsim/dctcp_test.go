@@ -78,10 +78,11 @@ func longFlows(t *testing.T, n int, cfg netcfg.Config, stop int64) (*Result, int
 // oscillate between an empty queue and the window-limited ~2.2 K (mean
 // 1.5 K), because a flow's rate can exceed what its window lets it send, so
 // the first cuts do not bite. Window-based DCTCP hovers at K (p5-p95
-// within 0.75-1.2 K) but converges slowly: two flows still split 54/46
-// after 60 ms, so its fairness is checked with four flows only.
+// within 0.75-1.2 K) but converges slowly: two flows still split 48/52
+// over 20-100 ms (four flows need that long to come within 5% of equal
+// shares), so its fairness is checked with four flows only.
 func TestDCTCPLongFlows(t *testing.T) {
-	const t1, t2 = 20_000_000, 60_000_000 // ns
+	const t1, t2 = 20_000_000, 100_000_000 // ns
 	cases := []struct {
 		cc             string
 		n              int

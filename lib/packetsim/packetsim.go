@@ -38,6 +38,15 @@ type Options struct {
 	// KBytes overrides the ECN marking threshold of single ports:
 	// channel id -> K in bytes.
 	KBytes map[int]int64
+	// HostFIFO makes every host NIC a FIFO queue like a switch port, as
+	// in a stock TCP stack (ns-3's TcpSocketBase over a queue disc): a
+	// sender hands each packet to the NIC as soon as its window opens,
+	// ACKs queue behind data, and the NIC port ECN-marks above K. Without
+	// it a NIC sends ACKs first and pulls data from its flows round-robin,
+	// as the RDMA NICs of the papers' ns-3 fork do. Pacing (CC.RateBps)
+	// needs the pull model and is ignored under HostFIFO, so use it with
+	// window-based congestion control.
+	HostFIFO bool
 	// StopAtNanos, when positive, ends the run at that time; flows not
 	// finished by then are listed in Result.Unfinished.
 	StopAtNanos int64

@@ -255,13 +255,10 @@ func (s *sim) start(i int32) {
 	f := &s.fs[i]
 	f.progress = s.now
 	f.nextSend = s.now
-	n := &s.nics[s.ports[s.paths[f.pathOff]].nic]
-	f.active = true
-	n.active = append(n.active, i)
 	if s.rto > 0 {
 		s.q.push(event{t: s.now + s.rto, kind: evRTO, flow: i})
 	}
-	s.pull(n)
+	s.activate(i, f)
 }
 
 func (s *sim) arrive(e event) {
@@ -280,6 +277,13 @@ func (s *sim) arrive(e event) {
 
 // forward puts a packet that reached a switch on its next channel c.
 func (s *sim) forward(e event, c int32) {
+	e.hop++
+	s.enqueue(e, c)
+}
+
+// enqueue puts a packet on channel c's FIFO port, dropping it if the
+// buffer is full and CE-marking data above the port's threshold.
+func (s *sim) enqueue(e event, c int32) {
 	p := &s.ports[c]
 	wire := s.wire(&e)
 	q := p.backlog(s.now)
@@ -300,8 +304,7 @@ func (s *sim) forward(e event, c int32) {
 	s.res.ChannelBytes[c] += wire
 	s.res.ChannelPackets[c]++
 	s.res.PacketHops++
-	e.t, e.ch = end+p.delay, c
-	e.hop++
+	e.t, e.ch, e.kind = end+p.delay, c, evArrive
 	s.q.push(e)
 }
 
@@ -350,15 +353,7 @@ func (s *sim) pull(n *nic) {
 			wake = min(wake, f.nextSend)
 			continue
 		}
-		pkt := f.sndNxt
-		f.sndNxt++
-		if pkt < f.maxSent {
-			s.res.Retransmits++
-		} else {
-			f.maxSent = pkt + 1
-		}
-		s.res.DataPackets++
-		e := event{flow: fi, pkt: pkt, ts: s.now}
+		e := s.nextData(fi, f)
 		wire := s.wire(&e)
 		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.cc.RateBps()+0.5)
 		n.rr = i + 1
@@ -376,9 +371,35 @@ func (s *sim) pull(n *nic) {
 	}
 }
 
+// nextData takes flow fi's next data packet to send.
+func (s *sim) nextData(fi int32, f *flowState) event {
+	pkt := f.sndNxt
+	f.sndNxt++
+	if pkt < f.maxSent {
+		s.res.Retransmits++
+	} else {
+		f.maxSent = pkt + 1
+	}
+	s.res.DataPackets++
+	return event{flow: fi, pkt: pkt, ts: s.now}
+}
+
+// windowOpen reports whether f may send another packet now.
+func (s *sim) windowOpen(f *flowState) bool {
+	return f.sndNxt < f.npkts && s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.cc.WindowBytes()
+}
+
 // activate puts a flow that has data to (re)send back into its NIC's
-// rotation and lets the NIC look at it.
+// rotation and lets the NIC look at it; under HostFIFO it hands the NIC
+// every packet the window allows.
 func (s *sim) activate(fi int32, f *flowState) {
+	if s.opts.HostFIFO {
+		c := s.paths[f.pathOff]
+		for s.windowOpen(f) {
+			s.enqueue(s.nextData(fi, f), c)
+		}
+		return
+	}
 	n := &s.nics[s.ports[s.paths[f.pathOff]].nic]
 	if !f.active && f.sndNxt < f.npkts {
 		f.active = true
@@ -407,8 +428,14 @@ func (s *sim) onData(e event, f *flowState) {
 		}
 	}
 	c := s.route(f, 0, true)
+	ack := event{flow: e.flow, pkt: f.rcvNxt, ts: e.ts, flag: flag}
+	if s.opts.HostFIFO {
+		s.res.AckPackets++
+		s.enqueue(ack, c)
+		return
+	}
 	n := &s.nics[s.ports[c].nic]
-	n.acks = append(n.acks, event{flow: e.flow, pkt: f.rcvNxt, ts: e.ts, flag: flag})
+	n.acks = append(n.acks, ack)
 	n.ackBytes += s.cfg.AckBytes
 	s.pull(n)
 }

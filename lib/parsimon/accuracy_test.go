@@ -17,6 +17,7 @@ import (
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // envInt reads a positive integer from the environment, def when unset.
@@ -43,12 +44,24 @@ func cpuSeconds() float64 {
 }
 
 // issueScenario is the accuracy study's scenario: the 32-rack 2:1 fabric,
-// matrix B, WebServer sizes, sigma 2, at the given max load.
+// matrix B, WebServer sizes, sigma 2 (TAILSCOPE_PARSIMON_SIGMA overrides
+// it; "poisson" for Poisson arrivals), at the given max load.
 func issueScenario(b *testing.B, flows int, load float64) *scenario.Scenario {
 	spec := scenario.Default()
 	spec.Name = fmt.Sprintf("parsimon-accuracy-%g", load)
 	spec.Workload.Flows = flows
 	spec.Workload.Components[0].MaxLoad = load
+	switch s := os.Getenv("TAILSCOPE_PARSIMON_SIGMA"); s {
+	case "":
+	case "poisson":
+		spec.Workload.Components[0].Arrival = workload.Arrival{Process: "poisson"}
+	default:
+		sigma, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			b.Fatalf("TAILSCOPE_PARSIMON_SIGMA=%q: want a number or poisson", s)
+		}
+		spec.Workload.Components[0].Arrival.Sigma = sigma
+	}
 	sc, err := scenario.Build(spec)
 	if err != nil {
 		b.Fatal(err)
@@ -92,7 +105,7 @@ func accuracy(b *testing.B, n int, load float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fmt.Printf("\n== meta32-2:1, matrix B, WebServer, sigma 2, max load %g%% (measured %.3f), %d flows ==\n", 100*load, loads.Max, n)
+	fmt.Printf("\n== meta32-2:1, matrix B, WebServer, arrivals %+v, max load %g%% (measured %.3f), %d flows ==\n", sc.Spec.Workload.Components[0].Arrival, 100*load, loads.Max, n)
 	fmt.Printf("packetsim (full network, single-threaded): %.1f s wall, %.1f s CPU\n", baseWall, baseCPU)
 	for _, cluster := range []bool{false, true} {
 		name := "parsimon"

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/validate"
+)
+
+func init() {
+	register("validate", "'validate ns3': packetsim against real ns-3 on a dumbbell, a parking lot and a fabric", runValidate)
+}
+
+func runValidate(args []string) error {
+	if len(args) == 0 || args[0] != "ns3" {
+		return errors.New("usage: tailscope validate ns3 [flags] (\"tailscope validate ns3 -h\" for flags)")
+	}
+	fs := flag.NewFlagSet("validate ns3", flag.ContinueOnError)
+	flows := fs.Int("flows", 2000, "flows per case")
+	loads := fs.String("loads", "0.3,0.6", "target max loads, comma-separated")
+	seed := fs.Uint64("seed", 1, "workload seed")
+	out := fs.String("out", "out/validate-ns3", "directory: task results, validate.parquet, validate.png and validate.svg")
+	executor := executorFlags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	ls, err := floats(*loads)
+	if err != nil {
+		return fmt.Errorf("validate ns3: --loads: %w", err)
+	}
+	cases, err := validate.Cases(*flows, ls, *seed)
+	if err != nil {
+		return err
+	}
+	exec, err := executor()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	outs, err := validate.Run(ctx, *out, cases, exec, experiment.NewProgress(os.Stderr, "validate ns3"))
+	if err != nil {
+		return err
+	}
+	validate.Report(os.Stdout, outs)
+	if err := frame.WriteTable(filepath.Join(*out, "validate.parquet"), validate.Table(outs)); err != nil {
+		return err
+	}
+	fig, err := validate.Figure(outs)
+	if err != nil {
+		return err
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := plot.Save(fig, filepath.Join(*out, "validate"+ext)); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nvalidate ns3: frame %s, figure %s\n", filepath.Join(*out, "validate.parquet"), filepath.Join(*out, "validate.png"))
+	return nil
+}

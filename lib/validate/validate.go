@@ -1,0 +1,389 @@
+// Package validate checks tailscope's packet-level simulator against real
+// ns-3 on the same scenarios: the suite behind "tailscope validate ns3".
+//
+// Each case (a dumbbell, a 4-hop parking lot and the 32-rack 2:1 Meta
+// fabric, each at several loads) runs three ways, as tasks of an
+// experiment sweep (so a run is resumable and can go to Slurm):
+//
+//   - ns3: Debian's ns-3 3.37 with TcpDctcp (window-based, package ns3);
+//   - packetsim-window: packetsim configured like stock ns-3, window-based
+//     DCTCP ("dctcp-window") with FIFO host NICs (packetsim.Options.HostFIFO);
+//   - packetsim-rate: packetsim's default, the rate-based DCTCP of the
+//     papers' ns-3 fork with round-robin NICs, to show how far the papers'
+//     model is from stock TCP.
+//
+// All three see the same flows, the same per-flow ECMP paths and the
+// packet sizes ns-3 puts on the wire (NS3Network: 54 B data and ACK
+// headers), so ideal FCTs, and hence slowdowns, are computed alike. The
+// comparison is the p50 and p99 FCT slowdown per size bin (<=10 KB,
+// 10 KB-1 MB, >1 MB, Parsimon's Table 5 bins) and over all flows.
+package validate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/ns3"
+	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// Names of the two packetsim configurations in the comparison.
+const (
+	Window = "packetsim-window"
+	Rate   = "packetsim-rate"
+)
+
+// Tolerance is the agreement goal: packetsim-window's p99 slowdown per size
+// bin within 10% of ns-3's.
+const Tolerance = 0.10
+
+// Case is one validation scenario.
+type Case struct {
+	Topology string  // "dumbbell", "parking-lot-4" or "meta32-2:1"
+	Load     float64 // target max load
+	// Spec is the scenario with the ns-3 network model (window-based
+	// DCTCP); the rate-based run uses the same spec with CC "dctcp".
+	Spec scenario.Spec
+}
+
+// Name is "<topology> @ <load>%".
+func (c Case) Name() string { return fmt.Sprintf("%s @ %g%%", c.Topology, 100*c.Load) }
+
+// NS3Network is the network model of the comparison: netcfg.Default with
+// the header and ACK sizes ns-3's packets have on the wire (20 B IPv4,
+// 32 B TCP with timestamps, 2 B PPP) and window-based DCTCP, as ns-3's
+// TcpDctcp.
+func NS3Network() netcfg.Config {
+	cfg := netcfg.Default()
+	cfg.HeaderBytes, cfg.AckBytes, cfg.CC = 54, 54, "dctcp-window"
+	return cfg
+}
+
+// Topologies are the suite's topologies, in order.
+var Topologies = []string{"dumbbell", "parking-lot-4", "meta32-2:1"}
+
+// Cases returns the suite: every topology at every load, flows WebServer
+// flows each with log-normal (sigma 2) arrivals, from seed. On the
+// dumbbell (4 senders, 4 receivers, 10 Gbps) every flow crosses the
+// bottleneck; on the parking lot (4 hops of 10 Gbps, 2 background hosts
+// per switch) flows run between every pair of attachment points in chain
+// order, so paths of 1 to 4 hops share links; on the fabric the traffic
+// is Meta's matrix B.
+func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
+	if flows <= 0 {
+		return nil, fmt.Errorf("validate: need a positive number of flows, got %d", flows)
+	}
+	if len(loads) == 0 {
+		return nil, fmt.Errorf("validate: no loads")
+	}
+	var cases []Case
+	for _, name := range Topologies {
+		for _, load := range loads {
+			if !(load > 0 && load < 1) {
+				return nil, fmt.Errorf("validate: load %g is not in (0, 1)", load)
+			}
+			comp := workload.Component{
+				Sizes:   workload.SizeSpec{Dist: "webserver"},
+				Arrival: workload.Arrival{Process: "lognormal", Sigma: 2},
+				MaxLoad: load,
+			}
+			spec := scenario.Spec{
+				Name:    fmt.Sprintf("validate-ns3 %s load %g", name, load),
+				Network: NS3Network(),
+				Seed:    seed,
+			}
+			switch name {
+			case "dumbbell":
+				d := topo.DumbbellSpec{Senders: 4, Receivers: 4}
+				spec.Topology.Dumbbell = &d
+				for s := range d.Senders {
+					for r := range d.Receivers {
+						comp.Pairs = append(comp.Pairs, [2]int{s, d.Senders + r})
+					}
+				}
+			case "parking-lot-4":
+				p := topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2}
+				spec.Topology.ParkingLot = &p
+				comp.Pairs = chainPairs(p)
+			default:
+				spec.Topology.Preset = name
+				comp.Matrix = "B"
+			}
+			spec.Workload = workload.Spec{Flows: flows, Components: []workload.Component{comp}}
+			cases = append(cases, Case{Topology: name, Load: load, Spec: spec})
+		}
+	}
+	return cases, nil
+}
+
+// chainPairs lists host pairs of a parking lot in chain order: from the
+// foreground source or a switch's background host to a background host of
+// a later switch or the foreground destination.
+func chainPairs(p topo.ParkingLotSpec) [][2]int {
+	type point struct{ pos, host int } // pos: -1 before switch 0, Hops-1 after the last
+	pts := []point{{-1, 0}, {p.Hops - 1, 1}}
+	for i := 0; i < p.Hops-1; i++ {
+		for j := 0; j < p.BackgroundHosts; j++ {
+			pts = append(pts, point{i, p.BackgroundHost(i, j)})
+		}
+	}
+	var pairs [][2]int
+	for _, a := range pts {
+		for _, b := range pts {
+			if a.pos < b.pos {
+				pairs = append(pairs, [2]int{a.host, b.host})
+			}
+		}
+	}
+	return pairs
+}
+
+// rateSpec is c's spec with packetsim's default, rate-based DCTCP.
+func (c Case) rateSpec() scenario.Spec {
+	s := c.Spec
+	s.Network.CC = "dctcp"
+	return s
+}
+
+const hostFIFO = `{"host_fifo":true}`
+
+// Tasks are the sweep tasks of the cases: ns3 and packetsim-window on each
+// case's spec, packetsim-rate on its rate-based twin.
+func Tasks(cases []Case) []experiment.Task {
+	var ts []experiment.Task
+	for _, c := range cases {
+		ts = append(ts,
+			experiment.Task{Spec: c.Spec, Estimator: ns3.Name},
+			experiment.Task{Spec: c.Spec, Estimator: "packetsim", Options: hostFIFO},
+			experiment.Task{Spec: c.rateSpec(), Estimator: "packetsim"})
+	}
+	return ts
+}
+
+// Run runs the tasks of cases that are not yet done under dir through exec
+// (experiment.Local{} runs them here), reporting progress to p (may be
+// nil), and returns the outcomes. Finished tasks are kept, so an
+// interrupted validation continues where it stopped.
+func Run(ctx context.Context, dir string, cases []Case, exec experiment.Executor, p *experiment.Progress) ([]Outcome, error) {
+	if err := ns3.Available(); err != nil {
+		return nil, err
+	}
+	if _, err := experiment.Sweep(ctx, dir, Tasks(cases), exec, p); err != nil {
+		return nil, err
+	}
+	return Load(dir, cases)
+}
+
+// Outcome is one case's three record sets and wall times.
+type Outcome struct {
+	Case    Case
+	MaxLoad float64 // measured on the flows
+	Flows   int
+	// Records and wall seconds by name: ns3, Window, Rate.
+	Records map[string][]metrics.Record
+	Wall    map[string]float64
+}
+
+// Names are the record sets of an outcome, ns-3 first.
+var Names = []string{ns3.Name, Window, Rate}
+
+// Load reads the cases' results from dir (written by Run).
+func Load(dir string, cases []Case) ([]Outcome, error) {
+	ts := Tasks(cases)
+	var outs []Outcome
+	for i, c := range cases {
+		sc, err := scenario.Build(c.Spec)
+		if err != nil {
+			return nil, err
+		}
+		loads, err := metrics.LinkLoads(sc.Net, sc.Flows)
+		if err != nil {
+			return nil, err
+		}
+		o := Outcome{Case: c, MaxLoad: loads.Max, Flows: len(sc.Flows),
+			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}}
+		for j, name := range Names {
+			path, err := ts[3*i+j].ResultPath(dir)
+			if err != nil {
+				return nil, err
+			}
+			recs, meta, err := frame.ReadRecords(path)
+			if err != nil {
+				return nil, fmt.Errorf("validate: %s, %s: %w", c.Name(), name, err)
+			}
+			if len(recs) != len(sc.Flows) {
+				return nil, fmt.Errorf("validate: %s, %s: %d records for %d flows", c.Name(), name, len(recs), len(sc.Flows))
+			}
+			o.Records[name], o.Wall[name] = recs, meta.WallSeconds
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// Percentiles are the slowdown percentiles compared.
+var Percentiles = []float64{50, 99}
+
+// Row is one comparison: a packetsim configuration against ns-3 at one
+// percentile in one size bin ("all" for every flow) of one case.
+type Row struct {
+	Case       Case
+	MaxLoad    float64
+	Estimator  string // Window or Rate
+	Percentile float64
+	Bin        string
+	Flows      int
+	NS3, Est   float64 // slowdown percentiles
+	Error      float64 // (Est - NS3) / NS3
+}
+
+// Compare turns outcomes into rows: for each case, each packetsim
+// configuration, each percentile, each bin of metrics.NS3Bins and all.
+func Compare(outs []Outcome) []Row {
+	var rows []Row
+	for _, o := range outs {
+		for _, est := range Names[1:] {
+			for _, p := range Percentiles {
+				c := metrics.Compare(o.Records[est], o.Records[ns3.Name], metrics.NS3Bins(), p)
+				for b, label := range c.Labels {
+					rows = append(rows, Row{o.Case, o.MaxLoad, est, p, label, c.BaseCount[b], c.Base[b], c.Est[b], c.Error[b]})
+				}
+				rows = append(rows, Row{o.Case, o.MaxLoad, est, p, "all", o.Flows, c.BaseAll, c.All, c.ErrorAll})
+			}
+		}
+	}
+	return rows
+}
+
+// Table is the comparison as a frame, one row per Row, with the wall times
+// of ns-3 and of the packetsim configuration on the case.
+func Table(outs []Outcome) *frame.Table {
+	rows := Compare(outs)
+	wall := map[string]Outcome{}
+	for _, o := range outs {
+		wall[o.Case.Name()] = o
+	}
+	var (
+		cs, tops, ests, bins             []string
+		loads, meas, pcts, n3, est, errs []float64
+		n3wall, estwall                  []float64
+		flows                            []int64
+	)
+	for _, r := range rows {
+		o := wall[r.Case.Name()]
+		cs, tops, ests, bins = append(cs, r.Case.Name()), append(tops, r.Case.Topology), append(ests, r.Estimator), append(bins, r.Bin)
+		loads, meas, pcts = append(loads, r.Case.Load), append(meas, r.MaxLoad), append(pcts, r.Percentile)
+		n3, est, errs = append(n3, r.NS3), append(est, r.Est), append(errs, r.Error)
+		n3wall, estwall = append(n3wall, o.Wall[ns3.Name]), append(estwall, o.Wall[r.Estimator])
+		flows = append(flows, int64(r.Flows))
+	}
+	return &frame.Table{Columns: []frame.Column{
+		frame.StringColumn("case", cs),
+		frame.StringColumn("topology", tops),
+		frame.Float64Column("target_load", loads),
+		frame.Float64Column("max_load", meas),
+		frame.StringColumn("estimator", ests),
+		frame.Float64Column("percentile", pcts),
+		frame.StringColumn("size_bin", bins),
+		frame.Int64Column("flows", flows),
+		frame.Float64Column("ns3_slowdown", n3),
+		frame.Float64Column("slowdown", est),
+		frame.Float64Column("error", errs),
+		frame.Float64Column("ns3_wall_s", n3wall),
+		frame.Float64Column("wall_s", estwall),
+	}}
+}
+
+// Figure draws, for p50 and p99, every case's per-bin slowdown from both
+// packetsim configurations against ns-3's, with the Tolerance band.
+func Figure(outs []Outcome) (*plot.Figure, error) {
+	rows := Compare(outs)
+	var panels []plot.AgreementPanel
+	for _, p := range Percentiles {
+		pn := plot.AgreementPanel{
+			Title:  fmt.Sprintf("p%g slowdown per size bin", p),
+			XLabel: "ns-3 3.37", YLabel: "packetsim",
+		}
+		for _, est := range Names[1:] {
+			s := plot.AgreementSeries{Name: est}
+			for _, r := range rows {
+				if r.Estimator == est && r.Percentile == p && r.Bin != "all" && r.Flows > 0 {
+					s.Reference, s.Estimate = append(s.Reference, r.NS3), append(s.Estimate, r.Est)
+				}
+			}
+			pn.Series = append(pn.Series, s)
+		}
+		panels = append(panels, pn)
+	}
+	return plot.Agreement(fmt.Sprintf("packetsim vs ns-3: %d cases, band ±%g%%", len(outs), 100*Tolerance), panels, Tolerance)
+}
+
+// Markdown renders the p50 and p99 per-bin comparison as one Markdown
+// table per case: bins down, ns-3 and both packetsim configurations across.
+func Markdown(outs []Outcome) string {
+	rows := Compare(outs)
+	var b strings.Builder
+	for _, o := range outs {
+		fmt.Fprintf(&b, "\n%s (measured max load %.3f, %d flows; ns-3 %.1f s, packetsim-window %.2f s, packetsim-rate %.2f s)\n\n",
+			o.Case.Name(), o.MaxLoad, o.Flows, o.Wall[ns3.Name], o.Wall[Window], o.Wall[Rate])
+		b.WriteString("| size | flows | pct | ns-3 | packetsim-window | error | packetsim-rate | error |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, p := range Percentiles {
+			for _, r := range rows {
+				if r.Case.Name() != o.Case.Name() || r.Estimator != Window || r.Percentile != p {
+					continue
+				}
+				rate := find(rows, r, Rate)
+				fmt.Fprintf(&b, "| %s | %d | p%g | %.3f | %.3f | %s | %.3f | %s |\n",
+					r.Bin, r.Flows, p, r.NS3, r.Est, pct(r.Error), rate.Est, pct(rate.Error))
+			}
+		}
+	}
+	return b.String()
+}
+
+// find is the row of estimator est matching r's case, percentile and bin.
+func find(rows []Row, r Row, est string) Row {
+	for _, x := range rows {
+		if x.Case.Name() == r.Case.Name() && x.Estimator == est && x.Percentile == r.Percentile && x.Bin == r.Bin {
+			return x
+		}
+	}
+	return Row{Est: math.NaN(), Error: math.NaN()}
+}
+
+func pct(e float64) string {
+	if math.IsNaN(e) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*e)
+}
+
+// Speed sums the wall times of each record set over the outcomes: ns-3's
+// against packetsim's, the anchor of tailscope's speed-up figures.
+func Speed(outs []Outcome) map[string]float64 {
+	sum := map[string]float64{}
+	for _, o := range outs {
+		for n, w := range o.Wall {
+			sum[n] += w
+		}
+	}
+	return sum
+}
+
+// Report writes the Markdown tables and the speed summary to w.
+func Report(w io.Writer, outs []Outcome) {
+	fmt.Fprint(w, Markdown(outs))
+	s := Speed(outs)
+	fmt.Fprintf(w, "\nwall time over all cases: ns-3 %.1f s, packetsim-window %.2f s (%.0fx faster), packetsim-rate %.2f s (%.0fx faster)\n",
+		s[ns3.Name], s[Window], s[ns3.Name]/s[Window], s[Rate], s[ns3.Name]/s[Rate])
+}
