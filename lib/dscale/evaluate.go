@@ -187,8 +187,9 @@ type Comparison struct {
 	// simulation plus building.
 	Speedup float64
 	// FlowShare and LinkShare are the shares of the original's flows and
-	// links the replica simulates.
-	FlowShare, LinkShare float64
+	// links the replica simulates; HopShare is the share of its
+	// packet-hops, the simulation work, independent of machine load.
+	FlowShare, LinkShare, HopShare float64
 	// FCTHSM compares the FCT histograms (log bins) of the kept groups'
 	// flows; QueueHSM averages the queue-length histograms' HSM over the
 	// congested channels sampled in both.
@@ -208,7 +209,8 @@ func (ev *Evaluation) Compare(bins metrics.Bins) []Comparison {
 	var out []Comparison
 	for _, s := range ev.Systems[1:] {
 		c := Comparison{System: s.Name, Speedup: base.WallSeconds / (s.WallSeconds + s.BuildSeconds),
-			FlowShare: float64(s.Flows) / float64(base.Flows), LinkShare: float64(s.Links) / float64(base.Links)}
+			FlowShare: float64(s.Flows) / float64(base.Flows), LinkShare: float64(s.Links) / float64(base.Links),
+			HopShare: float64(s.Result.PacketHops) / float64(base.Result.PacketHops)}
 		fct := func(rs []metrics.Record) []float64 {
 			v := make([]float64, len(rs))
 			for i, r := range rs {
@@ -275,6 +277,7 @@ func (ev *Evaluation) ComparisonTable(name string, bins metrics.Bins, meta frame
 		frame.Int64Column("flows", flows),
 		frame.Float64Column("flow_share", col(func(c Comparison) float64 { return c.FlowShare })),
 		frame.Float64Column("link_share", col(func(c Comparison) float64 { return c.LinkShare })),
+		frame.Float64Column("hop_share", col(func(c Comparison) float64 { return c.HopShare })),
 		frame.Float64Column("wall_s", wall),
 		frame.Float64Column("original_wall_s", base),
 		frame.Float64Column("speedup", col(func(c Comparison) float64 { return c.Speedup })),
