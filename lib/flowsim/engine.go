@@ -21,8 +21,9 @@ type Job struct {
 
 // Simulate runs jobs on links of the given capacities (bits/s) under
 // max-min fair sharing and returns each job's finish time in nanoseconds,
-// index-aligned with jobs. Jobs may come in any order.
-func Simulate(capBps []int64, jobs []Job) ([]float64, error) {
+// index-aligned with jobs. Jobs may come in any order. A non-nil meter is
+// filled with the bits its links carried per time bin.
+func Simulate(capBps []int64, jobs []Job, meter *Meter) ([]float64, error) {
 	for l, c := range capBps {
 		if c <= 0 {
 			return nil, fmt.Errorf("flowsim: link %d has capacity %d bps; it must be positive", l, c)
@@ -31,12 +32,18 @@ func Simulate(capBps []int64, jobs []Job) ([]float64, error) {
 	if len(jobs) > math.MaxInt32 {
 		return nil, fmt.Errorf("flowsim: %d jobs; at most %d are supported", len(jobs), math.MaxInt32)
 	}
+	if meter != nil {
+		if err := meter.prepare(len(capBps)); err != nil {
+			return nil, err
+		}
+	}
 	order := make([]int, len(jobs))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Start < jobs[order[b]].Start })
 	e := newEngine(capBps, len(jobs))
+	e.meter = meter
 	seen := make([]int, len(capBps)) // job index + 1 that last used each link
 	for _, i := range order {
 		j := jobs[i]
@@ -114,6 +121,13 @@ type engine struct {
 	linkJobs []int64   // active jobs crossing the link
 	usage    []float64 // sum of the rates of those jobs, bits/ns
 	tight    []bool    // a bottleneck in the last fill that covered it
+
+	// Metering, when meter is set: per route, the positions in the meter
+	// of its metered links and the time up to which its traffic is
+	// counted. Kept out of route so that unmetered runs stay lean.
+	meter   *Meter
+	meters  [][]int32
+	meterAt []float64
 }
 
 // route is the state shared by the jobs with one route and cap.
@@ -216,6 +230,15 @@ func (e *engine) intern(links []int, capBps int64) int32 {
 		rt.links[i] = int32(l)
 		rt.minCap = min(rt.minCap, e.linkCap[l])
 	}
+	if e.meter != nil {
+		var ms []int32
+		for _, l := range links {
+			if m, ok := e.meter.index[l]; ok {
+				ms = append(ms, int32(m))
+			}
+		}
+		e.meters, e.meterAt = append(e.meters, ms), append(e.meterAt, 0)
+	}
 	if capBps > 0 {
 		rt.capRate = float64(capBps) / 1e9
 	}
@@ -298,6 +321,19 @@ func (rt *route) advance(t float64) {
 	rt.at = t
 }
 
+// metered credits route r's traffic since meterAt, at its current
+// per-job rate and job count, to its metered links. It must run before
+// either changes.
+func (e *engine) metered(r int32, t float64) {
+	rt := &e.routes[r]
+	if thr := rt.rate * float64(rt.count); thr > 0 {
+		for _, m := range e.meters[r] {
+			e.meter.add(int(m), e.meterAt[r], t, thr)
+		}
+	}
+	e.meterAt[r] = t
+}
+
 // reschedule recomputes when the head job of an active route finishes.
 func (e *engine) reschedule(r int32) {
 	rt := &e.routes[r]
@@ -324,8 +360,14 @@ func (e *engine) arrive(j int, t float64) {
 			e.active[l] = append(e.active[l], r)
 		}
 		rt.served, rt.at, rt.rate, rt.due = 0, t, 0, math.Inf(1)
+		if e.meter != nil {
+			e.meterAt[r] = t
+		}
 	} else {
 		rt.advance(t)
+		if e.meter != nil {
+			e.metered(r, t)
+		}
 	}
 	e.countJobs(rt, 1)
 	rt.jobs = pushPending(rt.jobs, pending{level: rt.served + e.bits[j], id: e.id[j], job: int32(j)})
@@ -341,6 +383,9 @@ func (e *engine) arrive(j int, t float64) {
 func (e *engine) complete(r int32, t float64) {
 	rt := &e.routes[r]
 	rt.advance(t)
+	if e.meter != nil {
+		e.metered(r, t)
+	}
 	var done pending
 	rt.jobs, done = popPending(rt.jobs)
 	e.finish[done.job] = t
@@ -414,6 +459,9 @@ func (e *engine) refill(t float64) {
 	for _, r := range comp {
 		rt := &e.routes[r]
 		if rt.newRate != rt.rate || rt.moved {
+			if e.meter != nil {
+				e.metered(r, t)
+			}
 			rt.rate, rt.moved = rt.newRate, false
 			e.reschedule(r)
 		}

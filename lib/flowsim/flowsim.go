@@ -49,6 +49,9 @@ type Options struct {
 	// binds on its own (the NIC channel is on the path); a lower host rate
 	// does, and then even a lone flow is slower than its ideal FCT.
 	HostRateBps int64
+	// Meter, when set, is filled with the bits its channels carried per
+	// time bin (Meter.Links are channel ids).
+	Meter *Meter
 }
 
 // Run simulates flows on net under max-min fair sharing and returns one
@@ -90,8 +93,15 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 	for i, ch := range net.Channels {
 		capBps[i] = ch.Bandwidth
 	}
+	if opts.Meter != nil {
+		if err := opts.Meter.prepare(len(capBps)); err != nil {
+			return nil, err
+		}
+	}
 	e := newEngine(capBps, len(flows))
+	e.meter = opts.Meter
 	recs := make([]metrics.Record, len(flows))
+	minBw := make([]int64, len(flows))
 	var path []int
 	for i, f := range flows {
 		var err error
@@ -104,16 +114,29 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 			host = net.Channels[path[0]].Bandwidth
 		}
 		e.add(f.ID, e.intern(path, host), cfg.WireBytes(f.Size), f.Start)
+		minBw[i] = net.Channels[path[0]].Bandwidth
+		for _, c := range path {
+			minBw[i] = min(minBw[i], net.Channels[c].Bandwidth)
+		}
 		recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start, Class: f.Class,
 			Ideal: metrics.IdealFCT(net, path, f.Size, cfg)}
 	}
 	e.run()
 	for i := range recs {
 		r := &recs[i]
-		alone := e.bits[i] / e.routes[e.route[i]].minCap
-		extra := math.Round(e.finish[i] - float64(r.Start) - alone)
-		r.FCT = r.Ideal + max(0, int64(extra))
-		r.Slowdown = float64(r.FCT) / float64(r.Ideal)
+		Complete(r, e.finish[i], cfg.WireBytes(r.Size), minBw[i])
 	}
 	return recs, nil
+}
+
+// Complete fills a record's FCT and slowdown from the finish time (ns) of
+// its transmission of wireBytes, given the smallest bandwidth on its path
+// and its Ideal FCT: the ideal plus whatever the transmission took beyond
+// its time alone at that bandwidth (see Run). Callers of Simulate use it
+// to turn finish times into records like Run's.
+func Complete(r *metrics.Record, finish float64, wireBytes, minBandwidthBps int64) {
+	alone := float64(wireBytes) * 8 / (float64(minBandwidthBps) / 1e9)
+	extra := math.Round(finish - float64(r.Start) - alone)
+	r.FCT = r.Ideal + max(0, int64(extra))
+	r.Slowdown = float64(r.FCT) / float64(r.Ideal)
 }

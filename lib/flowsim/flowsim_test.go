@@ -144,7 +144,7 @@ func TestHandComputedCompletions(t *testing.T) {
 		{ID: 2, Route: []int{0, 1}, Bytes: 5_000, Start: 2_000},
 		{ID: 3, Route: []int{1}, Bytes: 1_000, Start: 0},
 	}
-	got, err := Simulate(caps, jobs)
+	got, err := Simulate(caps, jobs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestSingleLinkWorkConservation(t *testing.T) {
 	for i := range batch {
 		batch[i] = Job{ID: i, Route: []int{0}, Bytes: 3_000}
 	}
-	got, err := Simulate([]int64{capBps}, batch)
+	got, err := Simulate([]int64{capBps}, batch, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestSingleLinkWorkConservation(t *testing.T) {
 			at += int64(r.ExpFloat64() * 1_000)
 			jobs[i] = Job{ID: i, Route: []int{0}, Bytes: 1 + int64(r.ExpFloat64()*800), CapBps: 40 * gbps, Start: at}
 		}
-		fin, err := Simulate([]int64{capBps}, jobs)
+		fin, err := Simulate([]int64{capBps}, jobs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -418,7 +418,7 @@ func TestErrors(t *testing.T) {
 		{"link twice", []int64{1, 1}, []Job{{ID: 4, Route: []int{0, 1, 0}, Bytes: 1}}, "crosses link 0 twice"},
 	}
 	for _, c := range simCases {
-		_, err := Simulate(c.caps, c.jobs)
+		_, err := Simulate(c.caps, c.jobs, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Simulate %s: error %v, want one mentioning %q", c.name, err, c.want)
 		}

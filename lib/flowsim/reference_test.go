@@ -150,7 +150,7 @@ func TestSimulateMatchesReference(t *testing.T) {
 			maxLinks, maxJobs = 20, 120
 		}
 		caps, jobs := randomInstance(r, maxLinks, maxJobs)
-		got, err := Simulate(caps, jobs)
+		got, err := Simulate(caps, jobs, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

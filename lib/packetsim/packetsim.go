@@ -55,6 +55,11 @@ type Options struct {
 	// multiple of it.
 	SampleEveryNanos int64
 	SampleChannels   []int
+	// Paths, when set, pins the route of every flow: flow i crosses the
+	// channels Paths[i] instead of net.Path's. Replicas that reconnect a
+	// network's pieces (DSCALE) keep their flows on the intended routes
+	// this way.
+	Paths [][]int
 }
 
 // PortSample is the state of one output port at one sampling time.
@@ -98,13 +103,21 @@ type Result struct {
 	// ChannelBytes is the wire bytes put on each channel (index: channel
 	// id), data and ACKs.
 	ChannelBytes []int64
+	// Per channel: packets (data and ACKs) put on it, the nanoseconds
+	// they waited at its port before their transmission began (switch
+	// ports; a NIC pulls packets only when idle, so its wait is 0), and
+	// packets dropped at its full buffer. ChannelQueueNanos over
+	// ChannelPackets is the mean queueing delay a packet met there.
+	ChannelPackets    []int64
+	ChannelQueueNanos []float64
+	ChannelDrops      []int64
 	// Samples holds the port samples when Options.SampleEveryNanos is set,
 	// in time order, channels ascending within a time.
 	Samples []PortSample
 }
 
 // Run simulates flows on net under cfg until every flow has finished (or
-// until opts.StopAtNanos). Flows follow net.Path, must pass workload.Check
+// until opts.StopAtNanos). Flows follow net.Path (or opts.Paths), must pass workload.Check
 // (sorted by start, positive sizes, distinct host endpoints, unique ids)
 // and be routable; otherwise Run returns an error naming the flow.
 func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
@@ -142,6 +155,9 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 		if c < 0 || c >= len(net.Channels) {
 			return nil, fmt.Errorf("packetsim: SampleChannels names channel %d; the network has channels 0..%d", c, len(net.Channels)-1)
 		}
+	}
+	if opts.Paths != nil && len(opts.Paths) != len(flows) {
+		return nil, fmt.Errorf("packetsim: %d pinned paths for %d flows", len(opts.Paths), len(flows))
 	}
 	if opts.StopAtNanos < 0 || opts.SampleEveryNanos < 0 {
 		return nil, fmt.Errorf("packetsim: StopAtNanos and SampleEveryNanos must be >= 0, got %d and %d", opts.StopAtNanos, opts.SampleEveryNanos)

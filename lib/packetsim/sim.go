@@ -126,10 +126,16 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 	s.fs = make([]flowState, len(flows))
 	var buf []int
 	for i, f := range flows {
-		var err error
-		buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst)
-		if err != nil {
-			return nil, fmt.Errorf("packetsim: flow %d is unroutable: %w", f.ID, err)
+		if opts.Paths != nil {
+			if err := checkPath(net, f, opts.Paths[i]); err != nil {
+				return nil, err
+			}
+			buf = append(buf[:0], opts.Paths[i]...)
+		} else {
+			var err error
+			if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
+				return nil, fmt.Errorf("packetsim: flow %d is unroutable: %w", f.ID, err)
+			}
 		}
 		if len(buf) > math.MaxUint8 {
 			return nil, fmt.Errorf("packetsim: flow %d has a %d-hop path; at most %d hops are supported", f.ID, len(buf), math.MaxUint8)
@@ -148,6 +154,9 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 		fs.cc = newCC(cfg, net.Channels[buf[0]].Bandwidth)
 	}
 	s.res.ChannelBytes = make([]int64, len(net.Channels))
+	s.res.ChannelPackets = make([]int64, len(net.Channels))
+	s.res.ChannelQueueNanos = make([]float64, len(net.Channels))
+	s.res.ChannelDrops = make([]int64, len(net.Channels))
 	if opts.SampleEveryNanos > 0 {
 		s.sampled = opts.SampleChannels
 		if len(s.sampled) == 0 {
@@ -160,6 +169,25 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 		s.q.push(event{t: opts.SampleEveryNanos * 1000, kind: evSample})
 	}
 	return s, nil
+}
+
+// checkPath reports a pinned path that does not lead from the flow's
+// source to its destination over existing channels, one after the other.
+func checkPath(net *topo.Network, f workload.Flow, path []int) error {
+	at := f.Src
+	for _, c := range path {
+		if c < 0 || c >= len(net.Channels) || net.Channels[c].Src != at {
+			return fmt.Errorf("packetsim: flow %d: pinned path %v does not continue from node %d with channel %d", f.ID, path, at, c)
+		}
+		at = net.Channels[c].Dst
+		if at != f.Dst && net.IsHost(at) {
+			return fmt.Errorf("packetsim: flow %d: pinned path %v passes through host %d", f.ID, path, at)
+		}
+	}
+	if at != f.Dst || len(path) == 0 {
+		return fmt.Errorf("packetsim: flow %d: pinned path %v does not reach its destination %d", f.ID, path, f.Dst)
+	}
+	return nil
 }
 
 // route is the channel a packet of flow f crosses at hop: the flow's path
@@ -261,15 +289,20 @@ func (s *sim) enqueue(e event, c int32) {
 	q := p.backlog(s.now)
 	if s.cfg.BufferBytes > 0 && q+float64(wire) > float64(s.cfg.BufferBytes) {
 		s.res.Drops++
+		s.res.ChannelDrops[c]++
 		return
 	}
 	if e.flag&(flagAck|flagECE) == 0 && q > p.k {
 		e.flag |= flagECE
 		s.res.Marks++
 	}
+	if p.busyUntil > s.now {
+		s.res.ChannelQueueNanos[c] += float64(p.busyUntil-s.now) / 1000
+	}
 	end := max(s.now, p.busyUntil) + p.tx(wire)
 	p.busyUntil = end
 	s.res.ChannelBytes[c] += wire
+	s.res.ChannelPackets[c]++
 	s.res.PacketHops++
 	e.t, e.ch, e.kind = end+p.delay, c, evArrive
 	s.q.push(e)
@@ -283,6 +316,7 @@ func (s *sim) send(n *nic, e event) {
 	p.busyUntil = end
 	n.busy = true
 	s.res.ChannelBytes[n.ch] += wire
+	s.res.ChannelPackets[n.ch]++
 	s.res.PacketHops++
 	s.q.push(event{t: end, kind: evNicFree, ch: n.ch})
 	e.t, e.ch, e.hop, e.kind = end+p.delay, n.ch, 0, evArrive

@@ -31,7 +31,8 @@ type Spec struct {
 }
 
 // Topology names where the network comes from: a fabric preset (see
-// topo.Presets), an explicit fabric, parking lot or dumbbell, or a file in
+// topo.Presets), an explicit fabric, parking lot, dumbbell or CENIC-like
+// backbone (DSCALE's), or a file in
 // Parsimon's JSON (.json) or ns-3's topology.txt format. FailedLinks are
 // taken out of service before routing (Parsimon App. B).
 type Topology struct {
@@ -39,6 +40,7 @@ type Topology struct {
 	Fabric      *topo.FabricSpec     `json:"fabric,omitempty"`
 	ParkingLot  *topo.ParkingLotSpec `json:"parking_lot,omitempty"`
 	Dumbbell    *topo.DumbbellSpec   `json:"dumbbell,omitempty"`
+	CENIC       *topo.CENICSpec      `json:"cenic,omitempty"`
 	File        string               `json:"file,omitempty"`
 	FailedLinks []int                `json:"failed_links,omitempty"`
 }
@@ -46,13 +48,13 @@ type Topology struct {
 // Build makes the network the topology describes.
 func (t Topology) Build() (*topo.Network, error) {
 	set := 0
-	for _, ok := range []bool{t.Preset != "", t.Fabric != nil, t.ParkingLot != nil, t.Dumbbell != nil, t.File != ""} {
+	for _, ok := range []bool{t.Preset != "", t.Fabric != nil, t.ParkingLot != nil, t.Dumbbell != nil, t.CENIC != nil, t.File != ""} {
 		if ok {
 			set++
 		}
 	}
 	if set != 1 {
-		return nil, fmt.Errorf("scenario: topology must set exactly one of preset, fabric, parking_lot, dumbbell, file (%d set)", set)
+		return nil, fmt.Errorf("scenario: topology must set exactly one of preset, fabric, parking_lot, dumbbell, cenic, file (%d set)", set)
 	}
 	var (
 		n   *topo.Network
@@ -70,6 +72,8 @@ func (t Topology) Build() (*topo.Network, error) {
 		n, err = topo.ParkingLot(*t.ParkingLot)
 	case t.Dumbbell != nil:
 		n, err = topo.Dumbbell(*t.Dumbbell)
+	case t.CENIC != nil:
+		n, err = topo.CENIC(*t.CENIC)
 	default:
 		n, err = readTopology(t.File)
 	}

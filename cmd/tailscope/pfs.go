@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/pfs"
+	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+func init() {
+	register("pfs", "pfs decomposition of flowsim runs: 'pfs run' one decomposition, 'pfs curves' the paper's speedup/accuracy sweeps", runPFS)
+}
+
+func runPFS(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: tailscope pfs run|curves [flags]")
+	}
+	switch args[0] {
+	case "run":
+		return runPFSRun(args[1:])
+	case "curves":
+		return runPFSCurves(args[1:])
+	}
+	return fmt.Errorf("unknown pfs subcommand %q (known: run, curves)", args[0])
+}
+
+// pfsScenario holds the flags that pick a pfs scenario.
+type pfsScenario struct {
+	name, spec *string
+	flows      *int
+	load       *float64
+	seed       *uint64
+}
+
+func pfsScenarioFlags(fs *flag.FlagSet) pfsScenario {
+	return pfsScenario{
+		name:  fs.String("scenario", "dumbbell", "dumbbell (pfs Fig. 2, eight pairs) or fabric (32-rack 2:1, matrix B, CacheFollower)"),
+		spec:  fs.String("spec", "", "scenario spec file instead of --scenario"),
+		flows: fs.Int("flows", 50_000, "flows (with --scenario)"),
+		load:  fs.Float64("load", 0, "max link load (with --scenario; default 0.6 dumbbell, 0.5 fabric)"),
+		seed:  fs.Uint64("seed", 1, "seed (with --scenario)"),
+	}
+}
+
+func (s pfsScenario) get() (scenario.Spec, error) {
+	if *s.spec != "" {
+		return scenario.Load(*s.spec)
+	}
+	switch *s.name {
+	case "dumbbell":
+		return pfs.DumbbellScenario(8, *s.flows, orDefault(*s.load, 0.6), *s.seed), nil
+	case "fabric":
+		return pfs.FabricScenario(*s.flows, orDefault(*s.load, 0.5), *s.seed), nil
+	}
+	return scenario.Spec{}, fmt.Errorf("unknown pfs scenario %q (dumbbell or fabric)", *s.name)
+}
+
+// build builds the scenario and makes the output directory.
+func (s pfsScenario) build(out string) (*scenario.Scenario, error) {
+	spec, err := s.get()
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		return nil, err
+	}
+	return sc, os.MkdirAll(out, 0o755)
+}
+
+func orDefault(x, def float64) float64 {
+	if x == 0 {
+		return def
+	}
+	return x
+}
+
+func runPFSRun(args []string) error {
+	fs := flag.NewFlagSet("pfs run", flag.ContinueOnError)
+	sf := pfsScenarioFlags(fs)
+	var o pfs.Options
+	fs.IntVar(&o.Temporal, "temporal", 1, "temporal chunks")
+	fs.IntVar(&o.Spatial, "spatial", 1, "spatial chunks (source-destination pair groups)")
+	fs.StringVar(&o.Background, "background", pfs.BackgroundOffered, "load of other spatial chunks on shared channels: offered, windowed or none")
+	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "inproc: chunks run at once; local: tasks run at once")
+	executor := fs.String("executor", "inproc", "inproc (goroutines), local (experiment tasks, resumable) or slurm (job arrays)")
+	out := fs.String("out", "out/pfs", "output directory: serial.parquet, pfs.parquet, received.parquet (and chunks/ for task executors)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sc, err := sf.build(*out)
+	if err != nil {
+		return err
+	}
+	spec := sc.Spec
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	base, err := pfs.Serial(sc.Net, sc.Flows, spec.Network, pfs.Options{})
+	if err != nil {
+		return err
+	}
+	var res *pfs.Result
+	switch *executor {
+	case "inproc":
+		res, err = pfs.Run(ctx, sc.Net, sc.Flows, spec.Network, o)
+	case "local", "slurm":
+		var ex experiment.Executor = experiment.Local{Workers: o.Workers}
+		if *executor == "slurm" {
+			ex = experiment.Slurm{}
+		}
+		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), spec, o, ex, experiment.NewProgress(os.Stderr, "pfs chunks"))
+	default:
+		err = fmt.Errorf("unknown executor %q (inproc, local or slurm)", *executor)
+	}
+	if err != nil {
+		return err
+	}
+	acc, err := pfs.Compare(res, base, metrics.ParsimonBins())
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %d flows, %d chunks (%d boundary flows injected)\n", sc.Net.Summary(), len(sc.Flows), res.Chunks, res.Injected)
+	fmt.Printf("serial %.3f s; pfs %.3f s with %s (pre-processing %.3f s, critical path %.3f s, one worker %.3f s): speedup %.2fx, critical-path speedup %.2fx\n",
+		base.WallSeconds, res.WallSeconds, *executor, res.PrepSeconds, res.CriticalSeconds(), res.SumSeconds(),
+		base.WallSeconds/res.WallSeconds, base.WallSeconds/res.CriticalSeconds())
+	fmt.Printf("received bytes/s: RMSE %.4g B/s (NRMSE %.2f%%), per destination %.4g B/s\n", acc.RMSE, 100*acc.NRMSE, acc.HostRMSE)
+	fmt.Printf("p50 slowdown:\n%sp99 slowdown:\n%s", acc.P50, acc.P99)
+	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: spec.JSON(), Seed: spec.Seed}
+	for name, r := range map[string]*pfs.Result{"serial": base, "pfs": res} {
+		m := meta
+		m.Estimator, m.WallSeconds = name, r.WallSeconds
+		if name == "pfs" {
+			m.Extra = map[string]string{"temporal": strconv.Itoa(o.Temporal), "spatial": strconv.Itoa(o.Spatial), "background": o.Background}
+		}
+		if err := frame.WriteRecords(filepath.Join(*out, name+".parquet"), r.Records, m); err != nil {
+			return err
+		}
+	}
+	t, err := pfs.SeriesTable([]string{"serial", "pfs"}, []*pfs.Series{base.Received, res.Received}, meta)
+	if err != nil {
+		return err
+	}
+	return frame.WriteTable(filepath.Join(*out, "received.parquet"), t)
+}
+
+func runPFSCurves(args []string) error {
+	fs := flag.NewFlagSet("pfs curves", flag.ContinueOnError)
+	sf := pfsScenarioFlags(fs)
+	workers := fs.Int("workers", runtime.NumCPU(), "workers of the measured parallel runs")
+	repeats := fs.Int("repeats", 3, "runs per timing (the minimum is kept)")
+	temporal := fs.String("temporal", "2,4,8,16,30,60", "temporal chunk counts (Fig. 4)")
+	spatial := fs.String("spatial", "1,2,4,8", "spatial chunk counts (Fig. 6)")
+	st := fs.String("spatio-temporal", "2,4,8", "temporal chunk counts with the largest spatial count (Fig. 7)")
+	out := fs.String("out", "out/pfs-curves", "output directory: points.parquet and figures")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sc, err := sf.build(*out)
+	if err != nil {
+		return err
+	}
+	spec := sc.Spec
+	parse := func(s string) ([]int, error) {
+		var v []int
+		for _, f := range split(s) {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("bad chunk count %q", f)
+			}
+			v = append(v, n)
+		}
+		return v, nil
+	}
+	ts, err := parse(*temporal)
+	if err != nil {
+		return err
+	}
+	ss, err := parse(*spatial)
+	if err != nil {
+		return err
+	}
+	sts, err := parse(*st)
+	if err != nil {
+		return err
+	}
+	maxS := 1
+	for _, s := range ss {
+		maxS = max(maxS, s)
+	}
+	sets := []struct {
+		name, x string
+		opts    []pfs.Options
+	}{{"temporal", "temporal", nil}, {"spatial", "spatial", nil}, {"spatio-temporal", "temporal", nil}}
+	for _, t := range ts {
+		sets[0].opts = append(sets[0].opts, pfs.Options{Temporal: t})
+	}
+	for _, s := range ss {
+		sets[1].opts = append(sets[1].opts, pfs.Options{Spatial: s})
+	}
+	for _, t := range sts {
+		sets[2].opts = append(sets[2].opts, pfs.Options{Temporal: t, Spatial: maxS})
+	}
+	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: spec.JSON(), Seed: spec.Seed}
+	var all []pfs.Point
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, set := range sets {
+		pts, _, err := pfs.Sweep(ctx, sc.Net, sc.Flows, spec.Network, set.opts, *workers, *repeats, metrics.ParsimonBins(), os.Stdout)
+		if err != nil {
+			return err
+		}
+		for i := range pts {
+			pts[i].Scenario = spec.Name
+		}
+		all = append(all, pts...)
+		fig, err := plot.PFSCurves(fmt.Sprintf("%s: %s decomposition", spec.Name, set.name), set.x, pts)
+		if err != nil {
+			return err
+		}
+		if err := plot.Save(fig, filepath.Join(*out, set.name+".png")); err != nil {
+			return err
+		}
+	}
+	path := filepath.Join(*out, "points.parquet")
+	fmt.Println("->", path)
+	return frame.WriteTable(path, pfs.PointsTable(all, meta))
+}
