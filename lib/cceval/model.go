@@ -179,15 +179,21 @@ func EstimatorRunner(spec scenario.Spec, name, options string) (Runner, error) {
 // ModelTrial makes a model-free Trial of one cycle of m drawn with the
 // trial's seed (no importance sampling), run by run and summarized with
 // RecordMetrics: model-free and model-based estimation of the same model
-// compare like with like.
+// compare like with like. A cycle without flows has no quantiles, so
+// trials are cycles with at least one flow: an empty draw is redrawn
+// from a seed derived from the trial's.
 func ModelTrial(m *Model, run Runner, bins metrics.Bins, pcts []float64) Trial {
 	return func(seed uint64) (Metrics, error) {
 		if err := m.Validate(); err != nil {
 			return nil, err
 		}
 		c := m.draw(seed, nil, -1)
-		if len(c.flows) == 0 {
-			return nil, fmt.Errorf("cceval: the cycle drew no flows in %d ns; lengthen the duration", m.DurationNs)
+		for k := uint64(0); len(c.flows) == 0; k++ {
+			if k == 1000 {
+				return nil, fmt.Errorf("cceval: 1000 cycles of %d ns drew no flows; lengthen the duration", m.DurationNs)
+			}
+			seed = mix(seed, k)
+			c = m.draw(seed, nil, -1)
 		}
 		recs, err := run(seed, c.flows)
 		if err != nil {
