@@ -22,6 +22,7 @@ type TailComparison struct {
 	// 100·P, ""); its Trials (or, unconverged, the trials run) are cycles.
 	ModelFree      MetricResult
 	ModelFreeCount int // cycles run
+	ModelFreeFlows int // flows simulated in them
 	Plain, IS      *TailResult
 }
 
@@ -49,6 +50,9 @@ func CompareTail(m *Model, run Runner, cfg TailConfig) (*TailComparison, error) 
 		return nil, err
 	}
 	c.ModelFree, c.ModelFreeCount = mf.Metrics[0], len(mf.Trials)
+	for _, t := range mf.Trials {
+		c.ModelFreeFlows += int(t[ColFlows])
+	}
 	plain := cfg
 	plain.Plain, plain.IS = true, nil
 	if c.Plain, err = TailQuantile(m, run, plain); err != nil {

@@ -178,8 +178,8 @@ func EstimatorRunner(spec scenario.Spec, name, options string) (Runner, error) {
 
 // ModelTrial makes a model-free Trial of one cycle of m drawn with the
 // trial's seed (no importance sampling), run by run and summarized with
-// RecordMetrics: model-free and model-based estimation of the same model
-// compare like with like. A cycle without flows has no quantiles, so
+// RecordMetrics, plus "flows", the cycle's flow count: model-free and
+// model-based estimation of the same model compare like with like. A cycle without flows has no quantiles, so
 // trials are cycles with at least one flow: an empty draw is redrawn
 // from a seed derived from the trial's.
 func ModelTrial(m *Model, run Runner, bins metrics.Bins, pcts []float64) Trial {
@@ -199,7 +199,11 @@ func ModelTrial(m *Model, run Runner, bins metrics.Bins, pcts []float64) Trial {
 		if err != nil {
 			return nil, err
 		}
-		return RecordMetrics(recs, bins, pcts)
+		m, err := RecordMetrics(recs, bins, pcts)
+		if err == nil {
+			m[ColFlows] = float64(len(recs))
+		}
+		return m, err
 	}
 }
 
