@@ -3,6 +3,7 @@ package cceval
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"sort"
@@ -61,6 +62,9 @@ type TailConfig struct {
 	// Workers is the number of cycles run at once; default GOMAXPROCS.
 	Workers int
 	Seed    uint64
+	// Progress, when set, gets the search's epochs and a line about the
+	// batches every 10 s (Config.Progress).
+	Progress io.Writer
 }
 
 func (c TailConfig) withDefaults() (TailConfig, error) {
@@ -400,7 +404,8 @@ func TailQuantile(m *Model, run Runner, cfg TailConfig) (*TailResult, error) {
 			"tail": float64(tail), "switched": float64(switched)}, nil
 	}
 	est, err := Estimate(batch, Config{Level: cfg.Level, Margin: cfg.Margin, Exploratory: cfg.Exploratory,
-		MaxTrials: max(cfg.MaxBatches, cfg.Exploratory), Workers: cfg.Workers, Seed: mix(cfg.Seed, 1<<32), Targets: []string{"quantile"}})
+		MaxTrials: max(cfg.MaxBatches, cfg.Exploratory), Workers: cfg.Workers, Seed: mix(cfg.Seed, 1<<32), Targets: []string{"quantile"},
+		Progress: cfg.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -488,6 +493,9 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 		}
 		ep.TailShare = float64(tail) / float64(len(all))
 		res.Epochs = append(res.Epochs, ep)
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "cceval: epoch %d: sizes %v, p%g %.4g\n", e+1, ep.Tilt.Size, 100*cfg.P, gamma)
+		}
 		var sz, ar ceSums
 		for _, o := range outs {
 			w := 0.0
