@@ -2,6 +2,7 @@ package cceval
 
 import (
 	"errors"
+	"time"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 )
@@ -24,6 +25,9 @@ type TailComparison struct {
 	ModelFreeCount int // cycles run
 	ModelFreeFlows int // flows simulated in them
 	Plain, IS      *TailResult
+	// Wall-clock seconds of each estimation: cycles differ in cost (a
+	// tilted cycle carries larger flows, a switched one runs twice).
+	ModelFreeSeconds, PlainSeconds, ISSeconds float64
 }
 
 // CompareTail runs the three estimators of Fig. 14 on m through run with
@@ -44,25 +48,31 @@ func CompareTail(m *Model, run Runner, cfg TailConfig) (*TailComparison, error) 
 	cfg.sizeFor(m.MeanFlows())
 	c := &TailComparison{P: cfg.P, Metric: cfg.Metric}
 	name := MetricName(cfg.Metric, 100*cfg.P, "")
+	t0 := time.Now()
 	mf, err := Estimate(ModelTrial(m, run, metrics.AllSizes(), []float64{100 * cfg.P}), Config{Level: cfg.Level, Margin: cfg.Margin,
 		Exploratory: cfg.Exploratory, MaxTrials: cfg.MaxBatches * cfg.BatchCycles, Workers: cfg.Workers, Seed: cfg.Seed, Targets: []string{name}})
 	if err != nil {
 		return nil, err
 	}
+	c.ModelFreeSeconds = time.Since(t0).Seconds()
 	c.ModelFree, c.ModelFreeCount = mf.Metrics[0], len(mf.Trials)
 	for _, t := range mf.Trials {
 		c.ModelFreeFlows += int(t[ColFlows])
 	}
 	plain := cfg
 	plain.Plain, plain.IS = true, nil
+	t0 = time.Now()
 	if c.Plain, err = TailQuantile(m, run, plain); err != nil {
 		return nil, err
 	}
+	c.PlainSeconds = time.Since(t0).Seconds()
 	is := cfg
 	is.Plain = false
+	t0 = time.Now()
 	if c.IS, err = TailQuantile(m, run, is); err != nil {
 		return nil, err
 	}
+	c.ISSeconds = time.Since(t0).Seconds()
 	return c, nil
 }
 

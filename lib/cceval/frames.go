@@ -93,25 +93,27 @@ func ResultsTable(labels []string, results []*Result) *frame.Table {
 
 // Table is Fig. 14a's data: one row per method (model-free, plain,
 // importance sampling) with its estimate, interval, cycles to
-// convergence, estimator runs, flows simulated and the share of the
-// model-free cycles it saved.
+// convergence, estimator runs, flows simulated, the share of the
+// model-free cycles it saved and its wall-clock seconds.
 func (c *TailComparison) Table() *frame.Table {
 	mf := float64(c.ModelFreeCount)
 	rows := []struct {
 		label             string
 		iv                Interval
 		cycles, runs, fls int
+		secs              float64
 	}{
-		{"model-free", c.ModelFree.Interval, c.ModelFreeCount, c.ModelFreeCount, c.ModelFreeFlows},
-		{"renewal-reward", c.Plain.Interval, c.Plain.Cycles, c.Plain.Runs, c.Plain.Flows},
-		{"importance sampling", c.IS.Interval, c.IS.Cycles, c.IS.Runs, c.IS.Flows},
+		{"model-free", c.ModelFree.Interval, c.ModelFreeCount, c.ModelFreeCount, c.ModelFreeFlows, c.ModelFreeSeconds},
+		{"renewal-reward", c.Plain.Interval, c.Plain.Cycles, c.Plain.Runs, c.Plain.Flows, c.PlainSeconds},
+		{"importance sampling", c.IS.Interval, c.IS.Cycles, c.IS.Runs, c.IS.Flows, c.ISSeconds},
 	}
 	t := &frame.Table{}
 	var lab []string
-	var mean, half, rel, red []float64
+	var mean, half, rel, red, secs []float64
 	var cyc, runs, flows []int64
 	for _, r := range rows {
 		lab = append(lab, r.label)
+		secs = append(secs, r.secs)
 		mean, half, rel = append(mean, r.iv.Mean), append(half, r.iv.Half), append(rel, r.iv.Relative())
 		cyc, runs, flows = append(cyc, int64(r.cycles)), append(runs, int64(r.runs)), append(flows, int64(r.fls))
 		red = append(red, 1-float64(r.cycles)/mf)
@@ -119,7 +121,7 @@ func (c *TailComparison) Table() *frame.Table {
 	t.Columns = []frame.Column{
 		frame.StringColumn(ColLabel, lab), frame.Float64Column(ColMean, mean), frame.Float64Column(ColHalf, half),
 		frame.Float64Column(ColRelative, rel), frame.Int64Column(ColCycles, cyc), frame.Int64Column(ColRuns, runs),
-		frame.Int64Column(ColFlows, flows), frame.Float64Column(ColReduction, red),
+		frame.Int64Column(ColFlows, flows), frame.Float64Column(ColReduction, red), frame.Float64Column("wall_seconds", secs),
 	}
 	return t
 }
