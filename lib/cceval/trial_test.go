@@ -106,7 +106,9 @@ func TestCoverageMD1Packetsim(t *testing.T) {
 	}
 }
 
-func dumbbellSpec(flows int, load float64) scenario.Spec { return DumbbellSpec(flows, load, "webserver") }
+func dumbbellSpec(flows int, load float64) scenario.Spec {
+	return DumbbellSpec(flows, load, "webserver")
+}
 
 // Forecast accuracy (Fig. 10a) on a DCTCP dumbbell at 30% load. A pool of
 // packetsim trials stands for the trial distribution; model-free runs draw
