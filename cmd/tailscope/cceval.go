@@ -190,6 +190,10 @@ func ccevalTail(args []string) error {
 	metric := fs.String("metric", cceval.MetricFCT, "response: fct or slowdown")
 	method := fs.String("method", "compare", "compare (model-free, renewal-reward and importance sampling: Fig. 14), is, or plain")
 	tiltArr := fs.Bool("tilt-arrivals", false, "let the cross-entropy search tilt Poisson arrivals too")
+	epochs := fs.Int("epochs", 10, "cross-entropy epochs (Alg. 1's E)")
+	ceCycles := fs.Int("ce-cycles", 0, "cycles per epoch (m_ce; 0: 10 or enough for 5 expected tail flows)")
+	batch := fs.Int("batch-cycles", 0, "cycles per batch (K; 0: 40 or enough for 20 expected tail flows)")
+	maxBatches := fs.Int("max-batches", 1000, "batches at most")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -208,6 +212,7 @@ func ccevalTail(args []string) error {
 	fmt.Fprintf(os.Stderr, "model: arrivals %v, sizes %v (least-squares fit to %s, CDF rmse %.3f), %.1f flows per cycle\n",
 		m.Arrival, m.Size, m.SizeFit.Of, m.SizeFit.RMSE, m.MeanFlows())
 	cfg := cceval.TailConfig{P: *p, Metric: *metric, Level: *cf.level, Margin: *cf.margin, TiltArrivals: *tiltArr,
+		Epochs: *epochs, CECycles: *ceCycles, BatchCycles: *batch, MaxBatches: *maxBatches,
 		Workers: *cf.workers, Seed: *cf.seed, Progress: os.Stderr}
 	if err := ccevalSizeFits(cf, spec); err != nil {
 		return err

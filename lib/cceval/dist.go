@@ -122,3 +122,14 @@ func (c ceSums) fit(d Dist) (Dist, error) {
 	}
 	return LogNormalDist(mu, math.Sqrt(v)), nil
 }
+
+// SyntheticTrial is a trial whose one metric, "x", is a draw from d: a case
+// with a known mean, d.Mean(), for checking the coverage of intervals.
+func SyntheticTrial(d Dist) Trial {
+	return func(seed uint64) (Metrics, error) {
+		if err := d.Validate(); err != nil {
+			return nil, err
+		}
+		return Metrics{"x": d.sample(rand.New(rand.NewPCG(seed, 0x73796e)))}, nil
+	}
+}
