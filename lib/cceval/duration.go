@@ -99,7 +99,11 @@ type DurationPoint struct {
 	DurationNs float64 // mean span of a trial's starts
 	// Result is the model-free estimation of the metric over all flows
 	// (Trials is the real trial count, RTC); StableMean is the mean over
-	// the same trials of the metric over stable-phase flows only.
+	// the same trials of the metric over stable-phase flows only. Long
+	// flows overlap the cool-down more often than short ones, so leaving
+	// it out also leaves out large flows: for FCT quantiles StableMean is
+	// lower even in long trials; slowdown, normalized by size, shows the
+	// phases' own effect better.
 	Result     MetricResult
 	StableMean float64
 	// Shares of flows and of time (over [0, End]) in each phase, means
