@@ -1,13 +1,11 @@
 package cceval
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
 
-	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -140,27 +138,21 @@ func DurationStudy(spec scenario.Spec, name, options string, flows []int, metric
 		s := spec
 		s.Workload.Flows, s.Workload.DurationNs = n, 0
 		trial := func(seed uint64) (Metrics, error) {
-			s := s
-			s.Seed = seed
-			sc, err := scenario.Build(s)
+			recs, err := runSeeded(s, seed, name, options)
 			if err != nil {
 				return nil, err
 			}
-			res, err := estimator.Run(context.Background(), name, sc, options)
+			m, err := RecordMetrics(recs, metrics.AllSizes(), []float64{pct})
 			if err != nil {
 				return nil, err
 			}
-			m, err := RecordMetrics(res.Records, metrics.AllSizes(), []float64{pct})
-			if err != nil {
-				return nil, err
-			}
-			ph := SplitPhases(res.Records)
-			nf, span := float64(len(res.Records)), float64(max(ph.End, 1))
+			ph := SplitPhases(recs)
+			nf, span := float64(len(recs)), float64(max(ph.End, 1))
 			m["warmup"], m["stable"], m["cooldown"] = float64(ph.WarmUp)/nf, float64(ph.Stable)/nf, float64(ph.CoolDown)/nf
 			m["warmup_time"], m["cooldown_time"] = float64(ph.WarmUpEnd)/span, float64(ph.End-ph.CoolDownStart)/span
 			m["span"] = float64(ph.CoolDownStart)
 			m["stable_metric"] = math.NaN()
-			if st := ph.StableRecords(res.Records); len(st) > 0 {
+			if st := ph.StableRecords(recs); len(st) > 0 {
 				sm, err := RecordMetrics(st, metrics.AllSizes(), []float64{pct})
 				if err != nil {
 					return nil, err

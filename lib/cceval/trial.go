@@ -80,18 +80,26 @@ func RecordMetrics(recs []metrics.Record, bins metrics.Bins, pcts []float64) (Me
 // defaults) and summarizes the records with RecordMetrics.
 func ScenarioTrial(spec scenario.Spec, name, options string, bins metrics.Bins, pcts []float64) Trial {
 	return func(seed uint64) (Metrics, error) {
-		s := spec
-		s.Seed = seed
-		sc, err := scenario.Build(s)
+		recs, err := runSeeded(spec, seed, name, options)
 		if err != nil {
 			return nil, err
 		}
-		res, err := estimator.Run(context.Background(), name, sc, options)
-		if err != nil {
-			return nil, err
-		}
-		return RecordMetrics(res.Records, bins, pcts)
+		return RecordMetrics(recs, bins, pcts)
 	}
+}
+
+// runSeeded builds spec with seed and runs the named estimator on it.
+func runSeeded(spec scenario.Spec, seed uint64, name, options string) ([]metrics.Record, error) {
+	spec.Seed = seed
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		return nil, err
+	}
+	res, err := estimator.Run(context.Background(), name, sc, options)
+	if err != nil {
+		return nil, err
+	}
+	return res.Records, nil
 }
 
 // DumbbellSpec is the setting of CCEval's dumbbell experiments (§6.4-6.5)

@@ -3,10 +3,8 @@ package plot
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"testing"
 
-	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 )
 
@@ -85,18 +83,7 @@ func TestCombinedSummaryFrameAndFigures(t *testing.T) {
 			t.Errorf("column %s: %v", name, err)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "summary.parquet")
-	if err := frame.WriteTable(path, tab); err != nil {
-		t.Fatal(err)
-	}
-	back, err := frame.ReadTable(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Summaries(back)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := summariesViaParquet(t, tab)
 	for i := range rows {
 		want := rows[i]
 		want.P99.Count, want.P99.BaseCount = nil, nil
