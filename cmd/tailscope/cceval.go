@@ -1,17 +1,21 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
@@ -107,6 +111,8 @@ func ccevalEstimate(args []string) error {
 	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
 	expl := fs.Int("exploratory", 20, "trials of the exploratory stage")
 	maxTrials := fs.Int("max-trials", 10000, "stop here even if not converged")
+	executor := fs.String("executor", "", `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`)
+	partition := fs.String("partition", "", "slurm: partition")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -138,17 +144,34 @@ func ccevalEstimate(args []string) error {
 	sort.Float64s(pl)
 	var labels []string
 	var results []*cceval.Result
+	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
+		Workers: *cf.workers, Seed: *cf.seed, Targets: targets, Progress: os.Stderr}
 	for _, name := range split(*names) {
-		journal := filepath.Join(*cf.out, name+".trials.jsonl")
-		trial, err := cceval.JournalTrial(cceval.ScenarioTrial(spec, name, *options, b, pl), journal)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "%s: trials journalled in %s (a rerun resumes)\n", name, journal)
-		res, err := cceval.Estimate(trial, cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
-			Workers: *cf.workers, Seed: *cf.seed, Targets: targets, Progress: os.Stderr})
-		if err != nil {
-			return err
+		var res *cceval.Result
+		switch *executor {
+		case "":
+			journal := filepath.Join(*cf.out, name+".trials.jsonl")
+			trial, err := cceval.JournalTrial(cceval.ScenarioTrial(spec, name, *options, b, pl), journal)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "%s: trials journalled in %s (a rerun resumes)\n", name, journal)
+			if res, err = cceval.Estimate(trial, cfg); err != nil {
+				return err
+			}
+		case "local", "slurm":
+			var exec experiment.Executor = experiment.Local{Workers: max(*cf.workers, 1)}
+			if *executor == "slurm" {
+				exec = experiment.Slurm{Partition: *partition}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			res, err = cceval.EstimateSweep(ctx, spec, name, *options, b, pl, cfg, exec, filepath.Join(*cf.out, name), experiment.NewProgress(os.Stderr, name))
+			stop()
+			if err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("cceval estimate: unknown executor %q (local or slurm)", *executor)
 		}
 		for _, m := range res.Metrics {
 			fmt.Printf("%s %s: %v, real trials %d, forecast %d\n", name, m.Name, m.Interval, m.Trials, m.Forecast)

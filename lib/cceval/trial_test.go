@@ -1,11 +1,17 @@
 package cceval
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
@@ -168,5 +174,34 @@ func TestForecastDumbbell(t *testing.T) {
 				t.Errorf("%s: median single-forecast error %.1f%% with 100 exploratory trials, want within %.0f%%", c.key, 100*errs[reps/2], 100*c.tol)
 			}
 		}
+	}
+}
+
+// Trials run as sweep tasks give Estimate's result exactly, and a second
+// run over the same directory runs no task again.
+func TestEstimateSweep(t *testing.T) {
+	spec := dumbbellSpec(60, 0.3)
+	cfg := Config{Margin: 0.06, Seed: 5, Targets: []string{"fct_p50"}, MaxTrials: 500}
+	want, err := Estimate(ScenarioTrial(spec, "packetsim", "", metrics.AllSizes(), []float64{50}), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	got, err := EstimateSweep(context.Background(), spec, "packetsim", "", metrics.AllSizes(), []float64{50}, cfg, experiment.Local{Workers: 2}, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Metrics, want.Metrics) {
+		t.Errorf("sweep result %+v, want %+v", got.Metrics[0].Interval, want.Metrics[0].Interval)
+	}
+	journal, _ := os.ReadFile(filepath.Join(dir, experiment.JournalFile))
+	ran := strings.Count(string(journal), "done ")
+	if _, err := EstimateSweep(context.Background(), spec, "packetsim", "", metrics.AllSizes(), []float64{50}, cfg, experiment.Local{Workers: 2}, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	journal, _ = os.ReadFile(filepath.Join(dir, experiment.JournalFile))
+	t.Logf("%d trials to convergence, %d tasks run", want.Metrics[0].Trials, ran)
+	if again := strings.Count(string(journal), "done "); again != ran || ran < want.Metrics[0].Trials {
+		t.Errorf("%d tasks run the first time, %d after the second (want no more, and at least %d)", ran, again, want.Metrics[0].Trials)
 	}
 }
