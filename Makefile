@@ -4,6 +4,9 @@
 GO      ?= go
 OUT     ?= out
 BIN     := build/bin/tailscope
+# The Go packages; not ./..., which would walk the kernel's module cache
+# under build/.
+PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/...
 
 .PHONY: all deps test unit reproduce bench tailscope clean
 
@@ -23,8 +26,8 @@ tailscope:
 # Library tests, including the ns-3 baseline's (ns-3 is installed first)
 # and the Slurm executor's (the test installs and starts a one-node Slurm).
 unit: deps ns3
-	$(GO) vet ./...
-	TAILSCOPE_SLURM_SETUP=1 $(GO) test -count=1 ./...
+	$(GO) vet $(PKGS)
+	TAILSCOPE_SLURM_SETUP=1 $(GO) test -count=1 $(PKGS)
 
 # The README's test command, also what CI runs: library tests, the kernel's
 # Jupyter-protocol smoke test, and every notebook executed at ci scale.
@@ -41,7 +44,7 @@ reproduce: deps tailscope
 	@echo "reproduce: frames in $(OUT)/, executed notebooks in build/notebooks/"
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 
 clean:
 	rm -rf build/bin build/notebooks $(OUT)

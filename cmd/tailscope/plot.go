@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	register("plot", "draw figures (cdf, heatmap, error, violin), build summary frames (summary) and tables (table)", runPlot)
+	register("plot", "draw figures (cdf, heatmap, error, error-load, violin), build summary frames (summary) and tables (table)", runPlot)
 }
 
 var plotKinds = map[string]func(args []string) error{
 	"cdf": plotCDF, "heatmap": plotHeatmap, "summary": plotSummary,
-	"error": plotError, "violin": plotViolin, "table": plotTable,
+	"error": plotError, "violin": plotViolin, "table": plotTable, "error-load": plotErrorByLoad,
 }
 
 func runPlot(args []string) error {
@@ -143,6 +143,8 @@ func plotSummary(args []string) error {
 	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
 	pct := fs.Float64("percentile", 99, "slowdown percentile compared")
 	out := fs.String("out", "summary.parquet", "summary frame to write (.parquet or .arrow)")
+	level := fs.Float64("level", 0.95, "confidence level of the intervals over seeds")
+	perSeed := fs.Bool("per-seed", false, "keep one row per seed instead of combining a scenario's seeds")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -153,6 +155,15 @@ func plotSummary(args []string) error {
 	rows, err := plot.SummarizeDir(*dir, *baseline, b, *pct, os.Stderr)
 	if err != nil {
 		return err
+	}
+	if !*perSeed {
+		n := len(rows)
+		if rows, err = plot.CombineSeeds(rows, *level); err != nil {
+			return err
+		}
+		if len(rows) < n {
+			fmt.Printf("combined %d rows of scenarios run with several seeds into %d (means with %.0f%% confidence intervals)\n", n, len(rows), 100**level)
+		}
 	}
 	t, err := plot.SummaryTable(rows)
 	if err != nil {
@@ -248,4 +259,23 @@ func plotTable(args []string) error {
 		return fmt.Errorf("plot table: unknown -kind %q (top or compare)", *kind)
 	}
 	return nil
+}
+
+func plotErrorByLoad(args []string) error {
+	fs := flag.NewFlagSet("plot error-load", flag.ContinueOnError)
+	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
+	out := fs.String("out", "error_load.png", "figure to write (.png or .svg)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	rows, err := readSummary(*summary)
+	if err != nil {
+		return err
+	}
+	f, err := plot.ErrorByLoad(rows, *est)
+	if err != nil {
+		return err
+	}
+	return save(f, *out)
 }

@@ -26,6 +26,7 @@ func runSweep(args []string) error {
 	n := fs.Int("n", 192, "scenarios to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
 	flows := fs.Int("flows", 0, "override the space's flow counts")
+	seeds := fs.Int("seeds", 1, "run every scenario with this many seeds (its seed, seed+1, ...); \"plot summary\" then reports each error with its confidence interval")
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"packetsim":{"stop_at_ns":1000000}}`)
 	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
@@ -49,7 +50,11 @@ func runSweep(args []string) error {
 		fmt.Println(string(b))
 		return nil
 	}
-	specs, err := experiment.Sample(sp, *n, *seed)
+	sampled, err := experiment.Sample(sp, *n, *seed)
+	if err != nil {
+		return err
+	}
+	specs, err := experiment.Replicate(sampled, *seeds)
 	if err != nil {
 		return err
 	}
@@ -75,7 +80,7 @@ func runSweep(args []string) error {
 		return err
 	}
 	// The sweep's definition beside its results, for provenance.
-	manifest, err := json.MarshalIndent(map[string]any{"space": sp, "n": *n, "seed": *seed, "estimators": split(*names), "options": opts}, "", "  ")
+	manifest, err := json.MarshalIndent(map[string]any{"space": sp, "n": *n, "seed": *seed, "seeds": *seeds, "estimators": split(*names), "options": opts}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -86,8 +91,8 @@ func runSweep(args []string) error {
 	defer stop()
 	t0 := time.Now()
 	rep, err := experiment.Sweep(ctx, *out, tasks, exec, experiment.NewProgress(os.Stderr, "sweep"))
-	fmt.Printf("sweep: %d tasks (%d scenarios x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
-		rep.Total, len(specs), len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, time.Since(t0).Round(time.Millisecond), *out)
+	fmt.Printf("sweep: %d tasks (%d scenarios x %d seeds x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
+		rep.Total, len(sampled), *seeds, len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, time.Since(t0).Round(time.Millisecond), *out)
 	return err
 }
 

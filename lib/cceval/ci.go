@@ -1,16 +1,26 @@
 // Package cceval puts confidence intervals on estimator results, after
 // CCEval (Liu et al., seed 001, §3-5). A trial is one workload sampled with a
 // fresh seed and run through an estimator; its metrics (FCT or slowdown
-// quantiles) are one sample of a random variable whose mean is wanted.
+// quantiles, RecordMetrics) are one sample of a random variable whose mean
+// is wanted.
 //
 // Model-free estimation (Eq. 1-3, Estimate) runs an exploratory stage of
-// trials, forecasts how many trials a relative margin of error needs, and
-// runs production trials in parallel until every target metric's interval
-// is narrow enough. Model-based tail-quantile estimation (§4.3,
-// TailEstimate) models arrivals and flow sizes, estimates a response-time
-// quantile with the renewal-reward estimator over regenerative cycles, and
-// makes the tail frequent with importance sampling whose parameters come
-// from an adaptive cross-entropy search.
+// trials, forecasts how many trials a relative margin of error needs
+// (Forecast), and runs production trials in parallel until every target
+// metric's interval is narrow enough; JournalTrial makes it resumable.
+// ScenarioTrial runs trials of a scenario spec through any estimator of
+// lib/estimator.
+//
+// Model-based tail-quantile estimation (§4.3, TailQuantile) models a
+// workload (NewModel: Poisson or log-normal arrivals, log-normal sizes
+// fitted to the size CDF by least squares, FitSizes), estimates a
+// response-time quantile with the renewal-reward estimator over cycles,
+// makes the tail frequent with importance sampling under the switching
+// change of measure, whose size distribution an adaptive cross-entropy
+// search finds, and gets the interval by the batch method. CompareTail is
+// the comparison of Fig. 14; DurationStudy the trial-length analysis of
+// Fig. 13 (SplitPhases). The *Table functions turn results into frames
+// and lib/plot draws them.
 package cceval
 
 import (

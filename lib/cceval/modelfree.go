@@ -3,10 +3,12 @@ package cceval
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 )
 
 // Metrics are the named values one trial produced, such as "fct_p99".
@@ -26,6 +28,10 @@ type Config struct {
 	Workers     int      // trials run at once; default GOMAXPROCS
 	Targets     []string // metrics that must converge; default every metric of the first trial
 	Seed        uint64   // trial i (from 0) runs with seed Seed+i
+	// Progress, when set, gets a line every ProgressEvery (default 10 s)
+	// with the trials done and the widest target's relative half-width.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -43,6 +49,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.ProgressEvery == 0 {
+		c.ProgressEvery = 10 * time.Second
 	}
 	if err := checkLevel(c.Level); err != nil {
 		return c, err
@@ -136,6 +145,7 @@ func Estimate(trial Trial, cfg Config) (*Result, error) {
 		wg      sync.WaitGroup
 	)
 	col := &collector{cfg: cfg, names: append([]string(nil), cfg.Targets...)}
+	lastReport := time.Now()
 	// advance consumes finished trials in seed order; mu is held.
 	advance := func() {
 		for !stop {
@@ -151,6 +161,10 @@ func Estimate(trial Trial, cfg Config) (*Result, error) {
 			}
 			if col.allConverged() || len(res.Trials) == cfg.MaxTrials {
 				stop = true
+			}
+			if cfg.Progress != nil && (stop || time.Since(lastReport) >= cfg.ProgressEvery) {
+				lastReport = time.Now()
+				fmt.Fprintf(cfg.Progress, "cceval: %d trials, %s\n", len(res.Trials), col.widest())
 			}
 		}
 	}
@@ -256,6 +270,26 @@ func (c *collector) add(m Metrics) error {
 		}
 	}
 	return nil
+}
+
+// widest describes the unconverged target with the widest interval
+// relative to its margin (or says all have converged).
+func (c *collector) widest() string {
+	w := -1
+	for i, o := range c.out {
+		if len(o.Trace) > 0 && o.Trials == 0 && (w < 0 || o.Interval.Relative() > c.out[w].Interval.Relative()) {
+			w = i
+		}
+	}
+	if w < 0 {
+		return "every target converged"
+	}
+	o := c.out[w]
+	s := fmt.Sprintf("widest %s at %.3g%% (margin %g%%)", o.Name, 100*o.Interval.Relative(), 100*c.cfg.Margin)
+	if o.Forecast > 0 {
+		s += fmt.Sprintf(", forecast %d trials", o.Forecast)
+	}
+	return s
 }
 
 func (c *collector) allConverged() bool {

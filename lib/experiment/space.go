@@ -187,3 +187,23 @@ func Sample(s Space, n int, seed uint64) ([]scenario.Spec, error) {
 	}
 	return specs, nil
 }
+
+// Replicate runs every scenario with n seeds: it returns, spec by spec, n
+// copies of each with seeds Seed, Seed+1, ..., Seed+n-1. The first copy is
+// the spec itself, so a sweep replicated later reuses its results. The
+// copies share the spec's FamilyID, by which summaries combine them into
+// means with confidence intervals (plot.CombineSeeds).
+func Replicate(specs []scenario.Spec, n int) ([]scenario.Spec, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("experiment: %d seeds per scenario; at least 1", n)
+	}
+	out := make([]scenario.Spec, 0, len(specs)*n)
+	for _, s := range specs {
+		for k := range n {
+			r := s
+			r.Seed = s.Seed + uint64(k)
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

@@ -144,3 +144,40 @@ func TestParseSpace(t *testing.T) {
 		t.Errorf("missing file: err = %v", err)
 	}
 }
+
+// Replicas of a scenario differ only in their seed: distinct ids, one
+// family each, and the first replica is the spec itself.
+func TestReplicate(t *testing.T) {
+	specs, err := Sample(DefaultSpace(), 3, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps, err := Replicate(specs, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 12 {
+		t.Fatalf("%d replicas, want 12", len(reps))
+	}
+	ids := map[string]bool{}
+	for i, r := range reps {
+		s := specs[i/4]
+		if r.FamilyID() != s.FamilyID() || r.Seed != s.Seed+uint64(i%4) {
+			t.Errorf("replica %d: family %s seed %d, want %s and %d", i, r.FamilyID(), r.Seed, s.FamilyID(), s.Seed+uint64(i%4))
+		}
+		r.Seed = s.Seed
+		if !reflect.DeepEqual(r, s) {
+			t.Errorf("replica %d differs from its spec beyond the seed", i)
+		}
+		ids[reps[i].ID()] = true
+	}
+	if len(ids) != 12 || reps[0].ID() != specs[0].ID() {
+		t.Errorf("%d distinct ids of 12; first replica id %s, spec %s", len(ids), reps[0].ID(), specs[0].ID())
+	}
+	if specs[0].FamilyID() == specs[1].FamilyID() {
+		t.Error("two different scenarios share a family")
+	}
+	if _, err := Replicate(specs, 0); err == nil {
+		t.Error("0 seeds: no error")
+	}
+}

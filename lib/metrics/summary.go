@@ -26,4 +26,14 @@ type Summary struct {
 	// P99 holds the slowdown percentiles (normally the 99th) per size bin
 	// and overall, and their errors against the baseline.
 	P99 Comparison
+	// Family is the scenario's spec ID with the seed cleared: the rows of
+	// one scenario run with several seeds share it.
+	Family string
+	// Seeds is the number of seeds a combined row averages (0 for a row
+	// of one run). P99 then holds the means over the seeds, Half the
+	// half-widths of their confidence intervals at Level (NaN where fewer
+	// than two seeds have a value), and the other numbers are means.
+	Seeds int
+	Level float64
+	Half  Comparison
 }

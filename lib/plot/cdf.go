@@ -155,7 +155,9 @@ func loadBin(edges []float64, load float64) int {
 // max load split at edges (ParsimonLoadEdges for Parsimon's Fig. 8) plus
 // one over all scenarios. Each legend entry gives the bin's max-load range
 // and, as in the paper, the largest top-10% mean load in it; dotted lines
-// mark +-10%.
+// mark +-10%. Rows that combine several seeds (CombineSeeds) get
+// horizontal error bars: each scenario's mean error with its confidence
+// interval, at its place on the curve over all scenarios.
 func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figure, error) {
 	for i := 1; i < len(edges); i++ {
 		if edges[i] <= edges[i-1] {
@@ -171,9 +173,15 @@ func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figur
 		groups[i].lo, groups[i].hi = math.Inf(1), math.Inf(-1)
 	}
 	var all []float64
+	var bars []ciPoint // (error, half-width) of combined rows
+	level := 0.0
 	for _, r := range rows {
 		if r.Estimator != estimator || math.IsNaN(r.P99.ErrorAll) {
 			continue
+		}
+		if r.Seeds > 1 && !math.IsNaN(r.Half.ErrorAll) {
+			bars = append(bars, ciPoint{100 * r.P99.ErrorAll, 100 * r.Half.ErrorAll})
+			level = r.Level
 		}
 		g := &groups[loadBin(edges, r.MaxLoad)]
 		e := 100 * r.P99.ErrorAll
@@ -213,6 +221,20 @@ func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figur
 	l.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1.2)}
 	p.Add(l)
 	p.Legend.Add(fmt.Sprintf("all, n=%d", len(all)), l)
+	if len(bars) > 0 {
+		// The k-th smallest error sits at height k/n on the curve.
+		sort.Slice(bars, func(i, j int) bool { return bars[i].x < bars[j].x })
+		pts := make(plotter.XYs, len(bars))
+		halves := make([]float64, len(bars))
+		sorted := sortedCopy(all)
+		for i, b := range bars {
+			pts[i] = plotter.XY{X: b.x, Y: float64(sort.SearchFloat64s(sorted, b.x)+1) / float64(len(all))}
+			halves[i] = b.half
+			p.X.Min, p.X.Max = min(p.X.Min, b.x-b.half-1), max(p.X.Max, b.x+b.half+1)
+		}
+		p.Add(ciBars(pts, halves, false))
+		p.Title.Text += fmt.Sprintf("; bars: %.0f%% CI over seeds", 100*level)
+	}
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter*2, vg.Millimeter*2
 	return &Figure{Panels: [][]*plot.Plot{{p}}, Width: 6.5 * vg.Inch, Height: 4.5 * vg.Inch}, nil

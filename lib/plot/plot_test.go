@@ -298,14 +298,10 @@ func TestFigureErrors(t *testing.T) {
 
 func second(_ *Figure, err error) error { return err }
 
-// A summary frame survives Parquet: the rows read back equal the rows
-// written (bin flow counts are not stored).
-func TestSummaryTableRoundTrip(t *testing.T) {
-	rows := synthSummaries(8, 12)
-	tab, err := SummaryTable(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
+// summariesViaParquet writes a summary frame as Parquet and reads its rows
+// back.
+func summariesViaParquet(t *testing.T, tab *frame.Table) []metrics.Summary {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "summary.parquet")
 	if err := frame.WriteTable(path, tab); err != nil {
 		t.Fatal(err)
@@ -318,6 +314,18 @@ func TestSummaryTableRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got
+}
+
+// A summary frame survives Parquet: the rows read back equal the rows
+// written (bin flow counts are not stored).
+func TestSummaryTableRoundTrip(t *testing.T) {
+	rows := synthSummaries(8, 12)
+	tab, err := SummaryTable(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summariesViaParquet(t, tab)
 	if len(got) != len(rows) {
 		t.Fatalf("%d rows back, want %d", len(got), len(rows))
 	}

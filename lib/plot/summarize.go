@@ -60,7 +60,7 @@ func Summarize(est []metrics.Record, estMeta frame.Meta, base []metrics.Record, 
 	params := ScenarioParams(spec)
 	params.Topology = sc.Net.Name
 	return metrics.Summary{
-		ScenarioID: estMeta.ScenarioID, Estimator: estMeta.Estimator, Baseline: baseMeta.Estimator,
+		ScenarioID: estMeta.ScenarioID, Family: spec.FamilyID(), Estimator: estMeta.Estimator, Baseline: baseMeta.Estimator,
 		Params: params, Flows: len(sc.Flows), MaxLoad: loads.Max, Top10Load: loads.Top10,
 		WallSeconds: estMeta.WallSeconds, BaseWallSeconds: baseMeta.WallSeconds,
 		P99: metrics.Compare(est, base, bins, p),

@@ -31,6 +31,14 @@ const (
 	ColP99             = "p99"
 	ColBaseP99         = "baseline_p99"
 	ColP99Error        = "p99_error"
+	// Every summary frame has the scenario family and the seeds a row
+	// averages (0 for one run); a frame with combined rows (CombineSeeds)
+	// also has the confidence level and, for each of the p99 columns
+	// above (overall and per bin), its CI half-width "<column>_ci".
+	ColFamily = "family"
+	ColSeeds  = "seeds"
+	ColLevel  = "level"
+	ciSuffix  = "_ci"
 )
 
 // SummaryTable turns summary rows into a frame, one row per scenario and
@@ -94,6 +102,34 @@ func SummaryTable(rows []metrics.Summary) (*frame.Table, error) {
 			frame.Float64Column(binColumn(ColBaseP99, l), num(func(r metrics.Summary) float64 { return r.P99.Base[b] })),
 			frame.Float64Column(binColumn(ColP99Error, l), num(func(r metrics.Summary) float64 { return r.P99.Error[b] })))
 	}
+	seeds := make([]int64, n)
+	combined := false
+	for i, r := range rows {
+		seeds[i] = int64(r.Seeds)
+		combined = combined || r.Seeds > 1
+	}
+	t.Columns = append(t.Columns, frame.StringColumn(ColFamily, str(func(r metrics.Summary) string { return r.Family })), frame.Int64Column(ColSeeds, seeds))
+	if combined {
+		// half is a half-width of a combined row, NaN for a row of one run.
+		half := func(get func(h metrics.Comparison) float64) []float64 {
+			return num(func(r metrics.Summary) float64 {
+				if r.Seeds < 2 {
+					return math.NaN()
+				}
+				return get(r.Half)
+			})
+		}
+		t.Columns = append(t.Columns, frame.Float64Column(ColLevel, num(func(r metrics.Summary) float64 { return r.Level })),
+			frame.Float64Column(ColP99+ciSuffix, half(func(h metrics.Comparison) float64 { return h.All })),
+			frame.Float64Column(ColBaseP99+ciSuffix, half(func(h metrics.Comparison) float64 { return h.BaseAll })),
+			frame.Float64Column(ColP99Error+ciSuffix, half(func(h metrics.Comparison) float64 { return h.ErrorAll })))
+		for b, l := range labels {
+			t.Columns = append(t.Columns,
+				frame.Float64Column(binColumn(ColP99+ciSuffix, l), half(func(h metrics.Comparison) float64 { return h.Est[b] })),
+				frame.Float64Column(binColumn(ColBaseP99+ciSuffix, l), half(func(h metrics.Comparison) float64 { return h.Base[b] })),
+				frame.Float64Column(binColumn(ColP99Error+ciSuffix, l), half(func(h metrics.Comparison) float64 { return h.Error[b] })))
+		}
+	}
 	return t, t.Check()
 }
 
@@ -140,8 +176,26 @@ func Summaries(t *frame.Table) ([]metrics.Summary, error) {
 			err99 = append(err99, nums(binColumn(ColP99Error, l)))
 		}
 	}
+	family, seeds := strs(ColFamily), []int64(nil)
+	if seeds, err = t.Int64s(ColSeeds); err != nil && firstErr == nil {
+		firstErr = err
+	}
 	if firstErr != nil {
 		return nil, fmt.Errorf("plot: not a summary frame: %w", firstErr)
+	}
+	// The CI columns exist when some row combines seeds.
+	var level, hAll, hBase, hErr []float64
+	var hEst, hBaseBin, hErrBin [][]float64
+	if _, err := t.Column(ColLevel); err == nil {
+		level, hAll, hBase, hErr = nums(ColLevel), nums(ColP99+ciSuffix), nums(ColBaseP99+ciSuffix), nums(ColP99Error+ciSuffix)
+		for _, l := range labels {
+			hEst = append(hEst, nums(binColumn(ColP99+ciSuffix, l)))
+			hBaseBin = append(hBaseBin, nums(binColumn(ColBaseP99+ciSuffix, l)))
+			hErrBin = append(hErrBin, nums(binColumn(ColP99Error+ciSuffix, l)))
+		}
+		if firstErr != nil {
+			return nil, fmt.Errorf("plot: summary frame with a level column but not all CI columns: %w", firstErr)
+		}
 	}
 	rows := make([]metrics.Summary, t.Len())
 	for i := range rows {
@@ -154,7 +208,14 @@ func Summaries(t *frame.Table) ([]metrics.Summary, error) {
 		rows[i] = metrics.Summary{ScenarioID: scen[i], Estimator: est[i], Baseline: base[i],
 			Params: metrics.Params{Topology: topo[i], Oversub: over[i], Matrix: matrix[i], Sizes: sizes[i], Sigma: sigma[i], TargetLoad: target[i]},
 			Flows:  int(flows[i]), MaxLoad: maxLoad[i], Top10Load: top10[i],
-			WallSeconds: wall[i], BaseWallSeconds: bwall[i], P99: c}
+			WallSeconds: wall[i], BaseWallSeconds: bwall[i], P99: c, Family: family[i], Seeds: int(seeds[i])}
+		if level != nil && seeds[i] > 1 {
+			h := metrics.Comparison{Percentile: pct[i], Labels: labels, All: hAll[i], BaseAll: hBase[i], ErrorAll: hErr[i]}
+			for b := range labels {
+				h.Est, h.Base, h.Error = append(h.Est, hEst[b][i]), append(h.Base, hBaseBin[b][i]), append(h.Error, hErrBin[b][i])
+			}
+			rows[i].Level, rows[i].Half = level[i], h
+		}
 	}
 	return rows, nil
 }

@@ -172,6 +172,13 @@ func (s Spec) ID() string {
 	return hex.EncodeToString(h[:6])
 }
 
+// FamilyID is the ID of the spec with its seed cleared: the same
+// scenario run with several seeds (experiment.Replicate) shares it.
+func (s Spec) FamilyID() string {
+	s.Seed = 0
+	return s.ID()
+}
+
 // Default is the scenario `make reproduce` and the quickstart use: the
 // 32-rack 2:1 fabric with matrix B, WebServer sizes, bursty arrivals
 // (sigma 2) at 50% max load, as in Parsimon's large-scale setting but small.

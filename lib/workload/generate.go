@@ -73,6 +73,14 @@ func (a Arrival) sampler() (gap, error) {
 // pairSampler draws a (src, dst) host pair.
 type pairSampler func(r *rand.Rand) (src, dst int)
 
+// Endpoints returns the component's (src, dst) sampler on net, drawing as
+// Generate does: uniformly from Pairs, from the traffic matrix, or
+// uniformly over hosts. Models that draw their own sizes and arrival
+// times (lib/cceval) take endpoints from here.
+func (c Component) Endpoints(net *topo.Network) (func(r *rand.Rand) (src, dst int), error) {
+	return c.pairs(net)
+}
+
 func (c Component) pairs(net *topo.Network) (pairSampler, error) {
 	if len(c.Pairs) > 0 {
 		for _, p := range c.Pairs {
