@@ -16,7 +16,10 @@ ci | quick | paper) ;;
 *) echo "kernel/run-notebooks.sh: unknown scale '$scale' (want ci, quick or paper)" >&2; exit 2 ;;
 esac
 if [ $# -gt 0 ]; then
-	books=("$@")
+	books=()
+	for nb in "$@"; do # absolute, since each runs from its own directory
+		books+=("$(cd "$(dirname "$nb")" && pwd)/$(basename "$nb")")
+	done
 else
 	books=("$ROOT"/notebooks/*.ipynb)
 fi
