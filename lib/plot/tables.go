@@ -298,7 +298,7 @@ func ComparisonTable(rows []metrics.Summary) *frame.Table {
 			}
 			speed := "n/a"
 			if r.WallSeconds > 0 && r.BaseWallSeconds > 0 {
-				speed = fmt.Sprintf("%.0fx", r.BaseWallSeconds/r.WallSeconds)
+				speed = speedup(r.BaseWallSeconds / r.WallSeconds)
 			}
 			row = append(row, fmt.Sprintf("%.3g", r.P99.All), signedPct(r.P99.ErrorAll), seconds(r.WallSeconds), speed)
 		}
@@ -374,4 +374,16 @@ func Markdown(t *frame.Table) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// speedup formats a speed-up factor with two significant digits below 10,
+// so that a slow-down (0.25x) does not print as 0x.
+func speedup(x float64) string {
+	switch {
+	case x >= 10:
+		return fmt.Sprintf("%.0fx", x)
+	case x >= 1:
+		return fmt.Sprintf("%.1fx", x)
+	}
+	return fmt.Sprintf("%.2fx", x)
 }
