@@ -146,15 +146,73 @@ func TestPathSimConstruction(t *testing.T) {
 		if f.Size != flows[sim.Orig[i]].Size || f.Start != flows[sim.Orig[i]].Start {
 			t.Errorf("flow %d changed: %+v", i, f)
 		}
-		if hf, hl := hopSpan(sim.Spec, f.Src, f.Dst); hf != wantSpan[i][0] || hl != wantSpan[i][1] {
-			t.Errorf("hopSpan of flow %d = %d-%d", i, hf, hl)
-		}
 	}
 	// Background hosts hang off the switches at the host NIC rate.
 	for _, l := range sim.Net.Links[sim.Hops():] {
 		if l.Bandwidth != 10*topo.Gbps {
 			t.Errorf("background link %+v not at the 10 Gbps source capacity", l)
 		}
+	}
+}
+
+// TestPathSimKeepsRoundTrips checks that every flow of a fabric path's
+// parking lot crosses links of the same total propagation delay as its
+// real route: background flows joining or leaving the path attach through
+// links with their off-path delay (on the fabric, 1-4 links of 1 us).
+func TestPathSimKeepsRoundTrips(t *testing.T) {
+	fs, err := topo.Preset("meta32-2:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := topo.Fabric(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows, err := workload.Generate(net, workload.Spec{Flows: 3000, Components: []workload.Component{{
+		Matrix: "B", Sizes: workload.SizeSpec{Dist: "webserver"}, Arrival: workload.Arrival{Sigma: 1}, MaxLoad: 0.3,
+	}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decompose(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delay := func(n *topo.Network, route []int) (sum int64) {
+		for _, c := range route {
+			sum += n.Channels[c].Delay
+		}
+		return sum
+	}
+	sizes := map[int]bool{}
+	for p := 0; p < len(d.Paths) && len(sizes) < 3; p++ {
+		h := len(d.Paths[p].Channels)
+		if sizes[h] {
+			continue
+		}
+		sizes[h] = true
+		sim, err := d.PathSim(net, flows, p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups := map[int64]bool{}
+		for i, f := range sim.Flows {
+			route, err := sim.Net.Path(f.ID, f.Src, f.Dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := delay(sim.Net, route), delay(net, d.Route(sim.Orig[i]))
+			if got != want {
+				t.Errorf("%d-hop path %d, flow %d (hops %d-%d): parking-lot delay %d ns, real route %d ns", h, p, sim.Orig[i], sim.First[i], sim.Last[i], got, want)
+			}
+			groups[want] = true
+		}
+		if h == 6 && len(groups) < 2 {
+			t.Errorf("6-hop path %d: all %d flows have one route length; the test needs variety", p, len(sim.Flows))
+		}
+	}
+	if len(sizes) != 3 {
+		t.Errorf("found paths of %d lengths, want 2, 4 and 6 hops", len(sizes))
 	}
 }
 
