@@ -521,7 +521,6 @@ func (e *engine) fillScan(links, comp []int32) {
 	fn := e.fillNo
 	for _, l := range links {
 		e.rem[l], e.unfroze[l], e.tight[l] = e.linkCap[l], e.linkJobs[l], false
-		e.lver[l]++
 	}
 	level := 0.0
 	for left := len(comp); left > 0; {
@@ -543,21 +542,32 @@ func (e *engine) fillScan(links, comp []int32) {
 			}
 		}
 		level = best.v
-		e.stepNo++
-		touched := e.touched[:0]
 		if best.id < 0 {
-			touched = e.freeze(-1-best.id, level, touched)
+			e.freezeScan(-1-best.id, level)
 			left--
-		} else {
-			e.tight[best.id] = true
-			for _, r := range e.active[best.id] {
-				if e.routes[r].frozen != fn {
-					touched = e.freeze(r, level, touched)
-					left--
-				}
+			continue
+		}
+		e.tight[best.id] = true
+		for _, r := range e.active[best.id] {
+			if e.routes[r].frozen != fn {
+				e.freezeScan(r, level)
+				left--
 			}
 		}
-		e.touched = touched
+	}
+}
+
+// freezeScan is freeze for fillScan, which needs no share versions and no
+// list of touched links.
+func (e *engine) freezeScan(r int32, v float64) {
+	rt := &e.routes[r]
+	rt.frozen, rt.newRate = e.fillNo, v
+	use := v * float64(rt.count)
+	for _, l := range rt.links {
+		if e.lstamp[l] == e.epoch {
+			e.rem[l] -= use
+			e.unfroze[l] -= rt.count
+		}
 	}
 }
 
