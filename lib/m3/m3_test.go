@@ -230,6 +230,23 @@ func TestTaskBuild(t *testing.T) {
 				t.Errorf("foreground flow %+v spans %d-%d", f, sim.First[i], sim.Last[i])
 			}
 		}
+		// Every flow crosses its recorded chain hops and, off the chain,
+		// links whose delays make up the foreground's: Hops x 1 us.
+		route, err := sim.Net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var delay int64
+		var hops []int
+		for _, c := range route {
+			delay += sim.Net.Channels[c].Delay
+			if c < 2*task.Hops {
+				hops = append(hops, c/2)
+			}
+		}
+		if delay != int64(task.Hops)*topo.Microsecond || hops[0] != sim.First[i] || hops[len(hops)-1] != sim.Last[i] || len(hops) != sim.Last[i]-sim.First[i]+1 {
+			t.Errorf("flow %+v (hops %d-%d): route %v, chain hops %v, delay %d ns", f, sim.First[i], sim.Last[i], route, hops, delay)
+		}
 	}
 	// Foreground share is drawn in [0.2, 0.5]; 400 flows keep it close.
 	if share := float64(fg) / 400; math.Abs(share-task.ForegroundShare) > 0.1 {
