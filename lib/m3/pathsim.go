@@ -61,10 +61,18 @@ func (s *PathSim) chain() (bandwidths, delays []int64) {
 // foreground source, 1 its destination, 2..Hops the switches along the
 // chain, then background hosts group by group in order of first use.
 type lot struct {
-	spec   topo.ParkingLotSpec
-	nodes  []topo.Node
-	links  []topo.Link
-	groups map[[2]int64]int // (switch, delay) -> first host of the group
+	spec  topo.ParkingLotSpec
+	nodes []topo.Node
+	links []topo.Link
+	// groups[sw] lists the attachment groups of switch sw; a switch has
+	// a handful, so a scan beats a map.
+	groups [][]group
+}
+
+// group is an attachment group: its links' delay and its first host.
+type group struct {
+	delay int64
+	first int
 }
 
 // newLot lays out the chain of spec (Hops, Bandwidths, Delay;
@@ -76,7 +84,7 @@ func newLot(spec topo.ParkingLotSpec) (*lot, error) {
 	case spec.BackgroundHosts < 1 || spec.HostBandwidth <= 0 || spec.Delay < 0:
 		return nil, fmt.Errorf("m3: parking lot needs background hosts, a host bandwidth and a delay, got %+v", spec)
 	}
-	l := &lot{spec: spec, groups: map[[2]int64]int{}}
+	l := &lot{spec: spec, groups: make([][]group, spec.Hops-1)}
 	chain := []int{0}
 	for i := 1; i < spec.Hops; i++ {
 		chain = append(chain, 1+i)
@@ -99,15 +107,16 @@ func newLot(spec topo.ParkingLotSpec) (*lot, error) {
 // switch sw (0-based along the chain) whose links have the given delay,
 // creating the group on first use.
 func (l *lot) host(sw int, delay int64, slot int) int {
-	key := [2]int64{int64(sw), delay}
-	first, ok := l.groups[key]
-	if !ok {
-		first = len(l.nodes)
-		l.groups[key] = first
-		for j := range l.spec.BackgroundHosts {
-			l.nodes = append(l.nodes, topo.Node{ID: first + j, Kind: topo.Host, Rack: -1, Pod: -1})
-			l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Bandwidth: l.spec.HostBandwidth, Delay: delay})
+	for _, g := range l.groups[sw] {
+		if g.delay == delay {
+			return g.first + slot%l.spec.BackgroundHosts
 		}
+	}
+	first := len(l.nodes)
+	l.groups[sw] = append(l.groups[sw], group{delay, first})
+	for j := range l.spec.BackgroundHosts {
+		l.nodes = append(l.nodes, topo.Node{ID: first + j, Kind: topo.Host, Rack: -1, Pod: -1})
+		l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Bandwidth: l.spec.HostBandwidth, Delay: delay})
 	}
 	return first + slot%l.spec.BackgroundHosts
 }
@@ -165,7 +174,9 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	}
 	// Flows are in start order (workload.Check), so merging the ascending
 	// foreground and background lists by index keeps start order.
-	sim := &PathSim{Spec: spec}
+	n := len(path.Flows) + len(bg)
+	sim := &PathSim{Spec: spec, Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
+		Foreground: make([]bool, 0, n), Orig: make([]int, 0, n)}
 	add := func(f, a, b int, fg bool) {
 		var in, out int64
 		route := d.routes[f]
