@@ -26,8 +26,9 @@ type DataSet struct {
 }
 
 // ThinTo are the foreground sizes training and validation samples are
-// thinned to besides being used whole (see Sample.Thin).
-var ThinTo = []int{1, 4, 16}
+// thinned to besides being used whole (see Sample.Thin): fabric paths
+// mostly carry one to a few foreground flows.
+var ThinTo = []int{1, 2, 4, 16}
 
 // LoadData reads every task frame in dir (TaskFile names) and splits them.
 // Training and validation samples are augmented with thinned copies drawn
