@@ -307,11 +307,11 @@ func TestMLPGradient(t *testing.T) {
 	}
 	// L = sum of out^2 / 2, so dL/dout = out.
 	lossOf := func() float64 {
-		out := m.forward(x)
+		out, _ := m.forward(x)
 		return 0.5 * mat.Sum(mulElem(out, out))
 	}
-	out := m.forward(x)
-	dW, dB := m.backward(mat.DenseCopyOf(out))
+	out, tr := m.forward(x)
+	dW, dB := m.backward(tr, mat.DenseCopyOf(out))
 	const h = 1e-6
 	for l := range m.W {
 		w := m.W[l].RawMatrix().Data
@@ -369,10 +369,13 @@ func TestRelativeLossGradient(t *testing.T) {
 	}
 }
 
-// synthSample is a sample with random maps whose target is factor times
-// flowSim's percentiles in every bucket.
+// synthSample is a sample whose first spec entry u is uniform in [0, 1)
+// and whose target is factor x (1 + u) times flowSim's percentiles (Base)
+// in every bucket. Its maps and Base are the same in every sample, so that
+// u is the only signal: with a hundred samples, hundreds of random inputs
+// would only teach a network to fit noise.
 func synthSample(r *rand.Rand, factor float64) *Sample {
-	rowsOf := func(n int) [][]float64 {
+	rowsOf := func(r *rand.Rand, n int) [][]float64 {
 		m := make([][]float64, n)
 		for b := range m {
 			lo := 1 + r.Float64()
@@ -383,8 +386,9 @@ func synthSample(r *rand.Rand, factor float64) *Sample {
 		}
 		return m
 	}
-	s := &Sample{Hops: 2, FG: rowsOf(10), BG: [][][]float64{rowsOf(10), rowsOf(10)}, Spec: make([]float64, len(SpecNames)),
-		Base: rowsOf(4), Count: []int{50, 50, 50, 50}, TargetCount: []int{50, 50, 50, 50}}
+	fixed := rand.New(rand.NewPCG(0, 0))
+	s := &Sample{Hops: 2, FG: rowsOf(fixed, 10), BG: [][][]float64{rowsOf(fixed, 10), rowsOf(fixed, 10)}, Spec: make([]float64, len(SpecNames)),
+		Base: rowsOf(fixed, 4), Count: []int{50, 50, 50, 50}, TargetCount: []int{50, 50, 50, 50}}
 	s.Spec[0] = r.Float64()
 	for _, row := range s.Base {
 		t := make([]float64, len(row))
@@ -407,7 +411,7 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 			val = append(val, s)
 		}
 	}
-	m, err := Train(train, val, TrainOptions{Hidden: []int{16}, Epochs: 40, Seed: 3})
+	m, err := Train(train, val, TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3}) // few samples, few steps: a large step
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,9 +420,23 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 	if m.Info.FlowSimLoss < 0.4 || m.Info.ValLoss > m.Info.FlowSimLoss/4 {
 		t.Errorf("validation loss %.3f, flowSim %.3f: training did not learn the factor", m.Info.ValLoss, m.Info.FlowSimLoss)
 	}
-	again, _ := Train(train, val, TrainOptions{Hidden: []int{16}, Epochs: 40, Seed: 3})
+	again, _ := Train(train, val, TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3}) // few samples, few steps: a large step
 	if !reflect.DeepEqual(again.Predict(val), m.Predict(val)) {
 		t.Error("training with the same seed is not reproducible")
+	}
+	// The ensemble is the mean of its members' corrections, and they
+	// differ (own seeds).
+	if len(m.nets) != 2 || reflect.DeepEqual(m.nets[0].W[0], m.nets[1].W[0]) {
+		t.Fatalf("%d members, identical: the ensemble does not have distinct members", len(m.nets))
+	}
+	x := m.matrix(val)
+	o0, _ := m.nets[0].forward(x)
+	o1, _ := m.nets[1].forward(x)
+	var mean mat.Dense
+	mean.Add(o0, o1)
+	mean.Scale(0.5, &mean)
+	if !mat.EqualApprox(&mean, m.forward(x), 1e-12) {
+		t.Error("the ensemble's output is not its members' mean")
 	}
 	path := filepath.Join(t.TempDir(), "m.model")
 	if err := m.Save(path); err != nil {
