@@ -1,12 +1,14 @@
 // Package datasets embeds tailscope's own input data: flow-size CDFs and
 // rack-to-rack traffic matrices, each derived from published facts (every
-// file's header names its source) or written by our own commands. Embedding
+// file's header names its source) or written by our own commands, and the
+// m3 estimator's trained model (models/, with its provenance). Embedding
 // makes the default scenarios work from a bare binary or notebook kernel.
 package datasets
 
 import "embed"
 
-// FS holds sizes/*.csv and matrices/*.csv.
+// FS holds sizes/*.csv, matrices/*.csv and models/m3.model (models/*.json
+// say how it was trained).
 //
-//go:embed sizes matrices
+//go:embed sizes matrices models
 var FS embed.FS

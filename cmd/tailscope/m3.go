@@ -71,11 +71,69 @@ func runM3Gendata(args []string) error {
 			return err
 		}
 	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := writeManifest(*out, dataManifest{Tasks: *tasks, Flows: *flows, Seed: *seed, GitCommit: gitCommit()}); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	n, err := m3.GenerateData(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
 		Shard: *shard, Shards: *shards, Progress: os.Stderr})
 	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
 	return err
+}
+
+// dataManifest is <data dir>/gendata.json: what 'm3 gendata' was asked
+// for and the commit that simulated it, for the model's provenance.
+type dataManifest struct {
+	Tasks     int    `json:"tasks"`
+	Flows     int    `json:"flows"`
+	Seed      uint64 `json:"seed"`
+	GitCommit string `json:"git_commit"`
+}
+
+const manifestFile = "gendata.json"
+
+// writeManifest records m in dir, refusing to mix data sets: tasks of
+// another seed or flow count would silently differ from their index's.
+func writeManifest(dir string, m dataManifest) error {
+	path := filepath.Join(dir, manifestFile)
+	if old, err := readManifest(dir); err == nil {
+		if old.Seed != m.Seed || old.Flows != m.Flows {
+			return fmt.Errorf("m3 gendata: %s holds seed %d with %d flows per task; asked for seed %d with %d (use another -out)",
+				dir, old.Seed, old.Flows, m.Seed, m.Flows)
+		}
+		m.Tasks = max(m.Tasks, old.Tasks)
+		if old.GitCommit != "" {
+			m.GitCommit = old.GitCommit // the commit that started the data set
+		}
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(js, '\n'), 0o644)
+}
+
+func readManifest(dir string) (dataManifest, error) {
+	var m dataManifest
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, manifestFile), err)
+	}
+	return m, nil
+}
+
+// gitCommit is the checked-out commit, "" outside a git work tree.
+func gitCommit() string {
+	out, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	return strings.TrimSpace(string(out))
 }
 
 // provenance is the record written next to a trained model.
@@ -85,7 +143,8 @@ type provenance struct {
 	Data           string            `json:"data"`
 	DataTasks      int               `json:"data_tasks"`
 	DataFlows      int               `json:"data_flows"`
-	DataSeed       string            `json:"data_seed"`
+	DataSeed       uint64            `json:"data_seed"`
+	DataCommit     string            `json:"data_git_commit"`
 	TrainSeed      uint64            `json:"train_seed"`
 	Split          string            `json:"split"`
 	Info           m3.ModelInfo      `json:"training"`
@@ -106,9 +165,9 @@ func runM3Train(args []string) error {
 	report := fs.String("report", "out/m3eval", "directory for the held-out ablation frames and figure")
 	seed := fs.Uint64("seed", 1, "training seed (initialisation, shuffling, thinning)")
 	epochs := fs.Int("epochs", 60, "training epochs (the best validation epoch is kept)")
-	hidden := fs.String("hidden", "128,128", "hidden layer widths")
-	lr := fs.Float64("lr", 1e-3, "Adam step size")
-	dataSeed := fs.String("data-seed", "1", "the seed 'm3 gendata' used, recorded in the provenance")
+	hidden := fs.String("hidden", "96,96", "hidden layer widths")
+	members := fs.Int("members", 3, "ensemble members (trained in parallel, corrections averaged)")
+	lr := fs.Float64("lr", 1e-3, "Adam step size at the start (cosine decay to a tenth)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -120,6 +179,10 @@ func runM3Train(args []string) error {
 		}
 		widths = append(widths, n)
 	}
+	manifest, err := readManifest(*data)
+	if err != nil {
+		return fmt.Errorf("m3 train: %w (the data directory must come from 'tailscope m3 gendata')", err)
+	}
 	t0 := time.Now()
 	ds, err := m3.LoadData(*data, *seed)
 	if err != nil {
@@ -128,12 +191,12 @@ func runM3Train(args []string) error {
 	fmt.Fprintf(os.Stderr, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
 		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
 	t1 := time.Now()
-	model, err := m3.Train(ds.Train, ds.Val, m3.TrainOptions{Hidden: widths, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: os.Stderr})
+	model, err := m3.Train(ds.Train, ds.Val, m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}
 	trainSec := time.Since(t1).Seconds()
-	model.Info.Notes = "MLP correction of flowSim; see lib/m3 and the provenance file"
+	model.Info.Notes = "ensemble of MLP corrections of flowSim; see lib/m3 and the provenance file"
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		return err
 	}
@@ -143,13 +206,12 @@ func runM3Train(args []string) error {
 	if err := os.MkdirAll(*report, 0o755); err != nil {
 		return err
 	}
-	commit, _ := exec.Command("git", "rev-parse", "HEAD").Output()
 	p := provenance{
-		Model: filepath.Base(*out), GitCommit: strings.TrimSpace(string(commit)), Data: *data,
-		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: *dataSeed, TrainSeed: *seed,
+		Model: filepath.Base(*out), GitCommit: gitCommit(), Data: *data,
+		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: manifest.Seed, DataCommit: manifest.GitCommit, TrainSeed: *seed,
 		Split: "task index % 10: 9 test, 8 validation, else training", Info: model.Info, TrainSeconds: trainSec,
 		Commands: map[string]string{
-			"gendata": "tailscope m3 gendata -out " + *data + " -seed " + *dataSeed + fmt.Sprintf(" -tasks %d -flows %d", ds.Tasks, ds.Flows/ds.Tasks),
+			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d", *data, manifest.Seed, ds.Tasks, manifest.Flows),
 			"train":   "tailscope m3 train " + strings.Join(args, " "),
 		},
 	}
@@ -164,7 +226,11 @@ func runM3Train(args []string) error {
 		if thin > 0 {
 			title = fmt.Sprintf("held-out parking lots, foreground thinned to %d flow", thin)
 		}
-		fig, err := m3.AblationFigure(t, title)
+		labels, fs, mo, _, err := m3.AblationSummary(t)
+		if err != nil {
+			return err
+		}
+		fig, err := plot.Ablation(labels, fs, mo, title)
 		if err != nil {
 			return err
 		}

@@ -3,10 +3,13 @@ package estimator
 import (
 	"context"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -70,10 +73,55 @@ func TestRunErrors(t *testing.T) {
 		{"nosuch", "", "unknown estimator \"nosuch\""},
 		{"packetsim", `{"bogus":1}`, "unknown field \"bogus\""},
 		{"packetsim", `{`, "bad options"},
+		{"m3", `{"model":"no/such/file.model"}`, "no/such/file.model"},
+		{"m3", `{"samples":-1}`, "samples"},
 	} {
 		_, err := Run(context.Background(), tc.name, sc, tc.opts)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Run(%s, %s): err = %v, want %q", tc.name, tc.opts, err, tc.want)
+		}
+	}
+}
+
+// The m3 adapter passes its options through: the embedded model by
+// default, flowSim alone with model "none", seed 0 meaning the scenario's
+// seed, and a model file by path, each the same as calling m3.Run.
+func TestM3Options(t *testing.T) {
+	sc := small(t)
+	model, err := m3.DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "copy.model")
+	if err := model.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts  string
+		model *m3.Model
+		seed  uint64
+	}{
+		{"", model, sc.Spec.Seed},
+		{`{"model":"none","samples":50,"seed":9}`, nil, 9},
+		{`{"model":"` + path + `","samples":50}`, model, sc.Spec.Seed},
+	} {
+		res, err := Run(context.Background(), "m3", sc, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := m3.Options{Seed: tc.seed, Model: tc.model}
+		if strings.Contains(tc.opts, "samples") {
+			o.Samples = 50
+		}
+		want, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Records, want.Records) {
+			t.Errorf("options %s: records differ from m3.Run with %+v", tc.opts, o)
+		}
+		if res.Extra["paths"] != strconv.Itoa(want.Paths) || res.Extra["paths_simulated"] != strconv.Itoa(want.Simulated) {
+			t.Errorf("options %s: extra %v, want %d paths, %d simulated", tc.opts, res.Extra, want.Paths, want.Simulated)
 		}
 	}
 }

@@ -449,7 +449,7 @@ func (e *engine) refill(t float64) {
 	}
 	e.dirty = e.dirty[:0]
 	for from := 0; ; {
-		links, comp = e.expand(links, comp, from, t)
+		links, comp = e.expand(links, comp, from)
 		from = len(links)
 		e.fill(links, comp)
 		if !e.overloads(&links, comp) {
@@ -462,6 +462,9 @@ func (e *engine) refill(t float64) {
 			if e.meter != nil {
 				e.metered(r, t)
 			}
+			// Service accrued at the old rate is brought up to date
+			// only here, for the routes whose rate changes.
+			rt.advance(t)
 			rt.rate, rt.moved = rt.newRate, false
 			e.reschedule(r)
 		}
@@ -471,7 +474,7 @@ func (e *engine) refill(t float64) {
 
 // expand adds to comp every route on the problem links from links[from:],
 // and to links the tight links of those routes, until closed.
-func (e *engine) expand(links, comp []int32, from int, t float64) ([]int32, []int32) {
+func (e *engine) expand(links, comp []int32, from int) ([]int32, []int32) {
 	ep := e.epoch
 	for i := from; i < len(links); i++ {
 		for _, r := range e.active[links[i]] {
@@ -480,7 +483,6 @@ func (e *engine) expand(links, comp []int32, from int, t float64) ([]int32, []in
 				continue
 			}
 			rt.stamp = ep
-			rt.advance(t)
 			comp = append(comp, r)
 			for _, l := range rt.links {
 				if e.tight[l] && e.lstamp[l] != ep {
@@ -493,10 +495,20 @@ func (e *engine) expand(links, comp []int32, from int, t float64) ([]int32, []in
 	return links, comp
 }
 
+// smallFill is the largest number of problem links fill scans linearly
+// for the next water level instead of keeping a heap of shares: below it
+// (a parking lot has a handful) the scan is cheaper than the heap's
+// upkeep. A variable so that the tests can force either way.
+var smallFill = 16
+
 // fill runs progressive filling over the problem links and the routes of
 // comp, setting each route's newRate and each problem link's tightness.
 func (e *engine) fill(links, comp []int32) {
 	e.fillNo++
+	if len(links) <= smallFill {
+		e.fillScan(links, comp)
+		return
+	}
 	fn := e.fillNo
 	sh := e.shares[:0]
 	for _, l := range links {
@@ -550,6 +562,63 @@ func (e *engine) fill(links, comp []int32) {
 	e.shares = sh[:0]
 }
 
+// fillScan is fill finding each next level by a scan of the problem links
+// and the capped routes. Ties go the same way as in fill's heap: caps
+// before links, lower ids first.
+func (e *engine) fillScan(links, comp []int32) {
+	fn := e.fillNo
+	for _, l := range links {
+		e.rem[l], e.unfroze[l], e.tight[l] = e.linkCap[l], e.linkJobs[l], false
+	}
+	level := 0.0
+	for left := len(comp); left > 0; {
+		best := share{v: math.Inf(1)}
+		for _, r := range comp {
+			if rt := &e.routes[r]; rt.capBinds && rt.frozen != fn {
+				if s := (share{v: max(rt.capRate, level), id: -1 - r}); s.below(best) {
+					best = s
+				}
+			}
+		}
+		for _, l := range links {
+			if n := e.unfroze[l]; n > 0 {
+				// Levels only rise as routes freeze; the max guards
+				// against rounding taking one below the current level.
+				if s := (share{v: max(e.rem[l]/float64(n), level), id: l}); s.below(best) {
+					best = s
+				}
+			}
+		}
+		level = best.v
+		if best.id < 0 {
+			e.freezeScan(-1-best.id, level)
+			left--
+			continue
+		}
+		e.tight[best.id] = true
+		for _, r := range e.active[best.id] {
+			if e.routes[r].frozen != fn {
+				e.freezeScan(r, level)
+				left--
+			}
+		}
+	}
+}
+
+// freezeScan is freeze for fillScan, which needs no share versions and no
+// list of touched links.
+func (e *engine) freezeScan(r int32, v float64) {
+	rt := &e.routes[r]
+	rt.frozen, rt.newRate = e.fillNo, v
+	use := v * float64(rt.count)
+	for _, l := range rt.links {
+		if e.lstamp[l] == e.epoch {
+			e.rem[l] -= use
+			e.unfroze[l] -= rt.count
+		}
+	}
+}
+
 // overloads commits the new rates of comp's routes to their links' usage
 // and checks the links that are not problem links (filling saw them not)
 // for overload. If one overloads it becomes a problem link (appended to
@@ -563,6 +632,9 @@ func (e *engine) overloads(links *[]int32, comp []int32) bool {
 		use := rt.newRate * float64(rt.count)
 		d := use - rt.contrib
 		rt.oldContrib, rt.contrib = rt.contrib, use
+		if d == 0 {
+			continue // its links' usage is unchanged by it
+		}
 		for _, l := range rt.links {
 			e.usage[l] += d
 			if e.lstamp[l] != ep && e.tstamp[l] != e.stepNo {

@@ -141,8 +141,21 @@ func closeTo(got, want float64) bool {
 // The engine (incremental, routes shared, event heap) must agree with the
 // recompute-everything reference on random instances: many small ones, and
 // larger ones where re-solved neighbourhoods are a small part of the
-// network.
+// network; with the water levels found by the heap and by the scan.
 func TestSimulateMatchesReference(t *testing.T) {
+	defer func(v int) { smallFill = v }(smallFill)
+	for _, mode := range []struct {
+		name  string
+		small int
+	}{{"heap", -1}, {"scan", math.MaxInt}, {"default", smallFill}} {
+		t.Run(mode.name, func(t *testing.T) {
+			smallFill = mode.small
+			matchReference(t)
+		})
+	}
+}
+
+func matchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 1))
 	for k := 0; k < 500; k++ {
 		maxLinks, maxJobs := 6, 40

@@ -6,10 +6,11 @@
 // the corrected per-path distributions into network-wide size-bucketed
 // slowdown distributions.
 //
-// The model is a multilayer perceptron written on gonum/mat, trained on
-// path-level packet simulations (lib/packetsim) of parking lots. Everything
-// random flows from explicit seeds; training is single-threaded and
-// deterministic.
+// The model is a small ensemble of multilayer perceptrons written on
+// gonum/mat, trained on path-level packet simulations (lib/packetsim) of
+// parking lots; the trained one is embedded from datasets/models.
+// Everything random flows from explicit seeds; training runs the members in
+// parallel and is deterministic.
 package m3
 
 import (

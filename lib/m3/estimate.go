@@ -79,7 +79,7 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 			todo = append(todo, p)
 		}
 	}
-	est := make([]PathEstimate, len(todo))
+	samples := make([]*Sample, len(todo))
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -88,8 +88,7 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				est[i], errs[i] = d.estimatePath(net, flows, cfg, todo[i], o)
-				est[i].Draws = draws[todo[i]]
+				samples[i], errs[i] = d.simulatePath(net, flows, cfg, todo[i], o.BackgroundHosts)
 			}
 		}()
 	}
@@ -101,6 +100,19 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
+		}
+	}
+	// One batched prediction: a matrix product over all paths is much
+	// cheaper than one matrix-vector product per path.
+	est := make([]PathEstimate, len(todo))
+	var pred [][][]float64
+	if o.Model != nil {
+		pred = o.Model.Predict(samples)
+	}
+	for i, s := range samples {
+		est[i] = PathEstimate{Draws: draws[todo[i]], Count: s.Count, Percentiles: s.Base}
+		if pred != nil {
+			est[i].Percentiles = pred[i]
 		}
 	}
 	out := metrics.M3OutputBins()
@@ -119,23 +131,17 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 	return &Estimate{Dist: dist, Records: recs, Paths: len(d.Paths), Simulated: len(todo)}, nil
 }
 
-// estimatePath simulates path p with flowSim and predicts its foreground
-// percentiles.
-func (d *Decomposition) estimatePath(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, p int, o Options) (PathEstimate, error) {
-	sim, err := d.PathSim(net, flows, p, o.BackgroundHosts)
+// simulatePath simulates path p with flowSim and returns its model input.
+func (d *Decomposition) simulatePath(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, p, bgHosts int) (*Sample, error) {
+	sim, err := d.PathSim(net, flows, p, bgHosts)
 	if err != nil {
-		return PathEstimate{}, err
+		return nil, err
 	}
 	recs, err := flowsim.Run(sim.Net, sim.Flows, cfg, flowsim.Options{})
 	if err != nil {
-		return PathEstimate{}, fmt.Errorf("m3: path %d: %w", p, err)
+		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}
-	s := NewSample(sim, cfg, metrics.Slowdowns(recs), nil)
-	pe := PathEstimate{Count: s.Count, Percentiles: s.Base}
-	if o.Model != nil {
-		pe.Percentiles = o.Model.Predict([]*Sample{s})[0]
-	}
-	return pe, nil
+	return NewSample(sim, cfg, metrics.Slowdowns(recs), nil), nil
 }
 
 // records assigns every flow a slowdown from its bucket's distribution

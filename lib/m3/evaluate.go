@@ -7,14 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
-	"github.com/tailscope/tailscope/lib/plot"
 )
 
 // DataSet is a training set split by task index: index % 10 == 9 is held
@@ -26,8 +20,9 @@ type DataSet struct {
 }
 
 // ThinTo are the foreground sizes training and validation samples are
-// thinned to besides being used whole (see Sample.Thin).
-var ThinTo = []int{1, 4, 16}
+// thinned to besides being used whole (see Sample.Thin): fabric paths
+// mostly carry one to a few foreground flows.
+var ThinTo = []int{1, 2, 4, 16}
 
 // LoadData reads every task frame in dir (TaskFile names) and splits them.
 // Training and validation samples are augmented with thinned copies drawn
@@ -143,39 +138,4 @@ func AblationSummary(t *frame.Table) (labels []string, flowSim, model []float64,
 		model[b] /= float64(max(n[b], 1))
 	}
 	return labels, flowSim, model, n, nil
-}
-
-// AblationFigure draws AblationSummary's mean |p99 error| per bucket as
-// grouped bars, flowSim next to the model.
-func AblationFigure(t *frame.Table, title string) (*plot.Figure, error) {
-	labels, fs, mo, _, err := AblationSummary(t)
-	if err != nil {
-		return nil, err
-	}
-	p := gplot.New()
-	p.Title.Text = title
-	p.Y.Label.Text = "mean |p99 slowdown error| (%)"
-	p.X.Label.Text = "flow size"
-	w := vg.Points(14)
-	for i, s := range []struct {
-		name string
-		v    []float64
-	}{{"flowSim", fs}, {"flowSim + model", mo}} {
-		vals := make(plotter.Values, len(s.v))
-		for j, v := range s.v {
-			vals[j] = 100 * v
-		}
-		bars, err := plotter.NewBarChart(vals, w)
-		if err != nil {
-			return nil, err
-		}
-		bars.Offset = vg.Length(2*i-1) * w / 2
-		bars.Color = plotutil.Color(i)
-		bars.LineStyle.Width = 0
-		p.Add(bars)
-		p.Legend.Add(s.name, bars)
-	}
-	p.Legend.Top = true
-	p.NominalX(labels...)
-	return plot.Single(p), nil
 }

@@ -146,15 +146,73 @@ func TestPathSimConstruction(t *testing.T) {
 		if f.Size != flows[sim.Orig[i]].Size || f.Start != flows[sim.Orig[i]].Start {
 			t.Errorf("flow %d changed: %+v", i, f)
 		}
-		if hf, hl := hopSpan(sim.Spec, f.Src, f.Dst); hf != wantSpan[i][0] || hl != wantSpan[i][1] {
-			t.Errorf("hopSpan of flow %d = %d-%d", i, hf, hl)
-		}
 	}
 	// Background hosts hang off the switches at the host NIC rate.
 	for _, l := range sim.Net.Links[sim.Hops():] {
 		if l.Bandwidth != 10*topo.Gbps {
 			t.Errorf("background link %+v not at the 10 Gbps source capacity", l)
 		}
+	}
+}
+
+// TestPathSimKeepsRoundTrips checks that every flow of a fabric path's
+// parking lot crosses links of the same total propagation delay as its
+// real route: background flows joining or leaving the path attach through
+// links with their off-path delay (on the fabric, 1-4 links of 1 us).
+func TestPathSimKeepsRoundTrips(t *testing.T) {
+	fs, err := topo.Preset("meta32-2:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := topo.Fabric(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows, err := workload.Generate(net, workload.Spec{Flows: 3000, Components: []workload.Component{{
+		Matrix: "B", Sizes: workload.SizeSpec{Dist: "webserver"}, Arrival: workload.Arrival{Sigma: 1}, MaxLoad: 0.3,
+	}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decompose(net, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delay := func(n *topo.Network, route []int) (sum int64) {
+		for _, c := range route {
+			sum += n.Channels[c].Delay
+		}
+		return sum
+	}
+	sizes := map[int]bool{}
+	for p := 0; p < len(d.Paths) && len(sizes) < 3; p++ {
+		h := len(d.Paths[p].Channels)
+		if sizes[h] {
+			continue
+		}
+		sizes[h] = true
+		sim, err := d.PathSim(net, flows, p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups := map[int64]bool{}
+		for i, f := range sim.Flows {
+			route, err := sim.Net.Path(f.ID, f.Src, f.Dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := delay(sim.Net, route), delay(net, d.Route(sim.Orig[i]))
+			if got != want {
+				t.Errorf("%d-hop path %d, flow %d (hops %d-%d): parking-lot delay %d ns, real route %d ns", h, p, sim.Orig[i], sim.First[i], sim.Last[i], got, want)
+			}
+			groups[want] = true
+		}
+		if h == 6 && len(groups) < 2 {
+			t.Errorf("6-hop path %d: all %d flows have one route length; the test needs variety", p, len(sim.Flows))
+		}
+	}
+	if len(sizes) != 3 {
+		t.Errorf("found paths of %d lengths, want 2, 4 and 6 hops", len(sizes))
 	}
 }
 
@@ -171,6 +229,23 @@ func TestTaskBuild(t *testing.T) {
 			if sim.First[i] != 0 || sim.Last[i] != task.Hops-1 {
 				t.Errorf("foreground flow %+v spans %d-%d", f, sim.First[i], sim.Last[i])
 			}
+		}
+		// Every flow crosses its recorded chain hops and, off the chain,
+		// links whose delays make up the foreground's: Hops x 1 us.
+		route, err := sim.Net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var delay int64
+		var hops []int
+		for _, c := range route {
+			delay += sim.Net.Channels[c].Delay
+			if c < 2*task.Hops {
+				hops = append(hops, c/2)
+			}
+		}
+		if delay != int64(task.Hops)*topo.Microsecond || hops[0] != sim.First[i] || hops[len(hops)-1] != sim.Last[i] || len(hops) != sim.Last[i]-sim.First[i]+1 {
+			t.Errorf("flow %+v (hops %d-%d): route %v, chain hops %v, delay %d ns", f, sim.First[i], sim.Last[i], route, hops, delay)
 		}
 	}
 	// Foreground share is drawn in [0.2, 0.5]; 400 flows keep it close.
@@ -232,11 +307,11 @@ func TestMLPGradient(t *testing.T) {
 	}
 	// L = sum of out^2 / 2, so dL/dout = out.
 	lossOf := func() float64 {
-		out := m.forward(x)
+		out, _ := m.forward(x)
 		return 0.5 * mat.Sum(mulElem(out, out))
 	}
-	out := m.forward(x)
-	dW, dB := m.backward(mat.DenseCopyOf(out))
+	out, tr := m.forward(x)
+	dW, dB := m.backward(tr, mat.DenseCopyOf(out))
 	const h = 1e-6
 	for l := range m.W {
 		w := m.W[l].RawMatrix().Data
@@ -294,10 +369,13 @@ func TestRelativeLossGradient(t *testing.T) {
 	}
 }
 
-// synthSample is a sample with random maps whose target is factor times
-// flowSim's percentiles in every bucket.
+// synthSample is a sample whose first spec entry u is uniform in [0, 1)
+// and whose target is factor x (1 + u) times flowSim's percentiles (Base)
+// in every bucket. Its maps and Base are the same in every sample, so that
+// u is the only signal: with a hundred samples, hundreds of random inputs
+// would only teach a network to fit noise.
 func synthSample(r *rand.Rand, factor float64) *Sample {
-	rowsOf := func(n int) [][]float64 {
+	rowsOf := func(r *rand.Rand, n int) [][]float64 {
 		m := make([][]float64, n)
 		for b := range m {
 			lo := 1 + r.Float64()
@@ -308,8 +386,9 @@ func synthSample(r *rand.Rand, factor float64) *Sample {
 		}
 		return m
 	}
-	s := &Sample{Hops: 2, FG: rowsOf(10), BG: [][][]float64{rowsOf(10), rowsOf(10)}, Spec: make([]float64, len(SpecNames)),
-		Base: rowsOf(4), Count: []int{50, 50, 50, 50}, TargetCount: []int{50, 50, 50, 50}}
+	fixed := rand.New(rand.NewPCG(0, 0))
+	s := &Sample{Hops: 2, FG: rowsOf(fixed, 10), BG: [][][]float64{rowsOf(fixed, 10), rowsOf(fixed, 10)}, Spec: make([]float64, len(SpecNames)),
+		Base: rowsOf(fixed, 4), Count: []int{50, 50, 50, 50}, TargetCount: []int{50, 50, 50, 50}}
 	s.Spec[0] = r.Float64()
 	for _, row := range s.Base {
 		t := make([]float64, len(row))
@@ -332,7 +411,7 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 			val = append(val, s)
 		}
 	}
-	m, err := Train(train, val, TrainOptions{Hidden: []int{16}, Epochs: 40, Seed: 3})
+	m, err := Train(train, val, TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3}) // few samples, few steps: a large step
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,9 +420,23 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 	if m.Info.FlowSimLoss < 0.4 || m.Info.ValLoss > m.Info.FlowSimLoss/4 {
 		t.Errorf("validation loss %.3f, flowSim %.3f: training did not learn the factor", m.Info.ValLoss, m.Info.FlowSimLoss)
 	}
-	again, _ := Train(train, val, TrainOptions{Hidden: []int{16}, Epochs: 40, Seed: 3})
+	again, _ := Train(train, val, TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3}) // few samples, few steps: a large step
 	if !reflect.DeepEqual(again.Predict(val), m.Predict(val)) {
 		t.Error("training with the same seed is not reproducible")
+	}
+	// The ensemble is the mean of its members' corrections, and they
+	// differ (own seeds).
+	if len(m.nets) != 2 || reflect.DeepEqual(m.nets[0].W[0], m.nets[1].W[0]) {
+		t.Fatalf("%d members, identical: the ensemble does not have distinct members", len(m.nets))
+	}
+	x := m.matrix(val)
+	o0, _ := m.nets[0].forward(x)
+	o1, _ := m.nets[1].forward(x)
+	var mean mat.Dense
+	mean.Add(o0, o1)
+	mean.Scale(0.5, &mean)
+	if !mat.EqualApprox(&mean, m.forward(x), 1e-12) {
+		t.Error("the ensemble's output is not its members' mean")
 	}
 	path := filepath.Join(t.TempDir(), "m.model")
 	if err := m.Save(path); err != nil {

@@ -13,9 +13,12 @@ import (
 type mlp struct {
 	W []*mat.Dense // layer l: out x in
 	B [][]float64
+}
 
-	// activations of the last forward pass: A[0] is the input, Z[l] the
-	// pre-activation of layer l, A[l+1] its output.
+// trace holds the activations of a forward pass for backward: A[0] is the
+// input, Z[l] the pre-activation of layer l, A[l+1] its output. Keeping
+// them out of mlp lets concurrent estimator runs share one model.
+type trace struct {
 	A, Z []*mat.Dense
 }
 
@@ -51,10 +54,10 @@ func (m *mlp) dims() []int {
 	return d
 }
 
-// forward computes the outputs for the rows of x (batch x input) and keeps
-// the activations for backward.
-func (m *mlp) forward(x *mat.Dense) *mat.Dense {
-	m.A, m.Z = []*mat.Dense{x}, nil
+// forward computes the outputs for the rows of x (batch x input) and the
+// activations backward needs.
+func (m *mlp) forward(x *mat.Dense) (*mat.Dense, *trace) {
+	tr := &trace{A: []*mat.Dense{x}}
 	a := x
 	for l, w := range m.W {
 		var z mat.Dense
@@ -67,28 +70,29 @@ func (m *mlp) forward(x *mat.Dense) *mat.Dense {
 				row[j] += m.B[l][j]
 			}
 		}
-		m.Z = append(m.Z, &z)
+		tr.Z = append(tr.Z, &z)
 		if l == len(m.W)-1 {
 			a = &z
 			break
 		}
 		var h mat.Dense
 		h.Apply(func(_, _ int, v float64) float64 { return max(v, 0) }, &z)
-		m.A = append(m.A, &h)
+		tr.A = append(tr.A, &h)
 		a = &h
 	}
-	return a
+	return a, tr
 }
 
-// backward takes the loss gradient with respect to the last forward pass's
-// outputs and returns the gradients of every weight and bias.
-func (m *mlp) backward(dOut *mat.Dense) (dW []*mat.Dense, dB [][]float64) {
+// backward takes the trace of a forward pass and the loss gradient with
+// respect to its outputs and returns the gradients of every weight and
+// bias.
+func (m *mlp) backward(tr *trace, dOut *mat.Dense) (dW []*mat.Dense, dB [][]float64) {
 	L := len(m.W)
 	dW, dB = make([]*mat.Dense, L), make([][]float64, L)
 	d := dOut
 	for l := L - 1; l >= 0; l-- {
 		var g mat.Dense
-		g.Mul(d.T(), m.A[l])
+		g.Mul(d.T(), tr.A[l])
 		dW[l] = &g
 		rows, cols := d.Dims()
 		dB[l] = make([]float64, cols)
@@ -102,7 +106,7 @@ func (m *mlp) backward(dOut *mat.Dense) (dW []*mat.Dense, dB [][]float64) {
 		}
 		var da mat.Dense
 		da.Mul(d, m.W[l])
-		z := m.Z[l-1]
+		z := tr.Z[l-1]
 		da.Apply(func(i, j int, v float64) float64 {
 			if z.At(i, j) > 0 {
 				return v

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -28,8 +30,13 @@ const MinTargetFlows = 20
 // correction per output bucket and percentile, so that the prediction is
 // flowSim's percentile times exp(correction) and an untrained model
 // predicts flowSim.
+//
+// A model is an ensemble of such MLPs, trained alike from different seeds,
+// whose corrections are averaged: a network's paths lie at the edge of the
+// training distribution (low loads, one foreground flow), where single
+// networks disagree by several percent at p99; their mean varies less.
 type Model struct {
-	net       *mlp
+	nets      []*mlp
 	mean, std []float64 // input standardisation, from the training set
 	// Info records how the model was trained.
 	Info ModelInfo
@@ -37,15 +44,18 @@ type Model struct {
 
 // ModelInfo is the provenance of a trained model.
 type ModelInfo struct {
-	Hidden       []int   `json:"hidden"`
-	Seed         uint64  `json:"seed"`
-	Epochs       int     `json:"epochs"`        // epochs run
-	BestEpoch    int     `json:"best_epoch"`    // epoch whose weights were kept (lowest validation loss)
-	TrainSamples int     `json:"train_samples"` // after thinning
-	ValSamples   int     `json:"val_samples"`
-	ValLoss      float64 `json:"val_loss"`         // mean relative error of the kept model on the validation set
-	FlowSimLoss  float64 `json:"flowsim_val_loss"` // the same for flowSim alone
-	Notes        string  `json:"notes,omitempty"`
+	Hidden       []int     `json:"hidden"`
+	Members      int       `json:"members"`
+	Seed         uint64    `json:"seed"`
+	LR           float64   `json:"lr"`            // Adam step at the start, decaying to a tenth (cosine)
+	Epochs       int       `json:"epochs"`        // epochs run per member
+	BestEpochs   []int     `json:"best_epochs"`   // per member, the epoch whose weights were kept (lowest validation loss)
+	MemberLoss   []float64 `json:"member_losses"` // per member, its validation loss
+	TrainSamples int       `json:"train_samples"` // after thinning
+	ValSamples   int       `json:"val_samples"`
+	ValLoss      float64   `json:"val_loss"`         // mean relative error of the ensemble on the validation set
+	FlowSimLoss  float64   `json:"flowsim_val_loss"` // the same for flowSim alone
+	Notes        string    `json:"notes,omitempty"`
 }
 
 // inputLen is the length of a sample's model input.
@@ -107,12 +117,28 @@ func (m *Model) matrix(samples []*Sample) *mat.Dense {
 // Predict returns the model's foreground slowdown percentiles 1..100 per
 // output bucket (M3OutputBins) for each sample.
 func (m *Model) Predict(samples []*Sample) [][][]float64 {
-	out := m.net.forward(m.matrix(samples))
+	out := m.forward(m.matrix(samples))
 	res := make([][][]float64, len(samples))
 	for i, s := range samples {
 		res[i] = correct(s.Base, out.RawRowView(i))
 	}
 	return res
+}
+
+// forward is the members' mean output (log corrections) for inputs x.
+func (m *Model) forward(x *mat.Dense) *mat.Dense {
+	var sum mat.Dense
+	for i, n := range m.nets {
+		if i == 0 {
+			out, _ := n.forward(x)
+			sum.CloneFrom(out)
+			continue
+		}
+		out, _ := n.forward(x)
+		sum.Add(&sum, out)
+	}
+	sum.Scale(1/float64(len(m.nets)), &sum)
+	return &sum
 }
 
 // correct applies log corrections c to base percentiles, keeping each row
@@ -163,21 +189,23 @@ func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 
 // TrainOptions tune Train.
 type TrainOptions struct {
-	Hidden []int   // hidden layer widths (default 128, 128)
-	Epochs int     // default 60
-	Batch  int     // default 32
-	LR     float64 // Adam step (default 1e-3)
-	Decay  float64 // decoupled weight decay (default 1e-4)
-	Seed   uint64  // initialisation and shuffling
-	// Progress, when set, gets one line per epoch.
+	Hidden  []int   // hidden layer widths (default 128, 128)
+	Members int     // ensemble members (default 1)
+	Epochs  int     // default 60
+	Batch   int     // default 32
+	LR      float64 // Adam step at the start, decaying to a tenth (default 1e-3)
+	Decay   float64 // decoupled weight decay (default 1e-4)
+	Seed    uint64  // initialisation and shuffling
+	// Progress, when set, gets one line per member and epoch.
 	Progress io.Writer
 }
 
-// Train fits a model to train by Adam on the mean relative error,
-// evaluating val after every epoch and keeping the weights of the best
-// epoch. It is single-threaded apart from gonum's matrix products, whose
-// result does not depend on scheduling, and a deterministic function of
-// its inputs and options.
+// Train fits a model to train by Adam on the mean relative error. Each
+// member starts from its own seed, steps with a cosine-decaying step size,
+// is evaluated on val after every epoch, and keeps the weights of its best
+// epoch. Members train in parallel; each is a deterministic function of
+// the inputs, the options and its index (gonum's matrix products do not
+// depend on scheduling), and so is the model.
 func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if len(train) == 0 || len(val) == 0 {
 		return nil, fmt.Errorf("m3: training needs training and validation samples (got %d and %d)", len(train), len(val))
@@ -189,6 +217,9 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	}
 	if o.Hidden == nil {
 		o.Hidden = []int{128, 128}
+	}
+	if o.Members == 0 {
+		o.Members = 1
 	}
 	if o.Epochs == 0 {
 		o.Epochs = 60
@@ -202,49 +233,87 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if o.Decay == 0 {
 		o.Decay = 1e-4
 	}
-	r := rand.New(rand.NewPCG(o.Seed, 0x7472)) // "tr"
-	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Seed: o.Seed, TrainSamples: len(train), ValSamples: len(val)}}
+	if o.Members < 0 || o.Epochs < 0 || o.Batch < 0 || o.LR < 0 {
+		return nil, fmt.Errorf("m3: training options must not be negative: %+v", o)
+	}
+	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Members: o.Members, Seed: o.Seed, LR: o.LR, Epochs: o.Epochs,
+		TrainSamples: len(train), ValSamples: len(val)}}
 	m.standardise(train)
-	dims := append(append([]int{inputLen()}, o.Hidden...), outputLen())
-	m.net = newMLP(dims, r, 0.01)
-	opt := newAdam(m.net, o.LR, o.Decay)
 	xTrain, xVal := m.matrix(train), m.matrix(val)
 	m.Info.FlowSimLoss, _ = loss(mat.NewDense(len(val), outputLen(), nil), val)
-	best := math.Inf(1)
+	m.nets = make([]*mlp, o.Members)
+	m.Info.BestEpochs, m.Info.MemberLoss = make([]int, o.Members), make([]float64, o.Members)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next = make(chan int)
+	)
+	for range min(o.Members, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				net, best, epoch := trainMember(k, xTrain, xVal, train, val, o, &mu)
+				m.nets[k], m.Info.MemberLoss[k], m.Info.BestEpochs[k] = net, best, epoch
+			}
+		}()
+	}
+	for k := range o.Members {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, n := range m.nets {
+		n.roundToFloat32()
+	}
+	m.Info.ValLoss, _ = loss(m.forward(xVal), val)
+	return m, nil
+}
+
+// trainMember trains ensemble member k and returns its best weights, their
+// validation loss and epoch. mu serialises progress lines.
+func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOptions, mu *sync.Mutex) (*mlp, float64, int) {
+	r := rand.New(rand.NewPCG(o.Seed, 0x7472+uint64(k))) // "tr"
+	_, in := xTrain.Dims()
+	net := newMLP(append(append([]int{in}, o.Hidden...), outputLen()), r, 0.01)
+	opt := newAdam(net, o.LR, o.Decay)
+	best, bestEpoch := math.Inf(1), 0
 	var keep *mlp
 	order := make([]int, len(train))
 	for i := range order {
 		order[i] = i
 	}
 	for e := 1; e <= o.Epochs; e++ {
+		// Cosine decay from LR to LR/10 over the epochs.
+		opt.lr = o.LR * (0.1 + 0.45*(1+math.Cos(math.Pi*float64(e-1)/float64(max(o.Epochs-1, 1)))))
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var sum float64
 		for at := 0; at < len(order); at += o.Batch {
 			idx := order[at:min(at+o.Batch, len(order))]
-			x := mat.NewDense(len(idx), inputLen(), nil)
+			x := mat.NewDense(len(idx), in, nil)
 			batch := make([]*Sample, len(idx))
 			for i, j := range idx {
 				x.SetRow(i, xTrain.RawRowView(j))
 				batch[i] = train[j]
 			}
-			l, g := loss(m.net.forward(x), batch)
+			out, tr := net.forward(x)
+			l, g := loss(out, batch)
 			sum += l * float64(len(idx))
-			dW, dB := m.net.backward(g)
-			opt.step(m.net, dW, dB)
+			dW, dB := net.backward(tr, g)
+			opt.step(net, dW, dB)
 		}
-		v, _ := loss(m.net.forward(xVal), val)
+		out, _ := net.forward(xVal)
+		v, _ := loss(out, val)
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "epoch %d: train %.4f val %.4f (flowSim %.4f)\n", e, sum/float64(len(train)), v, m.Info.FlowSimLoss)
+			mu.Lock()
+			fmt.Fprintf(o.Progress, "member %d epoch %d: train %.4f val %.4f\n", k, e, sum/float64(len(train)), v)
+			mu.Unlock()
 		}
-		m.Info.Epochs = e
 		if v < best {
-			best, keep, m.Info.BestEpoch = v, m.net.clone(), e
+			best, keep, bestEpoch = v, net.clone(), e
 		}
 	}
-	m.net = keep
-	m.net.roundToFloat32()
-	m.Info.ValLoss, _ = loss(m.net.forward(xVal), val)
-	return m, nil
+	return keep, best, bestEpoch
 }
 
 // standardise sets the input mean and standard deviation from samples;
@@ -298,17 +367,19 @@ func roundSlice(xs []float64) {
 }
 
 // modelMagic starts a model file.
-const modelMagic = "tailscope-m3-model-v1\n"
+const modelMagic = "tailscope-m3-model-v2\n"
 
 // header is the JSON part of a model file.
 type header struct {
-	Dims []int     `json:"dims"`
-	Info ModelInfo `json:"info"`
+	Dims    []int     `json:"dims"`
+	Members int       `json:"members"`
+	Info    ModelInfo `json:"info"`
 }
 
 // Save writes the model: a magic line, a length-prefixed JSON header
-// (layer sizes, provenance), then little-endian float32 input means and
-// deviations and each layer's weights (row-major) and biases.
+// (layer sizes, members, provenance), then little-endian float32 input
+// means and deviations and, member by member, each layer's weights
+// (row-major) and biases.
 func (m *Model) Save(path string) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
@@ -322,7 +393,7 @@ func (m *Model) Save(path string) (err error) {
 		}
 	}()
 	w := bufio.NewWriter(f)
-	h, err := json.Marshal(header{Dims: m.net.dims(), Info: m.Info})
+	h, err := json.Marshal(header{Dims: m.nets[0].dims(), Members: len(m.nets), Info: m.Info})
 	if err != nil {
 		return err
 	}
@@ -336,9 +407,11 @@ func (m *Model) Save(path string) (err error) {
 	}
 	put(m.mean)
 	put(m.std)
-	for l, wt := range m.net.W {
-		put(wt.RawMatrix().Data)
-		put(m.net.B[l])
+	for _, n := range m.nets {
+		for l, wt := range n.W {
+			put(wt.RawMatrix().Data)
+			put(n.B[l])
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("m3: %s: %w", path, err)
@@ -384,6 +457,9 @@ func ReadModel(r io.Reader) (*Model, error) {
 	if len(h.Dims) < 2 || h.Dims[0] != inputLen() || h.Dims[len(h.Dims)-1] != outputLen() {
 		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(), outputLen())
 	}
+	if h.Members < 1 || h.Members > 64 {
+		return nil, fmt.Errorf("model has %d members; want 1 to 64", h.Members)
+	}
 	get := func(k int) ([]float64, error) {
 		buf := make([]float32, k)
 		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
@@ -395,7 +471,7 @@ func ReadModel(r io.Reader) (*Model, error) {
 		}
 		return out, nil
 	}
-	m := &Model{Info: h.Info, net: &mlp{}}
+	m := &Model{Info: h.Info}
 	var err error
 	if m.mean, err = get(h.Dims[0]); err != nil {
 		return nil, err
@@ -403,22 +479,29 @@ func ReadModel(r io.Reader) (*Model, error) {
 	if m.std, err = get(h.Dims[0]); err != nil {
 		return nil, err
 	}
-	for l := 0; l+1 < len(h.Dims); l++ {
-		w, err := get(h.Dims[l] * h.Dims[l+1])
-		if err != nil {
+	for range h.Members {
+		n := &mlp{}
+		for l := 0; l+1 < len(h.Dims); l++ {
+			w, err := get(h.Dims[l] * h.Dims[l+1])
+			if err != nil {
+				return nil, err
+			}
+			b, err := get(h.Dims[l+1])
+			if err != nil {
+				return nil, err
+			}
+			n.W = append(n.W, mat.NewDense(h.Dims[l+1], h.Dims[l], w))
+			n.B = append(n.B, b)
+		}
+		if err := n.check(); err != nil {
 			return nil, err
 		}
-		b, err := get(h.Dims[l+1])
-		if err != nil {
-			return nil, err
-		}
-		m.net.W = append(m.net.W, mat.NewDense(h.Dims[l+1], h.Dims[l], w))
-		m.net.B = append(m.net.B, b)
+		m.nets = append(m.nets, n)
 	}
 	if _, err := r.Read(make([]byte, 1)); err != io.EOF {
 		return nil, fmt.Errorf("trailing bytes after the model weights")
 	}
-	return m, m.net.check()
+	return m, nil
 }
 
 // DefaultModelFile is the trained model's path inside datasets.FS.
