@@ -240,7 +240,7 @@ func plotViolin(args []string) error {
 func plotTable(args []string) error {
 	fs := flag.NewFlagSet("plot table", flag.ContinueOnError)
 	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
-	kind := fs.String("kind", "top", "top (Parsimon Table 4: largest errors) or compare (m3 Table 5)")
+	kind := fs.String("kind", "top", "top (Parsimon Table 4: largest errors), compare (m3 Table 5) or stats (errors and speed per estimator and load range)")
 	est := fs.String("estimator", "parsimon", "estimator for -kind top")
 	k := fs.Int("k", 5, "rows for -kind top")
 	if err := fs.Parse(args); err != nil {
@@ -255,8 +255,10 @@ func plotTable(args []string) error {
 		fmt.Print(plot.Markdown(plot.TopErrors(rows, *est, *k)))
 	case "compare":
 		fmt.Print(plot.Markdown(plot.ComparisonTable(rows)))
+	case "stats":
+		fmt.Print(plot.Markdown(plot.ErrorStats(rows, plot.ParsimonLoadEdges())))
 	default:
-		return fmt.Errorf("plot table: unknown -kind %q (top or compare)", *kind)
+		return fmt.Errorf("plot table: unknown -kind %q (top, compare or stats)", *kind)
 	}
 	return nil
 }

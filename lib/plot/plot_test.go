@@ -402,3 +402,32 @@ func TestComparisonTable(t *testing.T) {
 		}
 	}
 }
+
+// ErrorStats on hand-made rows: two estimators, errors chosen so that each
+// statistic has a known value per load range.
+func TestErrorStats(t *testing.T) {
+	row := func(est string, load, err, wall float64) metrics.Summary {
+		r := metrics.Summary{Estimator: est, Baseline: "packetsim", MaxLoad: load, WallSeconds: wall, BaseWallSeconds: 10}
+		r.P99.ErrorAll = err
+		return r
+	}
+	rows := []metrics.Summary{
+		row("parsimon", 0.30, 0.05, 20), row("parsimon", 0.35, 0.20, 20),
+		row("parsimon", 0.70, 0.40, 20), row("parsimon", 0.80, -0.08, 20),
+		row("m3", 0.30, -0.02, 1), row("m3", 0.60, math.NaN(), 1),
+		row("packetsim", 0.30, 0, 10), // the baseline's own row is left out
+	}
+	tab := ErrorStats(rows, []float64{0.5})
+	got := Markdown(tab)
+	want := `| Estimator | Max load | Scenarios | Within 10% | Median \|error\| | Mean \|error\| | Max \|error\| | Over | Speed-up |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| m3 | all | 1 | 100.0% | 2.0% | 2.0% | 2.0% | 0.0% | 10x |
+| m3 | <= 50.0% | 1 | 100.0% | 2.0% | 2.0% | 2.0% | 0.0% | 10x |
+| parsimon | all | 4 | 50.0% | 14.0% | 18.2% | 40.0% | 75.0% | 0.50x |
+| parsimon | <= 50.0% | 2 | 50.0% | 12.5% | 12.5% | 20.0% | 100.0% | 0.50x |
+| parsimon | > 50.0% | 2 | 50.0% | 24.0% | 24.0% | 40.0% | 50.0% | 0.50x |
+`
+	if got != want {
+		t.Errorf("ErrorStats:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -387,3 +387,93 @@ func speedup(x float64) string {
 	}
 	return fmt.Sprintf("%.2fx", x)
 }
+
+// ErrorStats summarises the overall p99 error of every estimator other than
+// the baseline over a sweep, as the papers quote it: per estimator and
+// per max-load range (all loads, then the ranges edges delimit, as in
+// ParsimonLoadEdges), the number of scenarios, the share within 10%, the
+// median, mean and largest |error|, the share of overestimates, and the
+// summed wall time against the baseline's over the same scenarios. Values
+// are display strings.
+func ErrorStats(rows []metrics.Summary, edges []float64) *frame.Table {
+	var ests []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if !seen[r.Estimator] && r.Estimator != r.Baseline {
+			seen[r.Estimator] = true
+			ests = append(ests, r.Estimator)
+		}
+	}
+	sort.Strings(ests)
+	ranges := [][2]float64{{math.Inf(-1), math.Inf(1)}}
+	bounds := append(append([]float64{math.Inf(-1)}, edges...), math.Inf(1))
+	for i := 0; i+1 < len(bounds); i++ {
+		ranges = append(ranges, [2]float64{bounds[i], bounds[i+1]})
+	}
+	names := []string{"Estimator", "Max load", "Scenarios", "Within 10%", "Median |error|", "Mean |error|", "Max |error|", "Over", "Speed-up"}
+	cols := make([][]string, len(names))
+	for _, e := range ests {
+		for k, rg := range ranges {
+			var abs []float64
+			over, wall, base := 0, 0.0, 0.0
+			for _, r := range rows {
+				if r.Estimator != e || math.IsNaN(r.P99.ErrorAll) || !(r.MaxLoad > rg[0] && r.MaxLoad <= rg[1]) {
+					continue
+				}
+				abs = append(abs, math.Abs(r.P99.ErrorAll))
+				if r.P99.ErrorAll > 0 {
+					over++
+				}
+				wall, base = wall+r.WallSeconds, base+r.BaseWallSeconds
+			}
+			if len(abs) == 0 {
+				continue
+			}
+			within := 0
+			for _, a := range abs {
+				if a <= 0.10 {
+					within++
+				}
+			}
+			sort.Float64s(abs)
+			load := "all"
+			if k > 0 {
+				load = loadRange(rg)
+			}
+			n := float64(len(abs))
+			speed := "n/a"
+			if wall > 0 && base > 0 {
+				speed = speedup(base / wall)
+			}
+			for i, v := range []string{e, load, strconv.Itoa(len(abs)), pct(float64(within) / n),
+				pct(metrics.Percentile(abs, 50)), pct(sum(abs) / n), pct(abs[len(abs)-1]),
+				pct(float64(over) / n), speed} {
+				cols[i] = append(cols[i], v)
+			}
+		}
+	}
+	t := &frame.Table{}
+	for i, name := range names {
+		t.Columns = append(t.Columns, frame.StringColumn(name, cols[i]))
+	}
+	return t
+}
+
+// loadRange names a max-load range such as "41-56%" or "<= 41%".
+func loadRange(rg [2]float64) string {
+	switch {
+	case math.IsInf(rg[0], -1):
+		return "<= " + pct(rg[1])
+	case math.IsInf(rg[1], 1):
+		return "> " + pct(rg[0])
+	}
+	return pct(rg[0]) + "-" + pct(rg[1])
+}
+
+func sum(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
