@@ -41,7 +41,9 @@ reproduce: deps tailscope
 	$(BIN) gen --spec default --out $(OUT)/default/flows.parquet
 	$(BIN) run --spec default --estimator packetsim,flowsim --out $(OUT)/runs
 	$(MAKE) notebooks SCALE=quick
-	@echo "reproduce: frames in $(OUT)/, executed notebooks in build/notebooks/"
+	@echo "reproduce: $$(find $(OUT) -name '*.parquet' | wc -l) frames under $(OUT)/ (default scenario: $(OUT)/default, $(OUT)/runs)"
+	@echo "reproduce: $$(find $(OUT)/notebooks -name '*.png' | wc -l) figures under $(OUT)/notebooks/<notebook>/"
+	@echo "reproduce: executed notebooks in build/notebooks/ (open them in JupyterLab: make lab)"
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
