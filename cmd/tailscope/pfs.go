@@ -111,18 +111,15 @@ func runPFSRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	ex, err := taskExecutor(*executor, o.Workers)
+	if err != nil {
+		return err
+	}
 	var res *pfs.Result
-	switch *executor {
-	case "inproc":
+	if ex == nil {
 		res, err = pfs.Run(ctx, sc.Net, sc.Flows, spec.Network, o)
-	case "local", "slurm":
-		var ex experiment.Executor = experiment.Local{Workers: o.Workers}
-		if *executor == "slurm" {
-			ex = experiment.Slurm{}
-		}
+	} else {
 		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), spec, o, ex, experiment.NewProgress(os.Stderr, "pfs chunks"))
-	default:
-		err = fmt.Errorf("unknown executor %q (inproc, local or slurm)", *executor)
 	}
 	if err != nil {
 		return err

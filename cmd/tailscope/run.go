@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -25,7 +27,12 @@ func runRun(args []string) error {
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
 	flows := fs.Int("flows", 0, "override the spec's flow count")
+	executor := fs.String("executor", "inproc", "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ex, err := taskExecutor(*executor, runtime.NumCPU())
+	if err != nil {
 		return err
 	}
 	s, err := loadSpec(*spec)
@@ -50,7 +57,16 @@ func runRun(args []string) error {
 		name = strings.TrimSpace(name)
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "%s: running...\n", name)
-		res, err := estimator.Run(ctx, name, sc, *options)
+		var res *estimator.Result
+		switch {
+		case ex != nil && strings.HasPrefix(name, "parsimon"):
+			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, *options, ex, experiment.NewProgress(os.Stderr, name+" links"))
+			res, err = estimator.RunParsimon(ctx, name, sc, *options, links)
+		case ex != nil:
+			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor, name)
+		default:
+			res, err = estimator.Run(ctx, name, sc, *options)
+		}
 		if err != nil {
 			return err
 		}

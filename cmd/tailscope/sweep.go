@@ -96,6 +96,21 @@ func runSweep(args []string) error {
 	return err
 }
 
+// taskExecutor is the executor an "--executor inproc|local|slurm" flag
+// names: nil for inproc (the command's own goroutines), else the local
+// pool of workers tasks at once or Slurm with its defaults.
+func taskExecutor(name string, workers int) (experiment.Executor, error) {
+	switch name {
+	case "inproc":
+		return nil, nil
+	case "local":
+		return experiment.Local{Workers: workers}, nil
+	case "slurm":
+		return experiment.Slurm{}, nil
+	}
+	return nil, fmt.Errorf("unknown executor %q (inproc, local or slurm)", name)
+}
+
 // executorFlags adds the flags that choose a sweep's executor to fs and
 // returns the function that builds it once fs is parsed.
 func executorFlags(fs *flag.FlagSet) func() (experiment.Executor, error) {

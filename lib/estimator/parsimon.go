@@ -2,8 +2,11 @@ package estimator
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -26,30 +29,119 @@ type parsimonCOptions struct {
 	parsimon.ClusterOptions
 }
 
+// parsimonVariants are the Parsimon estimators and their link backends.
+var parsimonVariants = map[string]parsimon.Backend{
+	"parsimon":     parsimon.Packetsim,
+	"parsimon-c":   parsimon.Packetsim,
+	"parsimon-ns3": parsimon.NS3,
+}
+
 func init() {
-	register("parsimon", func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-		var o parsimonOptions
+	for name := range parsimonVariants {
+		register(name, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+			return RunParsimon(ctx, name, sc, string(opts), nil)
+		})
+	}
+	register(ParsimonLink, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+		var o ParsimonLinkOptions
 		if err := decode(opts, &o); err != nil {
 			return nil, err
 		}
-		return runParsimon(ctx, sc, o, o.options(sc, parsimon.Packetsim))
+		if o.Variant == "" {
+			o.Variant = "parsimon"
+		}
+		po, _, err := parsimonVariant(o.Variant, sc, string(o.Options))
+		if err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		recs, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Records: recs, Options: encode(o), Extra: map[string]string{
+			"channel":    strconv.Itoa(o.Channel),
+			LinkSimExtra: fmtSeconds(time.Since(t0).Seconds()),
+		}}, nil
 	})
-	register("parsimon-c", func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+}
+
+// ParsimonLink is the estimator that runs one link-level simulation of a
+// Parsimon variant (options: ParsimonLinkOptions), so that a run's link
+// simulations can be swept as tasks through any executor
+// (experiment.ParsimonLinks). Its records are the link simulation's
+// (parsimon.Task.Records: FCTs and ideal FCTs in the link-level topology,
+// whose host ids Src and Dst are), not estimates for the scenario.
+const ParsimonLink = "parsimon-link"
+
+// LinkSimExtra is the metadata key of a parsimon-link frame holding the
+// link simulation's wall time in seconds.
+const LinkSimExtra = "link_sim_s"
+
+// ParsimonLinkOptions select one link simulation: the channel, of the run
+// of Variant ("parsimon", "parsimon-c" or "parsimon-ns3") with Options
+// (that variant's options JSON).
+type ParsimonLinkOptions struct {
+	Variant string          `json:"variant"`
+	Options json.RawMessage `json:"options,omitempty"`
+	Channel int             `json:"channel"`
+}
+
+// RunParsimon runs the Parsimon variant name ("parsimon", "parsimon-c" or
+// "parsimon-ns3") on sc with its options JSON, like Run, but with its link
+// simulations run by links (nil: the in-process pool). The Parsimon/inf
+// figure (longest link simulation plus fixed costs) goes into the
+// metadata as inf_s.
+func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
+	po, provenance, err := parsimonVariant(name, sc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
+	po.Links = links
+	t0 := time.Now()
+	res, err := parsimon.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, po)
+	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return &Result{
+		Estimator:   name,
+		ScenarioID:  sc.ID,
+		Records:     res.Records,
+		Options:     provenance,
+		WallSeconds: time.Since(t0).Seconds(),
+		Extra: map[string]string{
+			"link_sims":          strconv.Itoa(res.Simulated),
+			"link_sims_pruned":   strconv.Itoa(res.Pruned),
+			"setup_s":            fmtSeconds(res.SetupSeconds),
+			"link_sims_s":        fmtSeconds(res.SimSeconds),
+			"convolve_s":         fmtSeconds(res.ConvolveSeconds),
+			"longest_link_sim_s": fmtSeconds(res.LongestSimSeconds),
+			"inf_s":              fmtSeconds(res.InfSeconds()),
+		},
+	}, nil
+}
+
+// parsimonVariant decodes the options JSON of a Parsimon variant into
+// parsimon.Options and their canonical JSON.
+func parsimonVariant(name string, sc *scenario.Scenario, opts string) (parsimon.Options, string, error) {
+	backend, ok := parsimonVariants[name]
+	if !ok {
+		return parsimon.Options{}, "", fmt.Errorf("unknown Parsimon variant %q (parsimon, parsimon-c or parsimon-ns3)", name)
+	}
+	if name == "parsimon-c" {
 		var o parsimonCOptions
-		if err := decode(opts, &o); err != nil {
-			return nil, err
+		if err := decode([]byte(opts), &o); err != nil {
+			return parsimon.Options{}, "", err
 		}
-		po := o.options(sc, parsimon.Packetsim)
+		po := o.options(sc, backend)
 		po.Cluster, po.ClusterOptions = true, o.ClusterOptions
-		return runParsimon(ctx, sc, o, po)
-	})
-	register("parsimon-ns3", func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-		var o parsimonOptions
-		if err := decode(opts, &o); err != nil {
-			return nil, err
-		}
-		return runParsimon(ctx, sc, o, o.options(sc, parsimon.NS3))
-	})
+		return po, encode(o), nil
+	}
+	var o parsimonOptions
+	if err := decode([]byte(opts), &o); err != nil {
+		return parsimon.Options{}, "", err
+	}
+	return o.options(sc, backend), encode(o), nil
 }
 
 func (o parsimonOptions) options(sc *scenario.Scenario, backend parsimon.Backend) parsimon.Options {
@@ -61,27 +153,4 @@ func (o parsimonOptions) options(sc *scenario.Scenario, backend parsimon.Backend
 		Workers: o.Workers, Seed: seed, BucketSize: o.BucketSize, BucketRatio: o.BucketRatio,
 		Inflation: o.Inflation, Backend: backend, Progress: os.Stderr,
 	}
-}
-
-// runParsimon runs a Parsimon variant; the Parsimon/inf figure (longest
-// link simulation plus fixed costs) goes into the metadata as inf_s.
-func runParsimon(ctx context.Context, sc *scenario.Scenario, opts any, po parsimon.Options) (*Result, error) {
-	res, err := parsimon.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, po)
-	if err != nil {
-		return nil, err
-	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-	return &Result{
-		Records: res.Records,
-		Options: encode(opts),
-		Extra: map[string]string{
-			"link_sims":          strconv.Itoa(res.Simulated),
-			"link_sims_pruned":   strconv.Itoa(res.Pruned),
-			"setup_s":            f(res.SetupSeconds),
-			"link_sims_s":        f(res.SimSeconds),
-			"convolve_s":         f(res.ConvolveSeconds),
-			"longest_link_sim_s": f(res.LongestSimSeconds),
-			"inf_s":              f(res.InfSeconds()),
-		},
-	}, nil
 }

@@ -52,7 +52,15 @@ type Options struct {
 	Backend Backend `json:"-"`
 	// Progress, when set, receives progress lines of the link simulations.
 	Progress io.Writer `json:"-"`
+	// Links, when set, runs the link simulations instead of the in-process
+	// pool (RunTasks with Backend, Workers and Progress): lib/experiment's
+	// ParsimonLinks sends them as tasks to the local pool or Slurm.
+	Links LinkRunner `json:"-"`
 }
+
+// LinkRunner runs link-level simulations and returns their results in task
+// order.
+type LinkRunner func(ctx context.Context, tasks []*Task) ([]*TaskResult, error)
 
 func (o Options) withDefaults() Options {
 	if o.BucketSize == 0 {
@@ -68,6 +76,11 @@ func (o Options) withDefaults() Options {
 		o.Backend = Packetsim
 	}
 	o.ClusterOptions = o.ClusterOptions.withDefaults()
+	if o.Links == nil {
+		o.Links = func(ctx context.Context, tasks []*Task) ([]*TaskResult, error) {
+			return RunTasks(ctx, tasks, o.Backend, o.Workers, o.Progress)
+		}
+	}
 	return o
 }
 
@@ -178,9 +191,12 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	res.SetupSeconds = time.Since(t0).Seconds()
 
 	t1 := time.Now()
-	out, err := RunTasks(ctx, tasks, o.Backend, o.Workers, o.Progress)
+	out, err := o.Links(ctx, tasks)
 	if err != nil {
 		return nil, err
+	}
+	if len(out) != len(tasks) {
+		return nil, fmt.Errorf("parsimon: %d link simulation results for %d tasks", len(out), len(tasks))
 	}
 	res.SimSeconds = time.Since(t1).Seconds()
 
@@ -205,6 +221,25 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	res.ConvolveSeconds = time.Since(t2).Seconds()
 	return res, nil
+}
+
+// RunLink runs the link-level simulation of one channel of a Run with the
+// same inputs and options, and returns its records (Task.Records): what a
+// LinkRunner that runs each simulation in another process computes there.
+func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, channel int) ([]metrics.Record, error) {
+	o := opts.withDefaults()
+	d, err := Decompose(net, flows, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if channel < 0 || channel >= len(net.Channels) || len(d.On(channel)) == 0 {
+		return nil, fmt.Errorf("parsimon: channel %d is not a busy channel of %s", channel, net.Name)
+	}
+	t, err := d.Task(channel, o.Inflation)
+	if err != nil {
+		return nil, err
+	}
+	return t.Records(ctx, o.Backend)
 }
 
 // ChannelsTable returns the per-channel frame of a run: channel id, its

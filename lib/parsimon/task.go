@@ -125,9 +125,22 @@ func (t *Task) Network(nominal bool) (*topo.Network, error) {
 }
 
 // RunTask runs a link-level simulation with backend and turns its FCTs into
-// the delays the target channel contributed: FCT minus the flow's ideal FCT
-// on the nominal link-level topology, floored at 0.
+// the delays the target channel contributed (Records, then NewTaskResult).
 func RunTask(ctx context.Context, t *Task, backend Backend) (*TaskResult, error) {
+	t0 := time.Now()
+	recs, err := t.Records(ctx, backend)
+	if err != nil {
+		return nil, err
+	}
+	return NewTaskResult(t.Channel, recs, time.Since(t0).Seconds()), nil
+}
+
+// Records runs the link-level simulation with backend and returns one
+// record per flow, in task order, whose Ideal is the flow's ideal FCT on
+// the nominal link-level topology: FCT - Ideal is the delay the target
+// channel added. These are the records a "parsimon-link" task writes when
+// link simulations run as separate tasks (lib/experiment).
+func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, error) {
 	if backend == nil {
 		return nil, fmt.Errorf("parsimon: task %d: nil backend", t.Channel)
 	}
@@ -139,33 +152,40 @@ func RunTask(ctx context.Context, t *Task, backend Backend) (*TaskResult, error)
 	if err != nil {
 		return nil, err
 	}
-	t0 := time.Now()
 	recs, err := backend(ctx, sim, t.Flows, t.Config, map[int]int64{0: t.KBytes})
 	if err != nil {
 		return nil, fmt.Errorf("parsimon: link simulation of channel %d: %w", t.Channel, err)
 	}
-	wall := time.Since(t0).Seconds()
 	if len(recs) != len(t.Flows) {
 		return nil, fmt.Errorf("parsimon: link simulation of channel %d finished %d of %d flows", t.Channel, len(recs), len(t.Flows))
 	}
-	res := &TaskResult{
-		Channel:     t.Channel,
-		FlowIDs:     make([]int, len(recs)),
-		Sizes:       make([]int64, len(recs)),
-		Delays:      make([]int64, len(recs)),
-		WallSeconds: wall,
-	}
 	var path []int
-	for i, r := range recs {
-		f := t.Flows[i]
+	for i := range recs {
+		r, f := &recs[i], t.Flows[i]
 		if r.FlowID != f.ID {
 			return nil, fmt.Errorf("parsimon: link simulation of channel %d returned flow %d at position %d, want flow %d", t.Channel, r.FlowID, i, f.ID)
 		}
 		if path, err = nom.AppendPath(path[:0], f.ID, f.Src, f.Dst); err != nil {
 			return nil, err
 		}
-		ideal := metrics.IdealFCT(nom, path, f.Size, t.Config)
-		res.FlowIDs[i], res.Sizes[i], res.Delays[i] = f.ID, f.Size, max(r.FCT-ideal, 0)
+		r.Size, r.Ideal = f.Size, metrics.IdealFCT(nom, path, f.Size, t.Config)
+		r.Slowdown = float64(r.FCT) / float64(r.Ideal)
 	}
-	return res, nil
+	return recs, nil
+}
+
+// NewTaskResult is the result of channel's link simulation from its
+// records (Task.Records): each flow's delay is max(FCT - Ideal, 0).
+func NewTaskResult(channel int, recs []metrics.Record, wallSeconds float64) *TaskResult {
+	res := &TaskResult{
+		Channel:     channel,
+		FlowIDs:     make([]int, len(recs)),
+		Sizes:       make([]int64, len(recs)),
+		Delays:      make([]int64, len(recs)),
+		WallSeconds: wallSeconds,
+	}
+	for i, r := range recs {
+		res.FlowIDs[i], res.Sizes[i], res.Delays[i] = r.FlowID, r.Size, max(r.FCT-r.Ideal, 0)
+	}
+	return res
 }
