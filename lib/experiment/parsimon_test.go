@@ -30,17 +30,7 @@ func TestParsimonLinks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		execs := map[string]Executor{"local": Local{Workers: 2}}
-		if ok, why := slurmUp(t); ok {
-			exe, err := os.Executable()
-			if err != nil {
-				t.Fatal(err)
-			}
-			execs["slurm"] = Slurm{Command: []string{exe}, Poll: 200 * time.Millisecond, TimeLimit: 5 * time.Minute}
-		} else {
-			t.Log("slurm part skipped: " + why)
-		}
-		for name, ex := range execs {
+		for name, ex := range testExecutors(t) {
 			dir := t.TempDir()
 			links := ParsimonLinks(dir, spec, variant, opts, ex, nil)
 			for run := 0; run < 2; run++ {

@@ -24,17 +24,7 @@ func TestRunPFS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	execs := map[string]Executor{"local": Local{Workers: 2}}
-	if ok, why := slurmUp(t); ok {
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		execs["slurm"] = Slurm{Command: []string{exe}, Poll: 200 * time.Millisecond, TimeLimit: 5 * time.Minute}
-	} else {
-		t.Log("slurm part skipped: " + why)
-	}
-	for name, ex := range execs {
+	for name, ex := range testExecutors(t) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		got, err := RunPFS(ctx, t.TempDir(), spec, opts, ex, nil)
 		cancel()
@@ -45,4 +35,20 @@ func TestRunPFS(t *testing.T) {
 			t.Errorf("%s: %d chunks; merged task results differ from the in-process run", name, got.Chunks)
 		}
 	}
+}
+
+// testExecutors are the executors decomposed runs are checked on: the
+// local pool, and Slurm (running this test binary) where it is up.
+func testExecutors(t *testing.T) map[string]Executor {
+	execs := map[string]Executor{"local": Local{Workers: 2}}
+	if ok, why := slurmUp(t); ok {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		execs["slurm"] = Slurm{Command: []string{exe}, Poll: 200 * time.Millisecond, TimeLimit: 5 * time.Minute}
+	} else {
+		t.Log("slurm part skipped: " + why)
+	}
+	return execs
 }
