@@ -23,7 +23,13 @@ type Spec struct {
 	// exactly MaxLoad over the span of the starts.
 	Flows int `json:"flows,omitempty"`
 	// DurationNs generates arrivals for this long instead; each component's
-	// arrival rate is estimated from a pilot sample. Mixed workloads need it.
+	// arrival rate is estimated from a pilot sample of 200k flows, so that
+	// MaxLoad is the long-run load of the busiest channel. Mixed workloads
+	// need it. Over a short duration the realized load of the busiest
+	// channel is the maximum of noisy per-channel loads and can far exceed
+	// MaxLoad with heavy-tailed sizes (a few 30 MB Hadoop flows in a 5 ms
+	// window); use Flows, which scales arrivals to the realized load, when
+	// the exact load of one run matters.
 	DurationNs int64 `json:"duration_ns,omitempty"`
 }
 
