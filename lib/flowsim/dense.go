@@ -19,9 +19,9 @@ var denseRoutes = 64
 // path's bookkeeping (neighbourhoods, event heap, per-link route lists).
 type dense struct {
 	act    uint64    // routes with jobs
-	busy   uint64    // links with jobs
 	capped uint64    // routes whose own cap can bind
 	on     []uint64  // per link, the routes crossing it
+	mask   []uint64  // per route, the links it crosses
 	off    []int32   // route r's links are links[off[r]:off[r+1]]
 	links  []uint8   // compact link numbers
 	cap    []float64 // per link, bits/ns
@@ -31,6 +31,7 @@ type dense struct {
 	caps   []float64 // per route, its per-job cap, bits/ns
 	count  []float64 // per route, its active jobs
 	rate   []float64 // per route, the new per-job rate
+	due    []float64 // per route, route.due, packed for the scan
 }
 
 // newDense returns the dense allocator for e's routes, or nil when they
@@ -43,6 +44,7 @@ func newDense(e *engine) *dense {
 	d := &dense{off: make([]int32, 1, len(e.routes)+1)}
 	for r := range e.routes {
 		rt := &e.routes[r]
+		var m uint64
 		for _, l := range rt.links {
 			c, ok := compact[l]
 			if !ok {
@@ -55,9 +57,11 @@ func newDense(e *engine) *dense {
 				d.on = append(d.on, 0)
 			}
 			d.on[c] |= 1 << r
+			m |= 1 << c
 			d.links = append(d.links, c)
 		}
 		d.off = append(d.off, int32(len(d.links)))
+		d.mask = append(d.mask, m)
 		if rt.capBinds {
 			d.capped |= 1 << r
 		}
@@ -68,6 +72,7 @@ func newDense(e *engine) *dense {
 	d.left = make([]float64, len(d.cap))
 	d.count = make([]float64, len(e.routes))
 	d.rate = make([]float64, len(e.routes))
+	d.due = make([]float64, len(e.routes))
 	return d
 }
 
@@ -76,11 +81,14 @@ func newDense(e *engine) *dense {
 // routes' caps freezes its routes at that level, their jobs leave their
 // links, and the next lowest follows.
 func (d *dense) fill() {
-	unfrozen, live := d.act, d.busy // live: links with unfrozen jobs
 	copy(d.rem, d.cap)
 	copy(d.left, d.jobs)
 	level := 0.0
-	for unfrozen != 0 {
+	for unfrozen := d.act; unfrozen != 0; {
+		var live uint64 // links with unfrozen jobs
+		for m := unfrozen; m != 0; m &= m - 1 {
+			live |= d.mask[bits.TrailingZeros64(m)]
+		}
 		// The lowest share rem/left, compared by cross-multiplying so
 		// that the scan needs no division.
 		bl, brem, bleft := -1, math.Inf(1), 1.0
@@ -108,9 +116,7 @@ func (d *dense) fill() {
 			use, n := level*d.count[r], d.count[r]
 			for _, l := range d.links[d.off[r]:d.off[r+1]] {
 				d.rem[l] -= use
-				if d.left[l] -= n; d.left[l] == 0 {
-					live &^= 1 << l
-				}
+				d.left[l] -= n
 			}
 		}
 	}
@@ -121,10 +127,5 @@ func (d *dense) add(r int32, n float64) {
 	d.count[r] += n
 	for _, l := range d.links[d.off[r]:d.off[r+1]] {
 		d.jobs[l] += n
-		if d.jobs[l] == 0 {
-			d.busy &^= 1 << l
-		} else {
-			d.busy |= 1 << l
-		}
 	}
 }

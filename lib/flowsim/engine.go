@@ -335,7 +335,7 @@ func (e *engine) first() (int32, float64) {
 	best, due := int32(-1), math.Inf(1)
 	for m := e.dense.act; m != 0; m &= m - 1 {
 		r := int32(bits.TrailingZeros64(m))
-		if d := e.routes[r].due; best < 0 || d < due || d == due && e.eventBefore(r, best) {
+		if d := e.dense.due[r]; best < 0 || d < due || d == due && e.eventBefore(r, best) {
 			best, due = r, d
 		}
 	}
@@ -365,7 +365,9 @@ func (e *engine) metered(r int32, t float64) {
 func (e *engine) reschedule(r int32) {
 	rt := &e.routes[r]
 	rt.due = rt.at + max(0, rt.jobs[0].level-rt.served)/rt.rate
-	if e.dense == nil {
+	if e.dense != nil {
+		e.dense.due[r] = rt.due
+	} else {
 		e.fixEvent(rt.hpos)
 	}
 }
@@ -392,6 +394,7 @@ func (e *engine) arrive(j int, t float64) {
 	if rt.count == 0 {
 		if e.dense != nil {
 			e.dense.act |= 1 << r
+			e.dense.due[r] = math.Inf(1)
 		} else {
 			for i, l := range rt.links {
 				rt.pos[i] = int32(len(e.active[l]))
