@@ -11,27 +11,30 @@ import (
 // general path.
 var denseRoutes = 64
 
-// dense is the allocator for networks with few routes, such as m3's
-// parking lots (21 routes over 18 links): at every instant it recomputes
+// dense is the allocator for networks with few routes, such as a 6-hop
+// parking lot with one background host per switch (21 routes over 18
+// links): at every instant it recomputes
 // all rates by progressive filling over small arrays indexed by route and
 // by compact link number, and the next completion is found by a scan of
 // the active routes. With so few routes this costs less than the general
 // path's bookkeeping (neighbourhoods, event heap, per-link route lists).
+// Job counts are kept as float64, exact for integers, so that a fill
+// needs no conversions.
 type dense struct {
-	act    uint64    // routes with jobs
-	capped uint64    // routes whose own cap can bind
-	on     []uint64  // per link, the routes crossing it
-	mask   []uint64  // per route, the links it crosses
-	off    []int32   // route r's links are links[off[r]:off[r+1]]
-	links  []uint8   // compact link numbers
-	cap    []float64 // per link, bits/ns
-	jobs   []float64 // per link, its active jobs
-	rem    []float64 // per link, capacity left during a fill
-	left   []float64 // per link, jobs not yet frozen during a fill
-	caps   []float64 // per route, its per-job cap, bits/ns
-	count  []float64 // per route, its active jobs
-	rate   []float64 // per route, the new per-job rate
-	due    []float64 // per route, route.due, packed for the scan
+	act     uint64    // routes with jobs
+	capped  uint64    // routes whose own cap can bind
+	on      []uint64  // per link, the routes crossing it
+	mask    []uint64  // per route, the links it crosses
+	off     []int32   // route r's links are links[off[r]:off[r+1]]
+	links   []uint8   // compact link numbers
+	linkCap []float64 // per link, bits/ns
+	jobs    []float64 // per link, its active jobs
+	rem     []float64 // per link, capacity left during a fill
+	left    []float64 // per link, jobs not yet frozen during a fill
+	caps    []float64 // per route, its per-job cap, bits/ns
+	count   []float64 // per route, its active jobs
+	rate    []float64 // per route, the new per-job rate
+	due     []float64 // per route, route.due, packed for the scan
 }
 
 // newDense returns the dense allocator for e's routes, or nil when they
@@ -48,12 +51,12 @@ func newDense(e *engine) *dense {
 		for _, l := range rt.links {
 			c, ok := compact[l]
 			if !ok {
-				if len(d.cap) == denseRoutes {
+				if len(d.linkCap) == denseRoutes {
 					return nil
 				}
-				c = uint8(len(d.cap))
+				c = uint8(len(d.linkCap))
 				compact[l] = c
-				d.cap = append(d.cap, e.linkCap[l])
+				d.linkCap = append(d.linkCap, e.linkCap[l])
 				d.on = append(d.on, 0)
 			}
 			d.on[c] |= 1 << r
@@ -67,9 +70,9 @@ func newDense(e *engine) *dense {
 		}
 		d.caps = append(d.caps, rt.capRate)
 	}
-	d.jobs = make([]float64, len(d.cap))
-	d.rem = make([]float64, len(d.cap))
-	d.left = make([]float64, len(d.cap))
+	d.jobs = make([]float64, len(d.linkCap))
+	d.rem = make([]float64, len(d.linkCap))
+	d.left = make([]float64, len(d.linkCap))
 	d.count = make([]float64, len(e.routes))
 	d.rate = make([]float64, len(e.routes))
 	d.due = make([]float64, len(e.routes))
@@ -81,7 +84,7 @@ func newDense(e *engine) *dense {
 // routes' caps freezes its routes at that level, their jobs leave their
 // links, and the next lowest follows.
 func (d *dense) fill() {
-	copy(d.rem, d.cap)
+	copy(d.rem, d.linkCap)
 	copy(d.left, d.jobs)
 	level := 0.0
 	for unfrozen := d.act; unfrozen != 0; {

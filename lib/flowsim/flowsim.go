@@ -11,7 +11,11 @@
 // for the next completion, flows with the same path share one
 // water-filling variable, a re-allocation re-solves only the routes whose
 // rates can change (those reached from the changed links through saturated
-// ones), and completions come off an event heap. The result is the max-min
+// ones), and completions come off an event heap. Networks with at most 64
+// routes over at most 64 links, such as parking lots, take a dense path
+// instead: every rate recomputed over small arrays and bit sets at each
+// instant, the next completion found by a scan of the routes. The result
+// is the max-min
 // fair allocation a full recomputation gives (rounding may over-commit a
 // link by at most a 1e-9 fraction), checked against a recompute-everything
 // implementation in the tests.
