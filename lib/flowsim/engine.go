@@ -3,6 +3,7 @@ package flowsim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -101,6 +102,7 @@ type engine struct {
 	next   int // first job not yet arrived
 
 	events []int32 // heap of active routes by next completion
+	dense  *dense  // the allocator for few routes; nil: the general path
 
 	// Scratch for refill.
 	dirty   []int32
@@ -276,9 +278,16 @@ func (e *engine) add(id int, r int32, bytes, start int64) {
 	e.route = append(e.route, r)
 }
 
+// begin prepares the run once every job has been added: it allocates
+// e.finish and picks the dense allocator when the routes are few.
+func (e *engine) begin() {
+	e.finish = make([]float64, len(e.start))
+	e.dense = newDense(e)
+}
+
 // run simulates every job to completion and fills e.finish.
 func (e *engine) run() {
-	e.finish = make([]float64, len(e.start))
+	e.begin()
 	for {
 		if _, ok := e.step(); !ok {
 			return
@@ -289,23 +298,21 @@ func (e *engine) run() {
 // step applies all events of the next instant (completions, then
 // arrivals) and one re-allocation, which touches only the routes that
 // can change. It returns the instant, or false when every job has
-// finished. e.finish must be allocated.
+// finished. e.begin must have run.
 func (e *engine) step() (float64, bool) {
-	if e.next == len(e.start) && len(e.events) == 0 {
+	r, due := e.first()
+	if e.next == len(e.start) && r < 0 {
 		return 0, false
 	}
-	t := math.Inf(1)
-	if len(e.events) > 0 {
-		t = e.routes[e.events[0]].due
-	}
+	t := due
 	if e.next < len(e.start) && float64(e.start[e.next]) <= t {
 		t = float64(e.start[e.next])
 	}
 	if math.IsInf(t, 1) {
 		panic("flowsim: active jobs with no rate") // max-min gives every active job a positive rate
 	}
-	for len(e.events) > 0 && e.routes[e.events[0]].due <= t {
-		e.complete(e.events[0], t)
+	for ; r >= 0 && due <= t; r, due = e.first() {
+		e.complete(r, t)
 	}
 	for e.next < len(e.start) && float64(e.start[e.next]) == t {
 		e.arrive(e.next, t)
@@ -313,6 +320,26 @@ func (e *engine) step() (float64, bool) {
 	}
 	e.refill(t)
 	return t, true
+}
+
+// first returns the active route whose head job finishes first, and
+// when; -1 and +Inf when no route is active. The dense path scans its
+// few routes instead of keeping the event heap.
+func (e *engine) first() (int32, float64) {
+	if e.dense == nil {
+		if len(e.events) == 0 {
+			return -1, math.Inf(1)
+		}
+		return e.events[0], e.routes[e.events[0]].due
+	}
+	best, due := int32(-1), math.Inf(1)
+	for m := e.dense.act; m != 0; m &= m - 1 {
+		r := int32(bits.TrailingZeros64(m))
+		if d := e.dense.due[r]; best < 0 || d < due || d == due && e.eventBefore(r, best) {
+			best, due = r, d
+		}
+	}
+	return best, due
 }
 
 // advance brings a route's per-job service up to time t.
@@ -338,13 +365,23 @@ func (e *engine) metered(r int32, t float64) {
 func (e *engine) reschedule(r int32) {
 	rt := &e.routes[r]
 	rt.due = rt.at + max(0, rt.jobs[0].level-rt.served)/rt.rate
-	e.fixEvent(rt.hpos)
+	if e.dense != nil {
+		e.dense.due[r] = rt.due
+	} else {
+		e.fixEvent(rt.hpos)
+	}
 }
 
-// countJobs records that a route gained (d = 1) or lost (d = -1) a job:
-// its links' job counts change and they need a refill.
-func (e *engine) countJobs(rt *route, d int64) {
+// countJobs records that route r gained (d = 1) or lost (d = -1) a job:
+// its links' job counts change and they need a refill. The dense
+// allocator counts per route only.
+func (e *engine) countJobs(r int32, d int64) {
+	rt := &e.routes[r]
 	rt.count += d
+	if e.dense != nil {
+		e.dense.add(r, float64(d))
+		return
+	}
 	for _, l := range rt.links {
 		e.linkJobs[l] += d
 	}
@@ -355,9 +392,14 @@ func (e *engine) arrive(j int, t float64) {
 	r := e.route[j]
 	rt := &e.routes[r]
 	if rt.count == 0 {
-		for i, l := range rt.links {
-			rt.pos[i] = int32(len(e.active[l]))
-			e.active[l] = append(e.active[l], r)
+		if e.dense != nil {
+			e.dense.act |= 1 << r
+			e.dense.due[r] = math.Inf(1)
+		} else {
+			for i, l := range rt.links {
+				rt.pos[i] = int32(len(e.active[l]))
+				e.active[l] = append(e.active[l], r)
+			}
 		}
 		rt.served, rt.at, rt.rate, rt.due = 0, t, 0, math.Inf(1)
 		if e.meter != nil {
@@ -369,9 +411,9 @@ func (e *engine) arrive(j int, t float64) {
 			e.metered(r, t)
 		}
 	}
-	e.countJobs(rt, 1)
+	e.countJobs(r, 1)
 	rt.jobs = pushPending(rt.jobs, pending{level: rt.served + e.bits[j], id: e.id[j], job: int32(j)})
-	if rt.hpos < 0 {
+	if e.dense == nil && rt.hpos < 0 {
 		// Due at +Inf until the refill that follows gives it a rate.
 		rt.hpos = int32(len(e.events))
 		e.events = append(e.events, r)
@@ -389,7 +431,7 @@ func (e *engine) complete(r int32, t float64) {
 	var done pending
 	rt.jobs, done = popPending(rt.jobs)
 	e.finish[done.job] = t
-	e.countJobs(rt, -1)
+	e.countJobs(r, -1)
 	if rt.count > 0 {
 		// The next job may finish at this very instant; the refill
 		// reschedules it again if the rate changes.
@@ -397,6 +439,18 @@ func (e *engine) complete(r int32, t float64) {
 		rt.moved = true
 		return
 	}
+	if e.dense != nil {
+		e.dense.act &^= 1 << r
+	} else {
+		e.retire(r)
+	}
+	rt.hpos, rt.rate, rt.served, rt.moved, rt.contrib = -1, 0, 0, false, 0
+}
+
+// retire takes route r, which has lost its last job, off its links'
+// route lists and usage and out of the event heap.
+func (e *engine) retire(r int32) {
+	rt := &e.routes[r]
 	for i, l := range rt.links {
 		act := e.active[l]
 		last := act[len(act)-1]
@@ -416,7 +470,6 @@ func (e *engine) complete(r int32, t float64) {
 		}
 	}
 	e.removeEvent(rt.hpos)
-	rt.hpos, rt.rate, rt.served, rt.moved, rt.contrib = -1, 0, 0, false, 0
 }
 
 // refill recomputes max-min fair rates after the events of one instant by
@@ -435,6 +488,14 @@ func (e *engine) complete(r int32, t float64) {
 // repeated on the larger neighbourhood. The result is the max-min fair
 // allocation (unique), as a full recomputation would give.
 func (e *engine) refill(t float64) {
+	if e.dense != nil {
+		e.dense.fill()
+		for m := e.dense.act; m != 0; m &= m - 1 {
+			r := int32(bits.TrailingZeros64(m))
+			e.setRate(r, e.dense.rate[r], t)
+		}
+		return
+	}
 	if len(e.dirty) == 0 {
 		return
 	}
@@ -457,19 +518,26 @@ func (e *engine) refill(t float64) {
 		}
 	}
 	for _, r := range comp {
-		rt := &e.routes[r]
-		if rt.newRate != rt.rate || rt.moved {
-			if e.meter != nil {
-				e.metered(r, t)
-			}
-			// Service accrued at the old rate is brought up to date
-			// only here, for the routes whose rate changes.
-			rt.advance(t)
-			rt.rate, rt.moved = rt.newRate, false
-			e.reschedule(r)
-		}
+		e.setRate(r, e.routes[r].newRate, t)
 	}
 	e.links, e.comp = links[:0], comp[:0]
+}
+
+// setRate gives route r the per-job rate v from time t on and reschedules
+// it, if the rate or its head job changed.
+func (e *engine) setRate(r int32, v, t float64) {
+	rt := &e.routes[r]
+	if v == rt.rate && !rt.moved {
+		return
+	}
+	if e.meter != nil {
+		e.metered(r, t)
+	}
+	// Service accrued at the old rate is brought up to date only here,
+	// for the routes whose rate changes.
+	rt.advance(t)
+	rt.rate, rt.moved = v, false
+	e.reschedule(r)
 }
 
 // expand adds to comp every route on the problem links from links[from:],

@@ -11,7 +11,11 @@
 // for the next completion, flows with the same path share one
 // water-filling variable, a re-allocation re-solves only the routes whose
 // rates can change (those reached from the changed links through saturated
-// ones), and completions come off an event heap. The result is the max-min
+// ones), and completions come off an event heap. Networks with at most 64
+// routes over at most 64 links, such as parking lots, take a dense path
+// instead: every rate recomputed over small arrays and bit sets at each
+// instant, the next completion found by a scan of the routes. The result
+// is the max-min
 // fair allocation a full recomputation gives (rounding may over-commit a
 // link by at most a 1e-9 fraction), checked against a recompute-everything
 // implementation in the tests.
@@ -32,6 +36,7 @@ package flowsim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -102,24 +107,36 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 	e.meter = opts.Meter
 	recs := make([]metrics.Record, len(flows))
 	minBw := make([]int64, len(flows))
-	var path []int
+	// Host pairs with a fixed path (no ECMP choice) are routed once: on a
+	// parking lot that is every pair, and routing was a tenth of a run.
+	fixed := make(map[[2]int]routed)
+	var buf []int
 	for i, f := range flows {
-		var err error
-		path, err = net.AppendPath(path[:0], f.ID, f.Src, f.Dst)
-		if err != nil {
-			return nil, fmt.Errorf("flowsim: %w", err)
+		p, ok := fixed[[2]int{f.Src, f.Dst}]
+		if !ok {
+			path, isFixed, err := net.AppendFixedPath(buf[:0], f.ID, f.Src, f.Dst)
+			if err != nil {
+				return nil, fmt.Errorf("flowsim: %w", err)
+			}
+			host := opts.HostRateBps
+			if host == 0 {
+				host = net.Channels[path[0]].Bandwidth
+			}
+			p = routed{path: path, route: e.intern(path, host), minBw: net.Channels[path[0]].Bandwidth}
+			for _, c := range path {
+				p.minBw = min(p.minBw, net.Channels[c].Bandwidth)
+			}
+			if isFixed {
+				p.path = slices.Clone(path)
+				fixed[[2]int{f.Src, f.Dst}] = p
+			} else {
+				buf = path
+			}
 		}
-		host := opts.HostRateBps
-		if host == 0 {
-			host = net.Channels[path[0]].Bandwidth
-		}
-		e.add(f.ID, e.intern(path, host), cfg.WireBytes(f.Size), f.Start)
-		minBw[i] = net.Channels[path[0]].Bandwidth
-		for _, c := range path {
-			minBw[i] = min(minBw[i], net.Channels[c].Bandwidth)
-		}
+		e.add(f.ID, p.route, cfg.WireBytes(f.Size), f.Start)
+		minBw[i] = p.minBw
 		recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start, Class: f.Class,
-			Ideal: metrics.IdealFCT(net, path, f.Size, cfg)}
+			Ideal: metrics.IdealFCT(net, p.path, f.Size, cfg)}
 	}
 	e.run()
 	for i := range recs {
@@ -127,6 +144,13 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 		Complete(r, e.finish[i], cfg.WireBytes(r.Size), minBw[i])
 	}
 	return recs, nil
+}
+
+// routed is a flow's path with what Run derives from it.
+type routed struct {
+	path  []int
+	route int32 // the engine's route
+	minBw int64 // the smallest bandwidth on the path, bps
 }
 
 // Complete fills a record's FCT and slowdown from the finish time (ns) of

@@ -27,7 +27,7 @@ func ratesAt0(t *testing.T, capBps []int64, jobs []Job) []float64 {
 		}
 		e.add(j.ID, e.intern(j.Route, j.CapBps), j.Bytes, 0)
 	}
-	e.finish = make([]float64, len(jobs))
+	e.begin()
 	for j := range jobs {
 		e.arrive(j, 0)
 	}
@@ -335,7 +335,7 @@ func TestByteConservation(t *testing.T) {
 			j := jobs[i]
 			e.add(j.ID, e.intern(j.Route, j.CapBps), j.Bytes, j.Start)
 		}
-		e.finish = make([]float64, len(jobs))
+		e.begin()
 		sent := make([]float64, len(jobs))
 		rate := make([]float64, len(jobs)) // per job (engine order), since prev
 		prev := 0.0

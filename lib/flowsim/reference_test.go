@@ -141,15 +141,16 @@ func closeTo(got, want float64) bool {
 // The engine (incremental, routes shared, event heap) must agree with the
 // recompute-everything reference on random instances: many small ones, and
 // larger ones where re-solved neighbourhoods are a small part of the
-// network; with the water levels found by the heap and by the scan.
+// network; with the water levels found by the heap and by the scan, and
+// with the dense allocator (the default for these few routes).
 func TestSimulateMatchesReference(t *testing.T) {
-	defer func(v int) { smallFill = v }(smallFill)
+	defer func(s, d int) { smallFill, denseRoutes = s, d }(smallFill, denseRoutes)
 	for _, mode := range []struct {
-		name  string
-		small int
-	}{{"heap", -1}, {"scan", math.MaxInt}, {"default", smallFill}} {
+		name         string
+		small, dense int
+	}{{"heap", -1, 0}, {"scan", math.MaxInt, 0}, {"general", smallFill, 0}, {"default", smallFill, denseRoutes}} {
 		t.Run(mode.name, func(t *testing.T) {
-			smallFill = mode.small
+			smallFill, denseRoutes = mode.small, mode.dense
 			matchReference(t)
 		})
 	}

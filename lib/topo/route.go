@@ -144,14 +144,23 @@ func (n *Network) Path(flow, src, dst int) ([]int, error) {
 
 // AppendPath is Path appending to buf, for callers that route many flows.
 func (n *Network) AppendPath(buf []int, flow, src, dst int) ([]int, error) {
+	buf, _, err := n.AppendFixedPath(buf, flow, src, dst)
+	return buf, err
+}
+
+// AppendFixedPath is AppendPath that also reports whether the path is
+// fixed: the same for every flow from src to dst, because no node on the
+// way has a choice of equal-cost next hops. Callers routing many flows
+// can reuse a fixed path instead of routing each flow.
+func (n *Network) AppendFixedPath(buf []int, flow, src, dst int) (path []int, fixed bool, err error) {
 	if !n.IsHost(src) {
-		return buf, fmt.Errorf("topo: flow %d: source %d is not a host of %s", flow, src, n.Name)
+		return buf, false, fmt.Errorf("topo: flow %d: source %d is not a host of %s", flow, src, n.Name)
 	}
 	if !n.IsHost(dst) {
-		return buf, fmt.Errorf("topo: flow %d: destination %d is not a host of %s", flow, dst, n.Name)
+		return buf, false, fmt.Errorf("topo: flow %d: destination %d is not a host of %s", flow, dst, n.Name)
 	}
 	if src == dst {
-		return buf, fmt.Errorf("topo: flow %d: source and destination are both host %d", flow, src)
+		return buf, false, fmt.Errorf("topo: flow %d: source and destination are both host %d", flow, src)
 	}
 	r := n.r
 	S := len(r.switches)
@@ -163,7 +172,7 @@ func (n *Network) AppendPath(buf []int, flow, src, dst int) ([]int, error) {
 		}
 	}
 	if len(cand) > 0 {
-		return append(buf, int(cand[hash(flow, src)%uint64(len(cand))])), nil
+		return append(buf, int(cand[hash(flow, src)%uint64(len(cand))])), len(cand) == 1, nil
 	}
 	// Target: the destination's attachment switch nearest to the source
 	// (ties broken by the hash); then first hops toward it.
@@ -188,7 +197,7 @@ func (n *Network) AppendPath(buf []int, flow, src, dst int) ([]int, error) {
 		}
 	}
 	if best < 0 {
-		return buf, fmt.Errorf("topo: flow %d: no route from host %d to host %d", flow, src, dst)
+		return buf, false, fmt.Errorf("topo: flow %d: no route from host %d to host %d", flow, src, dst)
 	}
 	t := int(tg[hash(flow, dst)%uint64(len(tg))])
 	for _, c := range n.out[src] {
@@ -200,16 +209,18 @@ func (n *Network) AppendPath(buf []int, flow, src, dst int) ([]int, error) {
 		}
 	}
 	c := cand[hash(flow, src)%uint64(len(cand))]
+	fixed = len(tg) == 1 && len(cand) == 1
 	buf = append(buf, int(c))
 	for u := r.swIdx[n.Channels[c].Dst]; int(u) != t; {
 		nh := r.nh[r.nhOff[int(u)*S+t]:r.nhOff[int(u)*S+t+1]]
 		c = nh[hash(flow, r.switches[u])%uint64(len(nh))]
+		fixed = fixed && len(nh) == 1
 		buf = append(buf, int(c))
 		u = r.swIdx[n.Channels[c].Dst]
 	}
 	for _, c := range n.out[r.switches[t]] {
 		if n.alive(c) && n.Channels[c].Dst == dst {
-			return append(buf, int(c)), nil
+			return append(buf, int(c)), fixed, nil
 		}
 	}
 	panic("topo: target switch lost its link to the destination")

@@ -140,6 +140,37 @@ func TestECMPSpreadsEvenly(t *testing.T) {
 	}
 }
 
+// A path is fixed exactly when every flow between its hosts takes it: on
+// a fabric within a rack (one path) but not across racks (ECMP), and on a
+// parking lot always.
+func TestFixedPath(t *testing.T) {
+	lot, err := ParkingLot(ParkingLotSpec{Hops: 3, BackgroundHosts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab := mustPreset(t, "meta32-2:1")
+	for _, c := range []struct {
+		net       *Network
+		src, dst  int
+		wantFixed bool
+	}{{fab, 0, 1, true}, {fab, 0, 9, false}, {fab, 5, 200, false}, {lot, 0, 1, true}, {lot, 2, 3, true}} {
+		paths := map[string]bool{}
+		for f := 0; f < 200; f++ {
+			p, fixed, err := c.net.AppendFixedPath(nil, f, c.src, c.dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fixed != c.wantFixed {
+				t.Fatalf("%s %d->%d: fixed %v, want %v", c.net.Name, c.src, c.dst, fixed, c.wantFixed)
+			}
+			paths[fmt.Sprint(p)] = true
+		}
+		if c.wantFixed != (len(paths) == 1) {
+			t.Errorf("%s %d->%d: %d distinct paths over 200 flows, fixed %v", c.net.Name, c.src, c.dst, len(paths), c.wantFixed)
+		}
+	}
+}
+
 func TestFailLinkReroutes(t *testing.T) {
 	n := mustPreset(t, "meta32-2:1")
 	// Fail one fabric-spine link; flows that used it move to the remaining
