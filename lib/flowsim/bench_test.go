@@ -3,10 +3,10 @@
 package flowsim
 
 import (
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -79,10 +79,10 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
 	b.ResetTimer()
 	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), cputime.Used()
 		recs, err := Run(net, flows, cfg, Options{})
 		wall += time.Since(t0)
-		cpu += cpuTime() - c0
+		cpu += cputime.Used() - c0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -94,14 +94,6 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
 	b.ReportMetric(n/wall.Seconds(), "flows/s")
 	b.ReportMetric(n/cpu.Seconds(), "flows/cpu-s")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkParkingLot1M is the speed benchmark: 1M flows on a

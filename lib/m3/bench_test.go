@@ -9,27 +9,17 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
-
-// cpuSeconds is the CPU time the process has used: on a machine shared
-// with other jobs it measures cost better than wall time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
 
 // fabricScenario is the Parsimon issue's scenario (lib/parsimon's
 // accuracy benchmark): meta32-2:1, matrix B, WebServer, sigma 2.
@@ -150,16 +140,16 @@ func accuracy(b *testing.B, n int, load float64, seed uint64, model *m3.Model, r
 		}
 	}
 	cfg := sc.Spec.Network
-	t0, c0 := time.Now(), cpuSeconds()
+	t0, c0 := time.Now(), cputime.Used().Seconds()
 	base, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	baseWall, baseCPU := time.Since(t0).Seconds(), cpuSeconds()-c0
+	baseWall, baseCPU := time.Since(t0).Seconds(), cputime.Used().Seconds()-c0
 	fmt.Printf("\n== meta32-2:1, matrix B, WebServer, sigma 2, max load %g%%, seed %d, %d flows ==\npacketsim: %.1f s wall, %.1f s CPU\n", 100*load, seed, n, baseWall, baseCPU)
 	bins := metrics.M3OutputBins()
 	for _, name := range []string{"m3", "m3-flowsim-only", "parsimon"} {
-		t0, c0 := time.Now(), cpuSeconds()
+		t0, c0 := time.Now(), cputime.Used().Seconds()
 		var recs []metrics.Record
 		switch name {
 		case "parsimon":
@@ -179,7 +169,7 @@ func accuracy(b *testing.B, n int, load float64, seed uint64, model *m3.Model, r
 			}
 			recs = est.Records
 		}
-		wall, cpu := time.Since(t0).Seconds(), cpuSeconds()-c0
+		wall, cpu := time.Since(t0).Seconds(), cputime.Used().Seconds()-c0
 		c := metrics.Compare(recs, base.Records, bins, 99)
 		mean := 0.0
 		for _, e := range c.Error {

@@ -3,10 +3,10 @@
 package packetsim
 
 import (
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/netcfg"
 )
 
@@ -21,10 +21,10 @@ func benchFabric(b *testing.B, n int) {
 	var hops, events int64
 	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), cputime.Used()
 		res, err := Run(net, flows, cfg, Options{})
 		wall += time.Since(t0)
-		cpu += cpuTime() - c0
+		cpu += cputime.Used() - c0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -36,16 +36,6 @@ func benchFabric(b *testing.B, n int) {
 	b.ReportMetric(float64(events)/wall.Seconds(), "events/s")
 	b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/run")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
-}
-
-// cpuTime is the CPU time the process has used: on a shared machine it
-// measures the simulator's cost better than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkFabric100k is the full run of the issue: 100k flows.

@@ -8,10 +8,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/packetsim"
@@ -31,16 +31,6 @@ func envInt(b *testing.B, name string, def int) int {
 		b.Fatalf("%s=%q: want a positive integer", name, s)
 	}
 	return n
-}
-
-// cpuSeconds is the CPU time the process has used: on a machine shared
-// with other jobs it measures cost better than wall time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // issueScenario is the accuracy study's scenario: the 32-rack 2:1 fabric,
@@ -95,12 +85,12 @@ func BenchmarkAccuracy(b *testing.B) {
 func accuracy(b *testing.B, n int, load float64) {
 	sc := issueScenario(b, n, load)
 	cfg := sc.Spec.Network
-	t0, c0 := time.Now(), cpuSeconds()
+	t0, c0 := time.Now(), cputime.Used().Seconds()
 	base, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	baseWall, baseCPU := time.Since(t0).Seconds(), cpuSeconds()-c0
+	baseWall, baseCPU := time.Since(t0).Seconds(), cputime.Used().Seconds()-c0
 	loads, err := metrics.LinkLoads(sc.Net, sc.Flows)
 	if err != nil {
 		b.Fatal(err)
@@ -112,12 +102,12 @@ func accuracy(b *testing.B, n int, load float64) {
 		if cluster {
 			name = "parsimon-c"
 		}
-		t0, c0 := time.Now(), cpuSeconds()
+		t0, c0 := time.Now(), cputime.Used().Seconds()
 		res, err := parsimon.Run(context.Background(), sc.Net, sc.Flows, cfg, parsimon.Options{Seed: sc.Spec.Seed, Cluster: cluster})
 		if err != nil {
 			b.Fatal(err)
 		}
-		wall, cpu := time.Since(t0).Seconds(), cpuSeconds()-c0
+		wall, cpu := time.Since(t0).Seconds(), cputime.Used().Seconds()-c0
 		cmp := metrics.Compare(res.Records, base.Records, metrics.ParsimonBins(), 99)
 		fmt.Printf("-- %s: %.1f s wall, %.1f s CPU (speed-up over packetsim %.2fx wall, %.2fx CPU), %d link sims, %d pruned (%.0f%%), setup %.2f s, sims %.1f s, convolution %.2f s, longest link sim %.2f s, parsimon-inf %.2f s\n",
 			name, wall, cpu, baseWall/wall, baseCPU/cpu, res.Simulated, res.Pruned, 100*float64(res.Pruned)/float64(res.Simulated+res.Pruned),
