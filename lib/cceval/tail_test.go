@@ -238,7 +238,7 @@ func TestTailQuantileMM1(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := math.Log(100) / mm1Decay
-	t.Logf("p99 sojourn %v (closed form %.4g), tilt %v / %v, %d cycles (%d in the search)", res.Interval, want, res.Tilt.Arrival, res.Tilt.Size, res.Cycles, res.SearchCycles)
+	t.Logf("p99 sojourn %v (closed form %.4g), tilt %v / %v (model share %.2f), %d cycles (%d in the search)", res.Interval, want, res.Tilt.Arrival, res.Tilt.Size, res.Tilt.Defensive, res.Cycles, res.SearchCycles)
 	if !res.Interval.Contains(want) {
 		t.Errorf("interval %v misses %.4g", res.Interval, want)
 	}
