@@ -577,7 +577,7 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 		if err == nil {
 			if d, sh, err := fitMixture(sizes, s.m.Size, from, min(share, ceMaxShare)); err == nil {
 				if tilt == nil {
-					share = sh
+					share = sh // the model has no share to smooth from
 				}
 				next.Size = smooth(cur.Size, d)
 				next.Defensive = 1 - (ceSmoothing*sh + (1-ceSmoothing)*share)
