@@ -83,6 +83,11 @@ func (d Dist) LogSurvival(x float64) float64 {
 	return math.Log(math.Erfc((math.Log(x)-d.Mu)/d.Sigma/math.Sqrt2) / 2)
 }
 
+// logAddExp is log(e^a + e^b) without overflow.
+func logAddExp(a, b float64) float64 {
+	return max(a, b) + math.Log1p(math.Exp(-math.Abs(a-b)))
+}
+
 func (d Dist) sample(r *rand.Rand) float64 {
 	if d.Family == Exponential {
 		return d.Scale * r.ExpFloat64()
@@ -104,6 +109,11 @@ func (d Dist) stat(x float64) float64 {
 // and sum of squares of a distribution's statistics, plus censored
 // observations (an exponential gap known only to exceed an age).
 type ceSums struct{ n, s, s2, cens float64 }
+
+// add adds statistic v with weight w.
+func (c *ceSums) add(w, v float64) {
+	c.n, c.s, c.s2 = c.n+w, c.s+w*v, c.s2+w*v*v
+}
 
 // fit is the weighted maximum-likelihood distribution of family like d:
 // Eq. 16 and 17 for the log-normal, the censored-sample mean for the

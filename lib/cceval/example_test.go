@@ -62,5 +62,5 @@ func ExampleTailQuantile() {
 	fmt.Printf("p90 FCT within 10%%: %v, %d cycles\n", res.Interval.Converged(0.1), res.Cycles)
 	// Output:
 	// sizes lognormal(mu=7.688,sigma=1.84), 7.9 flows per cycle
-	// p90 FCT within 10%: true, 900 cycles
+	// p90 FCT within 10%: true, 940 cycles
 }

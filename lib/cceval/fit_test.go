@@ -2,6 +2,7 @@ package cceval
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/workload"
@@ -99,7 +100,7 @@ func TestCESumsFit(t *testing.T) {
 	// Weight 1 on ln x = 1, 3 and weight 2 on ln x = 2: mean 2, var 0.5.
 	var c ceSums
 	for _, o := range []struct{ w, v float64 }{{1, 1}, {1, 3}, {2, 2}} {
-		c.n, c.s, c.s2 = c.n+o.w, c.s+o.w*o.v, c.s2+o.w*o.v*o.v
+		c.add(o.w, o.v)
 	}
 	d, err := c.fit(LogNormalDist(0, 1))
 	if err != nil || math.Abs(d.Mu-2) > 1e-12 || math.Abs(d.Sigma-math.Sqrt(0.5)) > 1e-12 {
@@ -112,5 +113,29 @@ func TestCESumsFit(t *testing.T) {
 	}
 	if _, err := (ceSums{}).fit(ExpDist(1)); err == nil {
 		t.Error("no weight: no error")
+	}
+}
+
+// EM recovers a defensive mixture's share and tilted component from its
+// draws, and the mixture's likelihood ratio is bounded by 1/Defensive.
+func TestFitMixture(t *testing.T) {
+	m := LogNormalDist(7.7, 1.8)
+	want := Tilt{Size: LogNormalDist(12, 0.7), Defensive: 0.9}
+	r := rand.New(rand.NewPCG(1, 2))
+	var xs []weighted
+	for range 20000 {
+		d := want.Size
+		if r.Float64() < want.Defensive {
+			d = m
+		}
+		x := d.sample(r)
+		xs = append(xs, weighted{x, 1})
+		if l := want.sizeLogLR(&Model{Size: m}, x); l > -math.Log(want.Defensive)+1e-12 {
+			t.Fatalf("ratio %v at %v above 1/Defensive", math.Exp(l), x)
+		}
+	}
+	d, share, err := fitMixture(xs, m, LogNormalDist(11, 1), 0.3)
+	if err != nil || math.Abs(share-0.1) > 0.01 || math.Abs(d.Mu-12) > 0.05 || math.Abs(d.Sigma-0.7) > 0.05 {
+		t.Errorf("fit %v, share %.3f (%v); want %v, share 0.1", d, share, err, want.Size)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/estimator"
@@ -213,6 +212,21 @@ func ModelTrial(m *Model, run Runner, bins metrics.Bins, pcts []float64) Trial {
 type Tilt struct {
 	Arrival, Size Dist
 	GammaMax      float64
+	// Defensive is the share of importance-sampled sizes drawn from the
+	// model's own size distribution instead of Size: the defensive
+	// mixture Defensive·model + (1-Defensive)·Size, whose likelihood
+	// ratios are at most 1/Defensive.
+	Defensive float64
+}
+
+// sizeLogLR is the log likelihood ratio of an importance-sampled size.
+func (t *Tilt) sizeLogLR(m *Model, x float64) float64 {
+	lf := m.Size.LogPDF(x)
+	lg := t.Size.LogPDF(x)
+	if t.Defensive > 0 {
+		lg = logAddExp(math.Log(t.Defensive)+lf, math.Log1p(-t.Defensive)+lg)
+	}
+	return lf - lg
 }
 
 // cycle is one cycle's flows and the inputs the likelihood ratio needs.
@@ -274,8 +288,12 @@ func (m *Model) draw(seed uint64, tilt *Tilt, switchNs int64) cycle {
 		}
 		var size, ell float64
 		if inIS {
-			size = tilt.Size.sample(r)
-			ell = m.Size.LogPDF(size) - tilt.Size.LogPDF(size)
+			if tilt.Defensive > 0 && r.Float64() < tilt.Defensive {
+				size = m.Size.sample(r)
+			} else {
+				size = tilt.Size.sample(r)
+			}
+			ell = tilt.sizeLogLR(m, size)
 			if arrTilted {
 				ell += m.Arrival.LogPDF(gap) - tilt.Arrival.LogPDF(gap)
 			}
@@ -293,24 +311,18 @@ func (m *Model) draw(seed uint64, tilt *Tilt, switchNs int64) cycle {
 	return c
 }
 
-// logLR is log L(u) of Eq. 10 for an observation at continuous time u:
-// the ratio of the gaps and sizes of the importance-sampled flows that
-// arrived before u, and the age term of the gap still running at u (when
-// arrivals are tilted). After the switch or the end of arrivals nothing
-// is tilted any more, so u is capped there.
-func (c *cycle) logLR(u float64, m *Model, tilt *Tilt) float64 {
+// logLR is log L(u) of Eq. 10 for an observation at continuous time u,
+// given k, the importance-sampled flows that arrived before u, and age,
+// u minus the last of their arrivals: the ratio of those flows' gaps and
+// sizes and the age term of the gap still running at u (when arrivals
+// are tilted).
+func (c *cycle) logLR(k int, age float64, m *Model, tilt *Tilt) float64 {
 	if tilt == nil {
 		return 0
 	}
-	u = min(u, c.switchAt, float64(m.DurationNs))
-	k := sort.SearchFloat64s(c.t[:c.nIS], u) // importance-sampled flows that arrived before u
 	l := c.cum[k]
 	if tilt.Arrival != m.Arrival {
-		last := 0.0
-		if k > 0 {
-			last = c.t[k-1]
-		}
-		l += m.Arrival.LogSurvival(u-last) - tilt.Arrival.LogSurvival(u-last)
+		l += m.Arrival.LogSurvival(age) - tilt.Arrival.LogSurvival(age)
 	}
 	return l
 }

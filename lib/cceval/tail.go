@@ -115,8 +115,14 @@ func (c *TailConfig) sizeFor(meanFlows float64) {
 }
 
 // sample is one flow's response and the log of its likelihood ratio
-// L(F_n) (Eq. 9).
-type sample struct{ r, logL float64 }
+// L(F_n) (Eq. 9), with what the cross-entropy update needs of the ratio:
+// the importance-sampled flows whose inputs it covers (the first inputs
+// of the cycle) and the age of the gap running at its end.
+type sample struct {
+	r, logL float64
+	inputs  int
+	age     float64
+}
 
 // cycleResult is what one cycle contributes.
 type cycleResult struct {
@@ -124,11 +130,10 @@ type cycleResult struct {
 	runs     int  // estimator runs: 2 when the switch forced a replay
 	flows    int  // flows simulated, replays included
 	switched bool // a response exceeded GammaMax
-	// The importance-sampled inputs, for the cross-entropy update: sizes,
-	// complete inter-arrival gaps and the gap still running when tilting
-	// ended (a censored observation).
-	sizes, gaps []float64
-	censored    float64
+	// The importance-sampled inputs, for the cross-entropy update: sizes
+	// and inter-arrival gaps (all of the cycle's when it sampled the model),
+	// and sizeLR[k], the log likelihood ratio of the first k sizes.
+	sizes, gaps, sizeLR []float64
 }
 
 // sampler runs the cycles of a model.
@@ -186,20 +191,30 @@ func (s *sampler) cycle(seed uint64, tilt *Tilt) (cycleResult, error) {
 			}
 		}
 	}
-	out.samples = make([]sample, len(recs))
-	for i := range recs {
-		out.samples[i] = sample{s.resp(&recs[i]), c.logLR(float64(recs[i].Start+recs[i].FCT)+1, s.m, tilt)}
-	}
 	n := len(c.flows)
 	if tilt != nil {
 		n = c.nIS
 	}
 	out.sizes, out.gaps = c.sizes[:n], c.gaps[:n]
-	last := 0.0
-	if n > 0 {
-		last = c.t[n-1]
+	out.sizeLR = make([]float64, n+1)
+	for i, x := range out.sizes {
+		out.sizeLR[i+1] = out.sizeLR[i]
+		if tilt != nil {
+			out.sizeLR[i+1] += tilt.sizeLogLR(s.m, x)
+		}
 	}
-	out.censored = min(c.switchAt, float64(s.m.DurationNs)) - last
+	out.samples = make([]sample, len(recs))
+	for i := range recs {
+		// After the switch or the end of arrivals nothing is tilted any
+		// more, so the ratio stops there.
+		u := min(float64(recs[i].Start+recs[i].FCT)+1, c.switchAt, float64(s.m.DurationNs))
+		k := sort.SearchFloat64s(c.t[:n], u)
+		age := u
+		if k > 0 {
+			age -= c.t[k-1]
+		}
+		out.samples[i] = sample{r: s.resp(&recs[i]), logL: c.logLR(k, age, s.m, tilt), inputs: k, age: age}
+	}
 	return out, nil
 }
 
@@ -291,8 +306,9 @@ func quantileOf(samples []sample, p float64, cycles int, meanFlows float64) (flo
 // Epoch is one step of the cross-entropy search (Alg. 1).
 type Epoch struct {
 	Tilt Tilt // the distributions this epoch's cycles were drawn from
-	// Gamma is the epoch's estimate of the quantile: the threshold of the
-	// next update and the next epoch's GammaMax.
+	// Gamma is the estimate of the quantile from the cycles of this and
+	// the earlier epochs: the threshold of the next update and the next
+	// epoch's GammaMax.
 	Gamma float64
 	// TailShare is the share of the epoch's sampled flows whose response
 	// exceeded its GammaMax (unweighted).
@@ -327,7 +343,8 @@ type TailResult struct {
 // cycles (Eq. 4-8), importance sampling with the switching change of
 // measure and the likelihood ratio in log space (Eq. 9-13), the adaptive
 // cross-entropy search of the sizes' importance-sampling distribution
-// (Alg. 1, Eq. 16-17), and the batch method: every BatchCycles cycles
+// (Alg. 1, Eq. 16-17; a defensive mixture rather than the paper's single
+// log-normal, see search), and the batch method: every BatchCycles cycles
 // give one quantile (Eq. 12), and model-free estimation (Estimate) over
 // batches gives the interval and decides, with its exploratory stage and
 // forecast, how many batches to run.
@@ -363,6 +380,9 @@ func TailQuantile(m *Model, run Runner, cfg TailConfig) (*TailResult, error) {
 		}
 		if err := t.Size.Validate(); err != nil {
 			return nil, err
+		}
+		if !(t.Defensive >= 0 && t.Defensive < 1) {
+			return nil, fmt.Errorf("cceval: the model's share %v of importance-sampled sizes must be in [0, 1)", t.Defensive)
 		}
 		res.Tilt = &t
 	case !cfg.Plain:
@@ -437,24 +457,48 @@ const (
 	// ceSmoothing is the weight of the new fit against the previous
 	// parameters; it keeps one noisy epoch from collapsing the tilt.
 	ceSmoothing = 0.7
+	// ceMaxShare bounds the tilted component's share of the size
+	// mixture, so that a size's likelihood ratio is at most
+	// 1/(1-ceMaxShare).
+	ceMaxShare = 0.5
+	// ceEMSteps is the number of EM steps of one epoch's mixture fit.
+	ceEMSteps = 30
 )
 
 // search is the adaptive cross-entropy search (Alg. 1): the first epoch
-// samples the model itself; every epoch estimates the quantile from its
-// cycles (Eq. 12), the next epoch's GammaMax, then refits the size
+// samples the model itself; every epoch estimates the quantile (Eq. 12),
+// the next epoch's GammaMax, then refits the sizes' importance-sampling
 // distribution (and with TiltArrivals the inter-arrival distribution) to
-// the importance-sampled inputs of its cycles, each cycle weighted by
-// Σ_n 1{R_n ≥ γ}·L(F_n) (Eq. 16-17, whose expectation under the model is
-// estimated from tilted cycles with their ratios). Two safeguards the
-// paper does not state: γ is at most the epoch's 1-ceElite response
-// quantile, and the fit is smoothed (ceSmoothing) and never narrower than
-// the model (σ̃ ≥ σ, an exponential mean never below the model's for
-// sizes): a log-normal tilt with σ̃ < σ/√2 gives the tail estimator
-// infinite variance, and the elite flows of an epoch, all just above γ,
-// pull σ̃ far below that.
+// the importance-sampled inputs that the ratios of the flows with
+// R_n ≥ γ cover, each flow's inputs weighted by its L(F_n) (Eq. 16-17,
+// whose expectation under the model is estimated from tilted cycles with
+// their ratios). Each epoch's cycles estimate the same expectations under
+// the model, so the quantile and the fit use the cycles of all epochs so
+// far, not the epoch's alone: an epoch of a few tail flows gives a noisy
+// fit.
+//
+// The sizes' distribution is a defensive mixture (Tilt.Defensive) of the
+// model and a tilted component. The paper's single tilted log-normal
+// tilts every flow of a cycle alike, although a flow's tail response
+// mostly needs one large flow among those it overlaps (its own,
+// typically): the ratios of the other flows then multiply into noisy
+// weights, and the fit, averaging over all of them, settles on a small
+// tilt. A mixture makes a few flows large and leaves the others at the
+// model's sizes, with ratios at most 1/Defensive. The component is the
+// cross-entropy fit of the mixture (EM, fitMixture); its share is the one
+// that minimises the estimator's second moment (bestShare).
+//
+// Safeguards the paper does not state: γ is at most the epoch's
+// 1-ceElite response quantile, the fit is smoothed (ceSmoothing), and the
+// tilted share is at most ceMaxShare.
 func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 	cur := Tilt{Arrival: s.m.Arrival, Size: s.m.Size}
 	var tilt *Tilt // nil: the first epoch samples the model
+	var (
+		thr    float64
+		pool   []cycleResult // every epoch's cycles
+		pooled []sample
+	)
 	for e := range cfg.Epochs {
 		seeds := make([]uint64, cfg.CECycles)
 		for j := range seeds {
@@ -465,9 +509,11 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 			return nil, err
 		}
 		res.SearchCycles += len(seeds)
+		pool = append(pool, outs...)
 		var all []sample
 		for _, o := range outs {
 			all = append(all, o.samples...)
+			pooled = append(pooled, o.samples...)
 			res.Runs += o.runs
 			res.Flows += o.flows
 		}
@@ -479,8 +525,8 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 			rs[i] = x.r
 		}
 		elite := metrics.Percentile(rs, 100*(1-ceElite))
-		gamma, _ := quantileOf(all, cfg.P, len(seeds), res.MeanFlows)
-		thr := min(gamma, elite)
+		gamma, _ := quantileOf(pooled, cfg.P, len(pool), res.MeanFlows)
+		thr = min(gamma, elite)
 		ep := Epoch{Tilt: cur, Gamma: gamma}
 		if tilt == nil {
 			ep.Tilt.GammaMax = math.Inf(1)
@@ -494,60 +540,172 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 		ep.TailShare = float64(tail) / float64(len(all))
 		res.Epochs = append(res.Epochs, ep)
 		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "cceval: epoch %d: sizes %v, p%g %.4g\n", e+1, ep.Tilt.Size, 100*cfg.P, gamma)
+			fmt.Fprintf(cfg.Progress, "cceval: epoch %d: sizes %v (model's share %.3g), p%g %.4g\n", e+1, ep.Tilt.Size, ep.Tilt.Defensive, 100*cfg.P, gamma)
 		}
-		var sz, ar ceSums
-		for _, o := range outs {
-			w := 0.0
-			for _, x := range o.samples {
-				if x.r >= thr {
-					w += math.Exp(x.logL)
+		var (
+			sizes   []weighted
+			own, ar ceSums
+			inputs  float64
+		)
+		for _, o := range pool {
+			for i, x := range o.samples {
+				if x.r < thr {
+					continue
 				}
+				w := math.Exp(x.logL)
+				for _, v := range o.sizes[:x.inputs] {
+					sizes = append(sizes, weighted{v, w})
+				}
+				if tilt == nil {
+					own.add(w, s.m.Size.stat(o.sizes[i]))
+				}
+				inputs += w * float64(x.inputs)
+				for _, g := range o.gaps[:x.inputs] {
+					ar.add(w, g)
+				}
+				ar.cens += w * x.age
 			}
-			if w == 0 {
-				continue
-			}
-			for _, x := range o.sizes {
-				v := s.m.Size.stat(x)
-				sz.n, sz.s, sz.s2 = sz.n+w, sz.s+w*v, sz.s2+w*v*v
-			}
-			for _, g := range o.gaps {
-				ar.n, ar.s = ar.n+w, ar.s+w*g
-			}
-			ar.cens += w * o.censored
 		}
-		next := Tilt{Arrival: cur.Arrival, Size: cur.Size, GammaMax: gamma}
-		if d, err := sz.fit(s.m.Size); err == nil {
-			next.Size = smooth(cur.Size, d, s.m.Size, true)
+		next := Tilt{Arrival: cur.Arrival, Size: cur.Size, GammaMax: gamma, Defensive: cur.Defensive}
+		// The first epoch starts EM from the tail flows' own sizes, one
+		// large flow among the inputs each covers.
+		from, share := cur.Size, 1-cur.Defensive
+		if tilt == nil {
+			from, err = own.fit(s.m.Size)
+			share = own.n / inputs
+		}
+		if err == nil {
+			if d, sh, err := fitMixture(sizes, s.m.Size, from, min(share, ceMaxShare)); err == nil {
+				if tilt == nil {
+					share = sh // the model has no share to smooth from
+				}
+				next.Size = smooth(cur.Size, d)
+				next.Defensive = 1 - (ceSmoothing*sh + (1-ceSmoothing)*share)
+			}
 		}
 		if cfg.TiltArrivals && s.m.Arrival.Family == Exponential {
 			if d, err := ar.fit(s.m.Arrival); err == nil {
-				next.Arrival = smooth(cur.Arrival, d, s.m.Arrival, false)
+				next.Arrival = smooth(cur.Arrival, d)
 			}
 		}
 		cur, tilt = next, &next
 	}
+	// The search samples with the cross-entropy share, whose cycles give
+	// the component its tail flows; the estimation with the share of
+	// least variance.
+	tilt.Defensive = 1 - s.bestShare(pool, thr, tilt.Size)
 	return tilt, nil
 }
 
-// smooth moves from to ceSmoothing of the way to fit; with floor, the
-// result is never narrower than the model m (sizes: σ̃ ≥ σ, or an
-// exponential mean of at least the model's).
-func smooth(from, fit, m Dist, floor bool) Dist {
+// ceShares are the tilted shares of the size mixture bestShare tries:
+// log-spaced from 0.005 to ceMaxShare.
+var ceShares = func() []float64 {
+	const n = 25
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = 0.005 * math.Pow(ceMaxShare/0.005, float64(i)/(n-1))
+	}
+	return out
+}()
+
+// bestShare is the share of the tilted component d in the size mixture
+// that minimises the second moment of the weighted tail indicators
+// 1{R_n ≥ thr}·L'(F_n): Σ_n E[1{R_n ≥ thr}·L'(F_n)] under the model,
+// estimated from the pooled cycles by reweighting each tail flow's
+// covered sizes from the mixture they were drawn from to the candidate
+// (cross terms between the flows of a cycle are left out). The
+// cross-entropy fit of the share, near one over the sizes a tail flow's
+// ratio covers, is about right for short cycles but too large for long
+// ones: each covered size multiplies the second moment by about
+// 1/(1-share), and a tail flow of a 1 ms cycle on the dumbbell covers
+// some 20 sizes.
+func (s *sampler) bestShare(pool []cycleResult, thr float64, d Dist) float64 {
+	// The model's and the component's log densities of the sizes the
+	// tail flows' ratios cover, a prefix of each cycle's sizes.
+	type covered struct {
+		o      *cycleResult
+		lf, ld []float64
+	}
+	var cs []covered
+	for i := range pool {
+		o := &pool[i]
+		n := 0
+		for _, x := range o.samples {
+			if x.r >= thr {
+				n = max(n, x.inputs)
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		c := covered{o: o, lf: make([]float64, n), ld: make([]float64, n)}
+		for j, v := range o.sizes[:n] {
+			c.lf[j], c.ld[j] = s.m.Size.LogPDF(v), d.LogPDF(v)
+		}
+		cs = append(cs, c)
+	}
+	best, min := ceShares[0], math.Inf(1)
+	var cum []float64
+	for _, sh := range ceShares {
+		lsh, lm := math.Log(sh), math.Log1p(-sh)
+		m2 := 0.0
+		for _, c := range cs {
+			// cum[k] is the candidate's log ratio of the first k sizes.
+			cum = append(cum[:0], 0)
+			for j := range c.lf {
+				cum = append(cum, cum[j]+c.lf[j]-logAddExp(lm+c.lf[j], lsh+c.ld[j]))
+			}
+			for _, x := range c.o.samples {
+				if x.r >= thr {
+					// The arrivals' part of the ratio stays.
+					m2 += math.Exp(2*x.logL - c.o.sizeLR[x.inputs] + cum[x.inputs])
+				}
+			}
+		}
+		if m2 < min {
+			best, min = sh, m2
+		}
+	}
+	return best
+}
+
+// weighted is an input with the weight of its cross-entropy update.
+type weighted struct{ x, w float64 }
+
+// fitMixture is the cross-entropy update of the defensive mixture
+// share·d + (1-share)·m of sizes: ceEMSteps EM steps of the weighted
+// maximum-likelihood fit of share and d to xs (Eq. 16-17 for the
+// mixture), m fixed, starting from share and d. The share stays in
+// (0, ceMaxShare].
+func fitMixture(xs []weighted, m, d Dist, share float64) (Dist, float64, error) {
+	for range ceEMSteps {
+		var c ceSums
+		total := 0.0
+		for _, x := range xs {
+			// The responsibility of the tilted component for x.
+			lt, lm := math.Log(share)+d.LogPDF(x.x), math.Log1p(-share)+m.LogPDF(x.x)
+			c.add(x.w/(1+math.Exp(lm-lt)), m.stat(x.x))
+			total += x.w
+		}
+		var err error
+		if d, err = c.fit(m); err != nil {
+			return d, share, err
+		}
+		share = min(c.n/total, ceMaxShare)
+	}
+	return d, share, nil
+}
+
+// smooth moves from to ceSmoothing of the way to fit.
+func smooth(from, fit Dist) Dist {
 	a := ceSmoothing
 	d := from
 	if d.Family == Exponential {
 		d.Scale = a*fit.Scale + (1-a)*from.Scale
-		if floor {
-			d.Scale = max(d.Scale, m.Scale)
-		}
 		return d
 	}
 	d.Mu = a*fit.Mu + (1-a)*from.Mu
 	d.Sigma = a*fit.Sigma + (1-a)*from.Sigma
-	if floor {
-		d.Sigma = max(d.Sigma, m.Sigma)
-	}
 	return d
 }
 
