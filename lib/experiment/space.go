@@ -45,7 +45,12 @@ type Range struct {
 
 // DefaultFlows is the flow count of DefaultSpace. Parsimon ran 2M flows per
 // scenario and m3 10M; 20k keeps a 192-scenario packet-level sweep to hours
-// on two cores rather than weeks. Override it with the space's flows.
+// on two cores rather than weeks. It is too few for Parsimon on the
+// all-to-all matrix A: a host channel there carries about 75 flows, fewer
+// than Parsimon's bucket size B = 100, so every flow size on it shares one
+// delay distribution, and Parsimon's p99 errors come out two to three
+// times what they are at 100k flows (BENCHMARKS.md, Parsimon).
+// Override it with the space's flows.
 const DefaultFlows = 20_000
 
 // DefaultSpace is the sample space of Parsimon's Table 3 (also m3's Table
