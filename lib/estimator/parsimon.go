@@ -112,6 +112,7 @@ func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 		Extra: map[string]string{
 			"link_sims":          strconv.Itoa(res.Simulated),
 			"link_sims_pruned":   strconv.Itoa(res.Pruned),
+			"link_sims_sparse":   strconv.Itoa(res.Sparse),
 			"setup_s":            fmtSeconds(res.SetupSeconds),
 			"link_sims_s":        fmtSeconds(res.SimSeconds),
 			"convolve_s":         fmtSeconds(res.ConvolveSeconds),

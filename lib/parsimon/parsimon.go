@@ -117,6 +117,11 @@ type Result struct {
 	// Simulated and Pruned count the busy channels that were simulated
 	// and those that took a representative's delays instead.
 	Simulated, Pruned int
+	// Sparse counts the simulated channels that carry fewer flows than the
+	// bucket size B: all their flows share one delay bucket, so a long
+	// flow draws short flows' per-packet delays and Parsimon overestimates
+	// it (BENCHMARKS.md: 20k flows on matrix A). Run warns on Progress.
+	Sparse int
 	// Wall times in seconds: decomposition, clustering and task building;
 	// the link simulation pool; bucketing and convolution; and the longest
 	// single link simulation.
@@ -188,6 +193,15 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		tasks = append(tasks, t)
 	}
 	res.Simulated = len(tasks)
+	for _, t := range tasks {
+		if len(t.Flows) < o.BucketSize {
+			res.Sparse++
+		}
+	}
+	if res.Sparse > 0 && o.Progress != nil {
+		fmt.Fprintf(o.Progress, "parsimon: warning: %d of %d simulated links carry fewer than B = %d flows, so their delays form one bucket for all sizes and large flows are overestimated; use more flows or a smaller bucket size\n",
+			res.Sparse, len(tasks), o.BucketSize)
+	}
 	res.SetupSeconds = time.Since(t0).Seconds()
 
 	t1 := time.Now()

@@ -125,10 +125,13 @@ func TestEndToEndTinyFabric(t *testing.T) {
 				t.Errorf("cluster=%v: p%.0f slowdown %.3f, packetsim %.3f", cluster, 100*q, est, truth)
 			}
 		}
-		busy := 0
+		busy, sparse := 0, 0
 		for c, st := range res.Channels {
 			if st.Flows > 0 {
 				busy++
+				if st.Representative == c && st.Flows < DefaultBucketSize { // none here; TestSparseWarning has some
+					sparse++
+				}
 				rep := res.Channels[st.Representative]
 				if rep.Representative != rep.Channel || rep.Kind != st.Kind || res.Net.Channel[c] != res.Net.Channel[rep.Channel] {
 					t.Errorf("channel %d: representative %d is not a simulated channel of its kind", c, st.Representative)
@@ -140,12 +143,44 @@ func TestEndToEndTinyFabric(t *testing.T) {
 		if res.Simulated+res.Pruned != busy || (cluster && res.Pruned == 0) || (!cluster && res.Pruned != 0) {
 			t.Errorf("cluster=%v: %d simulated + %d pruned, %d busy channels", cluster, res.Simulated, res.Pruned, busy)
 		}
+		if res.Sparse != sparse {
+			t.Errorf("cluster=%v: %d sparse links reported, %d simulated channels carry fewer than B flows", cluster, res.Sparse, sparse)
+		}
 		tab := res.ChannelsTable()
 		if err := tab.Check(); err != nil || tab.Len() != len(net.Channels) {
 			t.Errorf("channels table: %v, %d rows", err, tab.Len())
 		}
 		if inf := res.InfSeconds(); inf <= 0 || inf > res.SetupSeconds+res.SimSeconds+res.ConvolveSeconds {
 			t.Errorf("inf figure %g s out of range", inf)
+		}
+	}
+}
+
+// Links with fewer flows than the bucket size are counted and reported:
+// their single bucket is what makes Parsimon overestimate on sparse
+// workloads.
+func TestSparseWarning(t *testing.T) {
+	net, flows := tinyScenario(t, 1000)
+	for _, tc := range []struct {
+		b    int
+		warn bool
+	}{{10, false}, {100_000, true}} {
+		var progress strings.Builder
+		res, err := Run(context.Background(), net, flows, netcfg.Default(), Options{Seed: 1, BucketSize: tc.b, Workers: 2, Progress: &progress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for c, st := range res.Channels {
+			if st.Representative == c && st.Flows < tc.b {
+				want++
+			}
+		}
+		if tc.warn && want != res.Simulated {
+			t.Fatalf("B = %d: %d of %d simulated links below B", tc.b, want, res.Simulated)
+		}
+		if res.Sparse != want || strings.Contains(progress.String(), "warning") != (want > 0) {
+			t.Errorf("B = %d: %d sparse links reported, want %d; progress:\n%s", tc.b, res.Sparse, want, progress.String())
 		}
 	}
 }
