@@ -54,8 +54,14 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 	if !ok {
 		return nil, fmt.Errorf("estimator: unknown estimator %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
+	return timed(name, sc, func() (*Result, error) { return r(ctx, sc, []byte(options)) })
+}
+
+// timed runs estimator name on sc through run and fills in the result's
+// name, scenario and wall time.
+func timed(name string, sc *scenario.Scenario, run func() (*Result, error)) (*Result, error) {
 	t0 := time.Now()
-	res, err := r(ctx, sc, []byte(options))
+	res, err := run()
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}

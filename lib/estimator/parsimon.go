@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -39,7 +38,7 @@ var parsimonVariants = map[string]parsimon.Backend{
 func init() {
 	for name := range parsimonVariants {
 		register(name, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-			return RunParsimon(ctx, name, sc, string(opts), nil)
+			return runParsimon(ctx, name, sc, string(opts), nil)
 		})
 	}
 	register(ParsimonLink, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
@@ -54,14 +53,13 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		t0 := time.Now()
-		recs, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
+		recs, wall, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Records: recs, Options: encode(o), Extra: map[string]string{
 			"channel":    strconv.Itoa(o.Channel),
-			LinkSimExtra: fmtSeconds(time.Since(t0).Seconds()),
+			LinkSimExtra: fmtSeconds(wall),
 		}}, nil
 	})
 }
@@ -93,22 +91,22 @@ type ParsimonLinkOptions struct {
 // figure (longest link simulation plus fixed costs) goes into the
 // metadata as inf_s.
 func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
+	return timed(name, sc, func() (*Result, error) { return runParsimon(ctx, name, sc, opts, links) })
+}
+
+func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
 	po, provenance, err := parsimonVariant(name, sc, opts)
 	if err != nil {
-		return nil, fmt.Errorf("estimator %s: %w", name, err)
+		return nil, err
 	}
 	po.Links = links
-	t0 := time.Now()
 	res, err := parsimon.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, po)
 	if err != nil {
-		return nil, fmt.Errorf("estimator %s: %w", name, err)
+		return nil, err
 	}
 	return &Result{
-		Estimator:   name,
-		ScenarioID:  sc.ID,
-		Records:     res.Records,
-		Options:     provenance,
-		WallSeconds: time.Since(t0).Seconds(),
+		Records: res.Records,
+		Options: provenance,
 		Extra: map[string]string{
 			"link_sims":          strconv.Itoa(res.Simulated),
 			"link_sims_pruned":   strconv.Itoa(res.Pruned),

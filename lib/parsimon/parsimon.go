@@ -238,22 +238,26 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 }
 
 // RunLink runs the link-level simulation of one channel of a Run with the
-// same inputs and options, and returns its records (Task.Records): what a
-// LinkRunner that runs each simulation in another process computes there.
-func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, channel int) ([]metrics.Record, error) {
+// same inputs and options, and returns its records (Task.Records) and the
+// simulation's wall time in seconds (decomposition excluded, as in
+// RunTask): what a LinkRunner that runs each simulation in another process
+// computes there.
+func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, channel int) ([]metrics.Record, float64, error) {
 	o := opts.withDefaults()
 	d, err := Decompose(net, flows, cfg)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if channel < 0 || channel >= len(net.Channels) || len(d.On(channel)) == 0 {
-		return nil, fmt.Errorf("parsimon: channel %d is not a busy channel of %s", channel, net.Name)
+		return nil, 0, fmt.Errorf("parsimon: channel %d is not a busy channel of %s", channel, net.Name)
 	}
 	t, err := d.Task(channel, o.Inflation)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return t.Records(ctx, o.Backend)
+	t0 := time.Now()
+	recs, err := t.Records(ctx, o.Backend)
+	return recs, time.Since(t0).Seconds(), err
 }
 
 // ChannelsTable returns the per-channel frame of a run: channel id, its
