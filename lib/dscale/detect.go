@@ -64,10 +64,8 @@ func Detect(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, res *pa
 	}
 	span := float64(flows[len(flows)-1].Start - flows[0].Start)
 	mean := make([]float64, len(net.Channels))
-	for c, n := range res.ChannelPackets {
-		if n > 0 {
-			mean[c] = res.ChannelQueueNanos[c] / float64(n)
-		}
+	for c := range mean {
+		mean[c] = MeanQueueNs(res, c)
 	}
 	groups, err := groupPaths(net, flows, cfg)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -261,7 +262,7 @@ func (r *Replica) assemble(net *topo.Network, cfg netcfg.Config, factor map[int]
 	for gi := range r.Groups {
 		g := &r.Groups[gi]
 		p, k := g.Path, g.Kept
-		first, last := indexOf(p, k[0]), indexOf(p, k[len(k)-1])
+		first, last := slices.Index(p, k[0]), slices.Index(p, k[len(k)-1])
 		// DSCALEs's access links run at the rate of the link they feed (or
 		// leave), scaled like it, so that a source's bursts meet the link
 		// as they did.
@@ -274,7 +275,7 @@ func (r *Replica) assemble(net *topo.Network, cfg netcfg.Config, factor map[int]
 			g.UpNs += hopNs(net.Channels[p[i]], cfg)
 		}
 		for i := first + 1; i < last; i++ {
-			if indexOf(k, p[i]) < 0 {
+			if slices.Index(k, p[i]) < 0 {
 				g.MidNs += hopNs(net.Channels[p[i]], cfg)
 			}
 		}
@@ -315,7 +316,7 @@ func (r *Replica) assemble(net *topo.Network, cfg netcfg.Config, factor map[int]
 		}
 		for i, c := range k {
 			route = append(route, hop{node(net.Channels[c].Src), node(net.Channels[c].Dst)})
-			if i+1 == len(k) || indexOf(p, k[i+1]) == indexOf(p, c)+1 {
+			if i+1 == len(k) || slices.Index(p, k[i+1]) == slices.Index(p, c)+1 {
 				continue
 			}
 			u, v := node(net.Channels[c].Dst), node(net.Channels[k[i+1]].Src)
@@ -407,15 +408,6 @@ func (r *Replica) Paths() [][]int {
 		p[i] = r.Groups[r.Group[i]].Route
 	}
 	return p
-}
-
-func indexOf(xs []int, x int) int {
-	for i, v := range xs {
-		if v == x {
-			return i
-		}
-	}
-	return -1
 }
 
 // bridge joins the pieces of a replica that share no link (congested links

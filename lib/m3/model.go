@@ -127,18 +127,13 @@ func (m *Model) Predict(samples []*Sample) [][][]float64 {
 
 // forward is the members' mean output (log corrections) for inputs x.
 func (m *Model) forward(x *mat.Dense) *mat.Dense {
-	var sum mat.Dense
-	for i, n := range m.nets {
-		if i == 0 {
-			out, _ := n.forward(x)
-			sum.CloneFrom(out)
-			continue
-		}
+	sum, _ := m.nets[0].forward(x) // a fresh matrix: accumulate in place
+	for _, n := range m.nets[1:] {
 		out, _ := n.forward(x)
-		sum.Add(&sum, out)
+		sum.Add(sum, out)
 	}
-	sum.Scale(1/float64(len(m.nets)), &sum)
-	return &sum
+	sum.Scale(1/float64(len(m.nets)), sum)
+	return sum
 }
 
 // correct applies log corrections c to base percentiles, keeping each row

@@ -2,6 +2,7 @@ package m3
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -210,22 +211,14 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 // offPathDelay is the propagation delay of route before channel c (before
 // true) or after it: the part of a background flow's route off the path.
 func offPathDelay(net *topo.Network, route []int, c int, before bool) int64 {
-	var sum int64
-	at := -1
-	for i, x := range route {
-		if x == c {
-			at = i
-			break
-		}
-	}
+	at := slices.Index(route, c)
+	off := route[at+1:]
 	if before {
-		for _, x := range route[:at] {
-			sum += net.Channels[x].Delay
-		}
-	} else {
-		for _, x := range route[at+1:] {
-			sum += net.Channels[x].Delay
-		}
+		off = route[:at]
+	}
+	var sum int64
+	for _, x := range off {
+		sum += net.Channels[x].Delay
 	}
 	return sum
 }

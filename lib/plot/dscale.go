@@ -22,15 +22,16 @@ func DSCALEQueues(ev *dscale.Evaluation, net *topo.Network, k int, label func(no
 		label = func(n int) string { return fmt.Sprint(n) }
 	}
 	chans := append([]int(nil), ev.Congested...)
-	mean := func(c int) float64 {
+	mean := make(map[int]float64, len(chans)) // the original's mean queue per channel
+	for _, c := range chans {
 		q := ev.Systems[0].Queues[c]
 		var s float64
 		for _, x := range q {
 			s += x
 		}
-		return s / float64(max(1, len(q)))
+		mean[c] = s / float64(max(1, len(q)))
 	}
-	sort.SliceStable(chans, func(a, b int) bool { return mean(chans[a]) > mean(chans[b]) })
+	sort.SliceStable(chans, func(a, b int) bool { return mean[chans[a]] > mean[chans[b]] })
 	var panels []*plot.Plot
 	for _, c := range chans[:min(k, len(chans))] {
 		ch := net.Channels[c]

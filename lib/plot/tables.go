@@ -415,7 +415,7 @@ func ErrorStats(rows []metrics.Summary, edges []float64) *frame.Table {
 	for _, e := range ests {
 		for k, rg := range ranges {
 			var abs []float64
-			over, wall, base := 0, 0.0, 0.0
+			over, within, wall, base := 0, 0, 0.0, 0.0
 			for _, r := range rows {
 				if r.Estimator != e || math.IsNaN(r.P99.ErrorAll) || !(r.MaxLoad > rg[0] && r.MaxLoad <= rg[1]) {
 					continue
@@ -424,16 +424,13 @@ func ErrorStats(rows []metrics.Summary, edges []float64) *frame.Table {
 				if r.P99.ErrorAll > 0 {
 					over++
 				}
+				if math.Abs(r.P99.ErrorAll) <= 0.10 {
+					within++
+				}
 				wall, base = wall+r.WallSeconds, base+r.BaseWallSeconds
 			}
 			if len(abs) == 0 {
 				continue
-			}
-			within := 0
-			for _, a := range abs {
-				if a <= 0.10 {
-					within++
-				}
 			}
 			sort.Float64s(abs)
 			load := "all"
