@@ -67,17 +67,23 @@ func (s pfsScenario) get() (scenario.Spec, error) {
 	return scenario.Spec{}, fmt.Errorf("unknown pfs scenario %q (dumbbell or fabric)", *s.name)
 }
 
-// build builds the scenario and makes the output directory.
-func (s pfsScenario) build(out string) (*scenario.Scenario, error) {
+// parse parses args into fs, builds the scenario and makes the output
+// directory *out; it returns the scenario with the frame metadata of its
+// outputs.
+func (s pfsScenario) parse(fs *flag.FlagSet, args []string, out *string) (*scenario.Scenario, frame.Meta, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, frame.Meta{}, err
+	}
 	spec, err := s.get()
 	if err != nil {
-		return nil, err
+		return nil, frame.Meta{}, err
 	}
 	sc, err := scenario.Build(spec)
 	if err != nil {
-		return nil, err
+		return nil, frame.Meta{}, err
 	}
-	return sc, os.MkdirAll(out, 0o755)
+	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: sc.Spec.JSON(), Seed: sc.Spec.Seed}
+	return sc, meta, os.MkdirAll(*out, 0o755)
 }
 
 func orDefault(x, def float64) float64 {
@@ -97,10 +103,7 @@ func runPFSRun(args []string) error {
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "inproc: chunks run at once; local: tasks run at once")
 	executor := fs.String("executor", "inproc", "inproc (goroutines), local (experiment tasks, resumable) or slurm (job arrays)")
 	out := fs.String("out", "out/pfs", "output directory: serial.parquet, pfs.parquet, received.parquet (and chunks/ for task executors)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	sc, err := sf.build(*out)
+	sc, meta, err := sf.parse(fs, args, out)
 	if err != nil {
 		return err
 	}
@@ -119,7 +122,7 @@ func runPFSRun(args []string) error {
 	if ex == nil {
 		res, err = pfs.Run(ctx, sc.Net, sc.Flows, spec.Network, o)
 	} else {
-		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), spec, o, ex, experiment.NewProgress(os.Stderr, "pfs chunks"))
+		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), sc, o, ex, experiment.NewProgress(os.Stderr, "pfs chunks"))
 	}
 	if err != nil {
 		return err
@@ -134,7 +137,6 @@ func runPFSRun(args []string) error {
 		base.WallSeconds/res.WallSeconds, base.WallSeconds/res.CriticalSeconds())
 	fmt.Printf("received bytes/s: RMSE %.4g B/s (NRMSE %.2f%%), per destination %.4g B/s\n", acc.RMSE, 100*acc.NRMSE, acc.HostRMSE)
 	fmt.Printf("p50 slowdown:\n%sp99 slowdown:\n%s", acc.P50, acc.P99)
-	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: spec.JSON(), Seed: spec.Seed}
 	for name, r := range map[string]*pfs.Result{"serial": base, "pfs": res} {
 		m := meta
 		m.Estimator, m.WallSeconds = name, r.WallSeconds
@@ -161,10 +163,7 @@ func runPFSCurves(args []string) error {
 	spatial := fs.String("spatial", "1,2,4,8", "spatial chunk counts (Fig. 6)")
 	st := fs.String("spatio-temporal", "2,4,8", "temporal chunk counts with the largest spatial count (Fig. 7)")
 	out := fs.String("out", "out/pfs-curves", "output directory: points.parquet and figures")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	sc, err := sf.build(*out)
+	sc, meta, err := sf.parse(fs, args, out)
 	if err != nil {
 		return err
 	}
@@ -209,7 +208,6 @@ func runPFSCurves(args []string) error {
 	for _, t := range sts {
 		sets[2].opts = append(sets[2].opts, pfs.Options{Temporal: t, Spatial: maxS})
 	}
-	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: spec.JSON(), Seed: spec.Seed}
 	var all []pfs.Point
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -24,22 +24,19 @@ func PFSTasks(spec scenario.Spec, opts pfs.Options, plan *pfs.Plan) ([]Task, err
 	return tasks, nil
 }
 
-// RunPFS runs a pfs decomposition of spec with its chunks as tasks through
-// exec (the local pool or Slurm arrays), each writing its chunk frame under
-// dir, and merges them. Chunk frames already under dir are reused, so an
-// interrupted run resumes. The result's WallSeconds covers planning, the
-// sweep and the merge; chunk times are the tasks' own.
-func RunPFS(ctx context.Context, dir string, spec scenario.Spec, opts pfs.Options, exec Executor, p *Progress) (*pfs.Result, error) {
+// RunPFS runs a pfs decomposition of the built scenario sc with its chunks
+// as tasks (on sc.Spec) through exec (the local pool or Slurm arrays), each
+// writing its chunk frame under dir, and merges them. Chunk frames already
+// under dir are reused, so an interrupted run resumes. The result's
+// WallSeconds covers planning, the sweep and the merge, like pfs.Run's;
+// chunk times are the tasks' own.
+func RunPFS(ctx context.Context, dir string, sc *scenario.Scenario, opts pfs.Options, exec Executor, p *Progress) (*pfs.Result, error) {
 	t0 := time.Now()
-	sc, err := scenario.Build(spec)
-	if err != nil {
-		return nil, err
-	}
 	plan, err := pfs.NewPlan(sc.Net, sc.Flows, sc.Spec.Network, opts)
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := PFSTasks(spec, opts, plan)
+	tasks, err := PFSTasks(sc.Spec, opts, plan)
 	if err != nil {
 		return nil, err
 	}

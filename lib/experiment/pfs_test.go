@@ -26,7 +26,7 @@ func TestRunPFS(t *testing.T) {
 	}
 	for name, ex := range testExecutors(t) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		got, err := RunPFS(ctx, t.TempDir(), spec, opts, ex, nil)
+		got, err := RunPFS(ctx, t.TempDir(), sc, opts, ex, nil)
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -169,17 +169,22 @@ func NewPlan(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts O
 	}
 
 	// Estimated activity: processor sharing at each channel's leftover
-	// capacity C(1 - rho), no less than MinShare of it.
+	// capacity C(1 - rho), no less than MinShare of it (per channel once,
+	// not per hop).
+	leftover := make([]float64, len(net.Channels))
+	for c, ch := range net.Channels {
+		bw := float64(ch.Bandwidth)
+		rho := 0.0
+		if span > 0 {
+			rho = chBits[c] / (bw * float64(span) / 1e9)
+		}
+		leftover[c] = bw * max(1-rho, o.MinShare)
+	}
 	p.EstimatedEnd = make([]float64, len(flows))
 	for i, f := range flows {
 		rate := float64(rs[i].cap)
 		for _, c := range rs[i].path {
-			bw := float64(net.Channels[c].Bandwidth)
-			rho := 0.0
-			if span > 0 {
-				rho = chBits[c] / (bw * float64(span) / 1e9)
-			}
-			rate = min(rate, bw*max(1-rho, o.MinShare))
+			rate = min(rate, leftover[c])
 		}
 		p.EstimatedEnd[i] = float64(f.Start) + rs[i].bits/rate*1e9
 	}
