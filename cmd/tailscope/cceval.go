@@ -50,7 +50,7 @@ type ccevalFlags struct {
 
 func newCCEvalFlags(fs *flag.FlagSet, margin float64) ccevalFlags {
 	return ccevalFlags{
-		spec:    fs.String("spec", "dumbbell", `scenario spec (JSON file), "default", or "dumbbell" (10x10 DCTCP dumbbell, Poisson arrivals)`),
+		spec:    fs.String("spec", "dumbbell", `"dumbbell" (the cceval-dumbbell preset: 10x10 DCTCP dumbbell, Poisson arrivals) or `+specUsage),
 		sizes:   fs.String("sizes", "", "override the size distribution (e.g. websearch)"),
 		flows:   fs.Int("flows", 0, "override the flows per trial"),
 		load:    fs.Float64("load", 0, "override the max load (dumbbell default 0.3)"),
@@ -66,7 +66,7 @@ func newCCEvalFlags(fs *flag.FlagSet, margin float64) ccevalFlags {
 func (f ccevalFlags) scenario() (scenario.Spec, error) {
 	var s scenario.Spec
 	if *f.spec == "dumbbell" {
-		s = cceval.DumbbellSpec(400, 0.3, "webserver")
+		s = scenario.CCEvalDumbbell(400, 0.3, "webserver")
 	} else {
 		var err error
 		if s, err = loadSpec(*f.spec); err != nil {

@@ -23,7 +23,7 @@ func init() {
 func runDSCALE(args []string) error {
 	fs := flag.NewFlagSet("dscale", flag.ContinueOnError)
 	name := fs.String("scenario", "cenic", "cenic (DSCALE's CENIC-like backbone) or fabric (32-rack fabric with hot hosts)")
-	specFile := fs.String("spec", "", "scenario spec file instead of --scenario")
+	specFile := fs.String("spec", "", "scenario spec file or preset instead of --scenario")
 	flows := fs.Int("flows", 20_000, "cenic: flows")
 	load := fs.Float64("load", 0, "cenic: load of the busiest channel (default 0.85); fabric: load of the hot hosts' downlinks (default 0.7)")
 	durationMs := fs.Float64("duration-ms", 40, "fabric: arrival window in ms")
@@ -38,15 +38,15 @@ func runDSCALE(args []string) error {
 	floor := 0.0
 	switch {
 	case *specFile != "":
-		s, err := scenario.Load(*specFile)
+		s, err := loadSpec(*specFile)
 		if err != nil {
 			return err
 		}
 		spec = s
 	case *name == "cenic":
-		spec, floor = dscale.CENICScenario(*flows, orDefault(*load, 0.85), *seed), 100_000
+		spec, floor = scenario.CENIC(*flows, orDefault(*load, 0.85), *seed), 100_000
 	case *name == "fabric":
-		spec, floor = dscale.HotFabricScenario(2, 0.2, orDefault(*load, 0.7), int64(*durationMs*1e6), *seed), 10_000
+		spec, floor = scenario.HotFabric(2, 0.2, orDefault(*load, 0.7), int64(*durationMs*1e6), *seed), 10_000
 	default:
 		return fmt.Errorf("unknown dscale scenario %q (cenic or fabric)", *name)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,17 +19,25 @@ func init() {
 	register("gen", "generate a scenario's flows and topology as frames, and report link loads", runGen)
 }
 
-// loadSpec reads a spec file, or the built-in default for "default".
+// loadSpec returns the named preset (scenario.PresetNames) or reads a
+// spec file.
 func loadSpec(path string) (scenario.Spec, error) {
-	if path == "default" {
-		return scenario.Default(), nil
+	if s, err := scenario.Named(path); err == nil {
+		return s, nil
 	}
-	return scenario.Load(path)
+	s, err := scenario.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, fmt.Errorf("spec %q is neither a file nor a preset (%s)", path, strings.Join(scenario.PresetNames(), ", "))
+	}
+	return s, err
 }
+
+// specUsage is the help of every --spec flag.
+var specUsage = "scenario spec (JSON file) or a preset: " + strings.Join(scenario.PresetNames(), ", ")
 
 func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	spec := fs.String("spec", "default", "scenario spec (JSON file) or \"default\"")
+	spec := fs.String("spec", "default", specUsage)
 	out := fs.String("out", "flows.parquet", "flows frame to write (.parquet or .arrow); the topology goes to <out stem>.nodes/.channels")
 	seed := fs.Int64("seed", -1, "override the spec's seed")
 	flows := fs.Int("flows", 0, "override the spec's flow count")

@@ -47,7 +47,7 @@ type pfsScenario struct {
 func pfsScenarioFlags(fs *flag.FlagSet) pfsScenario {
 	return pfsScenario{
 		name:  fs.String("scenario", "dumbbell", "dumbbell (pfs Fig. 2, eight pairs) or fabric (32-rack 2:1, matrix B, CacheFollower)"),
-		spec:  fs.String("spec", "", "scenario spec file instead of --scenario"),
+		spec:  fs.String("spec", "", "scenario spec file or preset instead of --scenario"),
 		flows: fs.Int("flows", 50_000, "flows (with --scenario)"),
 		load:  fs.Float64("load", 0, "max link load (with --scenario; default 0.6 dumbbell, 0.5 fabric)"),
 		seed:  fs.Uint64("seed", 1, "seed (with --scenario)"),
@@ -56,13 +56,13 @@ func pfsScenarioFlags(fs *flag.FlagSet) pfsScenario {
 
 func (s pfsScenario) get() (scenario.Spec, error) {
 	if *s.spec != "" {
-		return scenario.Load(*s.spec)
+		return loadSpec(*s.spec)
 	}
 	switch *s.name {
 	case "dumbbell":
-		return pfs.DumbbellScenario(8, *s.flows, orDefault(*s.load, 0.6), *s.seed), nil
+		return scenario.PFSDumbbell(8, *s.flows, orDefault(*s.load, 0.6), *s.seed), nil
 	case "fabric":
-		return pfs.FabricScenario(*s.flows, orDefault(*s.load, 0.5), *s.seed), nil
+		return scenario.PFSFabric(*s.flows, orDefault(*s.load, 0.5), *s.seed), nil
 	}
 	return scenario.Spec{}, fmt.Errorf("unknown pfs scenario %q (dumbbell or fabric)", *s.name)
 }

@@ -22,7 +22,7 @@ func init() {
 
 func runRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	spec := fs.String("spec", "default", "scenario spec (JSON file) or \"default\"")
+	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")

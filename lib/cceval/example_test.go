@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 // Model-free estimation of a synthetic metric: the mean of a noisy trial
@@ -28,7 +29,7 @@ func ExampleEstimate() {
 // Model-free estimation of packetsim's p50 and p99 FCT on the CCEval
 // dumbbell to 25%, trials of 100 flows.
 func ExampleScenarioTrial() {
-	spec := cceval.DumbbellSpec(100, 0.3, "webserver")
+	spec := scenario.CCEvalDumbbell(100, 0.3, "webserver")
 	trial := cceval.ScenarioTrial(spec, "packetsim", "", metrics.AllSizes(), []float64{50, 99})
 	res, err := cceval.Estimate(trial, cceval.Config{Margin: 0.25, Seed: 1, Targets: []string{"fct_p50", "fct_p99"}})
 	if err != nil {
@@ -45,7 +46,7 @@ func ExampleScenarioTrial() {
 // The p90 FCT of the dumbbell's log-normal model, importance-sampled:
 // cycles of 0.25 ms run through packetsim.
 func ExampleTailQuantile() {
-	spec := cceval.DumbbellSpec(1, 0.3, "webserver")
+	spec := scenario.CCEvalDumbbell(1, 0.3, "webserver")
 	model, err := cceval.NewModel(spec, 250_000)
 	if err != nil {
 		panic(err)

@@ -7,10 +7,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/metrics"
-	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
-	"github.com/tailscope/tailscope/lib/topo"
-	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // DefaultPercentiles are the quantiles CCEval reports (§6.1), plus the
@@ -100,29 +97,4 @@ func runSeeded(spec scenario.Spec, seed uint64, name, options string) ([]metrics
 		return nil, err
 	}
 	return res.Records, nil
-}
-
-// DumbbellSpec is the setting of CCEval's dumbbell experiments (§6.4-6.5)
-// at our scale: 10 senders and 10 receivers on one 10 Gbps bottleneck
-// (10 Gbps hosts), DCTCP, flows from every left host to every right host
-// with the named size distribution, Poisson arrivals at the given
-// bottleneck load, flows flows (set Workload.DurationNs instead for a
-// fixed duration).
-func DumbbellSpec(flows int, load float64, sizes string) scenario.Spec {
-	var pairs [][2]int
-	for i := 0; i < 10; i++ {
-		for j := 10; j < 20; j++ {
-			pairs = append(pairs, [2]int{i, j})
-		}
-	}
-	return scenario.Spec{
-		Name:     "cceval-dumbbell",
-		Topology: scenario.Topology{Dumbbell: &topo.DumbbellSpec{Senders: 10, Receivers: 10}},
-		Workload: workload.Spec{Flows: flows, Components: []workload.Component{{
-			Pairs: pairs, Sizes: workload.SizeSpec{Dist: sizes},
-			Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: load,
-		}}},
-		Network: netcfg.Default(),
-		Seed:    1,
-	}
 }

@@ -113,7 +113,7 @@ func TestCoverageMD1Packetsim(t *testing.T) {
 }
 
 func dumbbellSpec(flows int, load float64) scenario.Spec {
-	return DumbbellSpec(flows, load, "webserver")
+	return scenario.CCEvalDumbbell(flows, load, "webserver")
 }
 
 // Forecast accuracy (Fig. 10a) on a DCTCP dumbbell at 30% load. A pool of

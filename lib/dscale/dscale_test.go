@@ -270,7 +270,7 @@ func TestHSM(t *testing.T) {
 // congested queues closely, DSCALEs with alpha 0.5 less so (tolerances
 // from measured runs plus margin).
 func TestEvaluateCENIC(t *testing.T) {
-	sc, err := scenario.Build(CENICScenario(12000, 0.85, 1))
+	sc, err := scenario.Build(scenario.CENIC(12000, 0.85, 1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
-	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -19,7 +18,7 @@ import (
 // where Slurm is up, as job-array elements, and give the in-process run's
 // estimates; run again in the same directory, no link is simulated twice.
 func TestParsimonLinks(t *testing.T) {
-	spec := pfs.DumbbellScenario(4, 1500, 0.6, 5)
+	spec := scenario.PFSDumbbell(4, 1500, 0.6, 5)
 	sc, err := scenario.Build(spec)
 	if err != nil {
 		t.Fatal(err)

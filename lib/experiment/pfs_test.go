@@ -14,7 +14,7 @@ import (
 // pfs chunks run as tasks through the local pool and, where Slurm is up,
 // as job-array elements, and merge into the in-process run's result.
 func TestRunPFS(t *testing.T) {
-	spec := pfs.DumbbellScenario(4, 2000, 0.7, 3)
+	spec := scenario.PFSDumbbell(4, 2000, 0.7, 3)
 	opts := pfs.Options{Temporal: 3, Spatial: 2}
 	sc, err := scenario.Build(spec)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 // benchScenarios are the two pfs scenarios at 100k flows.
 func benchScenarios(b *testing.B) map[string]*scenario.Scenario {
 	return map[string]*scenario.Scenario{
-		"dumbbell": build(b, DumbbellScenario(8, 100_000, 0.6, 1)),
-		"fabric":   build(b, FabricScenario(100_000, 0.5, 1)),
+		"dumbbell": build(b, scenario.PFSDumbbell(8, 100_000, 0.6, 1)),
+		"fabric":   build(b, scenario.PFSFabric(100_000, 0.5, 1)),
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // sending at chunk boundaries are injected into the next chunk, and the
 // received bytes and the FCT tail stay close.
 func ExampleRun() {
-	sc, err := scenario.Build(pfs.DumbbellScenario(8, 5000, 0.6, 1))
+	sc, err := scenario.Build(scenario.PFSDumbbell(8, 5000, 0.6, 1))
 	if err != nil {
 		panic(err)
 	}

@@ -57,7 +57,7 @@ func sameSeries(t *testing.T, name string, a, b *Series, tol float64) {
 // One chunk is the serial run: the same records to the nanosecond and the
 // same received bytes (up to rounding).
 func TestOneChunkIsSerial(t *testing.T) {
-	for _, spec := range []scenario.Spec{DumbbellScenario(4, 3000, 0.7, 1), FabricScenario(3000, 0.5, 2)} {
+	for _, spec := range []scenario.Spec{scenario.PFSDumbbell(4, 3000, 0.7, 1), scenario.PFSFabric(3000, 0.5, 2)} {
 		sc := build(t, spec)
 		base := serial(t, sc)
 		got := run(t, sc, Options{})
@@ -108,7 +108,7 @@ func TestDisjointGroupsExact(t *testing.T) {
 // estimated to be active at T_w, each once, starting at T_w with at most
 // their bytes; merging finds one record per flow.
 func TestChunking(t *testing.T) {
-	sc := build(t, DumbbellScenario(8, 6000, 0.8, 3))
+	sc := build(t, scenario.PFSDumbbell(8, 6000, 0.8, 3))
 	cfg := sc.Spec.Network
 	for _, o := range []Options{{}, {Temporal: 4}, {Spatial: 3}, {Temporal: 5, Spatial: 4}, {Temporal: 40, Spatial: 8}, {Spatial: 50}} {
 		p, err := NewPlan(sc.Net, sc.Flows, cfg, o)
@@ -190,7 +190,7 @@ func TestChunking(t *testing.T) {
 // of s bits stays s/(C(1-rho)) on average. The estimated mean matches that
 // and the serial flowsim run's mean transfer time within 10%.
 func TestActivityEstimate(t *testing.T) {
-	spec := DumbbellScenario(1, 40_000, 0.6, 5)
+	spec := scenario.PFSDumbbell(1, 40_000, 0.6, 5)
 	spec.Workload.Components[0].Sizes = workload.SizeSpec{Dist: "exp", Mean: 100_000}
 	sc := build(t, spec)
 	p, err := NewPlan(sc.Net, sc.Flows, sc.Spec.Network, Options{})
@@ -227,7 +227,7 @@ func TestActivityEstimate(t *testing.T) {
 // rho_own/rho when overloaded; links a chunk shares with nobody keep C.
 func TestBackgroundCapacity(t *testing.T) {
 	for _, load := range []float64{0.5, 0.95} {
-		spec := DumbbellScenario(2, 4000, load, 9)
+		spec := scenario.PFSDumbbell(2, 4000, load, 9)
 		spec.Workload.Components[0].Sizes = workload.SizeSpec{Dist: "exp", Mean: 50_000}
 		sc := build(t, spec)
 		cfg := sc.Spec.Network
@@ -263,7 +263,7 @@ func TestBackgroundCapacity(t *testing.T) {
 
 // The number of workers changes the speed, never the result.
 func TestWorkersDeterministic(t *testing.T) {
-	sc := build(t, FabricScenario(3000, 0.5, 4))
+	sc := build(t, scenario.PFSFabric(3000, 0.5, 4))
 	a := run(t, sc, Options{Temporal: 3, Spatial: 4, Workers: 1})
 	b := run(t, sc, Options{Temporal: 3, Spatial: 4, Workers: 2})
 	if !reflect.DeepEqual(a.Records, b.Records) || !reflect.DeepEqual(a.Received.Bytes, b.Received.Bytes) {
@@ -286,10 +286,10 @@ func TestAgainstSerial(t *testing.T) {
 		opts             Options
 		maxNRMSE, maxP99 float64
 	}{
-		{"dumbbell temporal 8", DumbbellScenario(8, 20_000, 0.6, 11), Options{Temporal: 8}, 0.03, 0.05},
-		{"dumbbell spatial 8", DumbbellScenario(8, 20_000, 0.6, 11), Options{Spatial: 8}, 0.2, 0.4},
-		{"fabric temporal 8", FabricScenario(20_000, 0.5, 12), Options{Temporal: 8}, 0.05, 0.05},
-		{"fabric spatio-temporal 4x8", FabricScenario(20_000, 0.5, 12), Options{Temporal: 4, Spatial: 8}, 0.1, 0.35},
+		{"dumbbell temporal 8", scenario.PFSDumbbell(8, 20_000, 0.6, 11), Options{Temporal: 8}, 0.03, 0.05},
+		{"dumbbell spatial 8", scenario.PFSDumbbell(8, 20_000, 0.6, 11), Options{Spatial: 8}, 0.2, 0.4},
+		{"fabric temporal 8", scenario.PFSFabric(20_000, 0.5, 12), Options{Temporal: 8}, 0.05, 0.05},
+		{"fabric spatio-temporal 4x8", scenario.PFSFabric(20_000, 0.5, 12), Options{Temporal: 4, Spatial: 8}, 0.1, 0.35},
 	}
 	bases := map[string]*Result{}
 	for _, c := range cases {
@@ -312,7 +312,7 @@ func TestAgainstSerial(t *testing.T) {
 			t.Errorf("%s: p99 slowdown error %+.3f beyond %.2f", c.name, acc.P99.ErrorAll, c.maxP99)
 		}
 	}
-	sc := build(t, DumbbellScenario(8, 20_000, 0.6, 11))
+	sc := build(t, scenario.PFSDumbbell(8, 20_000, 0.6, 11))
 	base := bases[sc.ID]
 	off, err := Compare(run(t, sc, Options{Spatial: 8}), base, bins)
 	if err != nil {
@@ -338,7 +338,7 @@ func TestAgainstSerial(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	sc := build(t, DumbbellScenario(2, 100, 0.5, 1))
+	sc := build(t, scenario.PFSDumbbell(2, 100, 0.5, 1))
 	cfg := sc.Spec.Network
 	for _, o := range []Options{{Temporal: -1}, {Background: "magic"}, {MinShare: 2}, {BinNs: -5}} {
 		if _, err := NewPlan(sc.Net, sc.Flows, cfg, o); err == nil {

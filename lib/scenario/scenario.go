@@ -178,24 +178,3 @@ func (s Spec) FamilyID() string {
 	s.Seed = 0
 	return s.ID()
 }
-
-// Default is the scenario `make reproduce` and the quickstart use: the
-// 32-rack 2:1 fabric with matrix B, WebServer sizes, bursty arrivals
-// (sigma 2) at 50% max load, as in Parsimon's large-scale setting but small.
-func Default() Spec {
-	return Spec{
-		Name:     "default",
-		Topology: Topology{Preset: "meta32-2:1"},
-		Workload: workload.Spec{
-			Flows: 20_000,
-			Components: []workload.Component{{
-				Matrix:  "B",
-				Sizes:   workload.SizeSpec{Dist: "webserver"},
-				Arrival: workload.Arrival{Process: "lognormal", Sigma: 2},
-				MaxLoad: 0.5,
-			}},
-		},
-		Network: netcfg.Default(),
-		Seed:    1,
-	}
-}

@@ -138,6 +138,28 @@ type ParkingLotSpec struct {
 // the chain from the source).
 func (s ParkingLotSpec) BackgroundHost(i, j int) int { return 2 + i*s.BackgroundHosts + j }
 
+// ChainPairs lists host pairs in chain order: from the source or a
+// switch's background host to a background host of a later switch or the
+// destination, so that paths of every length from 1 to Hops share links.
+func (s ParkingLotSpec) ChainPairs() [][2]int {
+	type point struct{ pos, host int } // pos: -1 before switch 0, Hops-1 after the last
+	pts := []point{{-1, 0}, {s.Hops - 1, 1}}
+	for i := 0; i < s.Hops-1; i++ {
+		for j := 0; j < s.BackgroundHosts; j++ {
+			pts = append(pts, point{i, s.BackgroundHost(i, j)})
+		}
+	}
+	var pairs [][2]int
+	for _, a := range pts {
+		for _, b := range pts {
+			if a.pos < b.pos {
+				pairs = append(pairs, [2]int{a.host, b.host})
+			}
+		}
+	}
+	return pairs
+}
+
 // Switch is the id of switch i along the chain.
 func (s ParkingLotSpec) Switch(i int) int { return 2 + (s.Hops-1)*s.BackgroundHosts + i }
 
@@ -198,6 +220,18 @@ type DumbbellSpec struct {
 	HostBandwidth       int64 `json:"host_bandwidth,omitempty"`       // default 10 Gbps
 	BottleneckBandwidth int64 `json:"bottleneck_bandwidth,omitempty"` // default 10 Gbps
 	Delay               int64 `json:"delay,omitempty"`                // every link, ns (default 1 us)
+}
+
+// CrossPairs lists every (sender, receiver) pair, senders in order: the
+// traffic that crosses the bottleneck.
+func (s DumbbellSpec) CrossPairs() [][2]int {
+	pairs := make([][2]int, 0, s.Senders*s.Receivers)
+	for i := range s.Senders {
+		for j := range s.Receivers {
+			pairs = append(pairs, [2]int{i, s.Senders + j})
+		}
+	}
+	return pairs
 }
 
 // Dumbbell builds a dumbbell. Node ids: senders 0..Senders-1, then

@@ -3,6 +3,7 @@ package topo
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -451,4 +452,34 @@ func ExampleFabric() {
 	// Output:
 	// fabric-2x16x8-2to1: 308 nodes (256 hosts, 52 switches), 352 links
 	// hops from host 0 to host 200: 6
+}
+
+// Pair lists of the dumbbell and the parking lot, against counts worked
+// out by hand: a dumbbell crosses every sender with every receiver; a
+// 4-hop parking lot with 2 background hosts per switch has 8 attachment
+// points (source, destination, 3 switches x 2), and pairs every two at
+// different positions: C(8,2) - 3 same-switch pairs = 25.
+func TestPairLists(t *testing.T) {
+	d := DumbbellSpec{Senders: 3, Receivers: 2}
+	if got, want := d.CrossPairs(), [][2]int{{0, 3}, {0, 4}, {1, 3}, {1, 4}, {2, 3}, {2, 4}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CrossPairs = %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		hops, bg, want int
+	}{{1, 0, 1}, {1, 3, 1}, {2, 1, 3}, {4, 2, 25}} {
+		p := ParkingLotSpec{Hops: c.hops, BackgroundHosts: c.bg}
+		pairs := p.ChainPairs()
+		if len(pairs) != c.want {
+			t.Errorf("hops %d bg %d: %d pairs, want %d", c.hops, c.bg, len(pairs), c.want)
+		}
+		net, err := ParkingLot(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range pairs {
+			if !net.IsHost(pr[0]) || !net.IsHost(pr[1]) || pr[0] == pr[1] {
+				t.Errorf("hops %d bg %d: pair %v is not two distinct hosts", c.hops, c.bg, pr)
+			}
+		}
+	}
 }

@@ -13,7 +13,7 @@
 //     model is from stock TCP.
 //
 // All three see the same flows, the same per-flow ECMP paths and the
-// packet sizes ns-3 puts on the wire (NS3Network: 54 B data and ACK
+// packet sizes ns-3 puts on the wire (netcfg.NS3: 54 B data and ACK
 // headers), so ideal FCTs, and hence slowdowns, are computed alike. The
 // comparison is the p50 and p99 FCT slowdown per size bin (<=10 KB,
 // 10 KB-1 MB, >1 MB, Parsimon's Table 5 bins) and over all flows.
@@ -29,12 +29,9 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
-	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/scenario"
-	"github.com/tailscope/tailscope/lib/topo"
-	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // Names of the two packetsim configurations in the comparison.
@@ -59,26 +56,11 @@ type Case struct {
 // Name is "<topology> @ <load>%".
 func (c Case) Name() string { return fmt.Sprintf("%s @ %g%%", c.Topology, 100*c.Load) }
 
-// NS3Network is the network model of the comparison: netcfg.Default with
-// the header and ACK sizes ns-3's packets have on the wire (20 B IPv4,
-// 32 B TCP with timestamps, 2 B PPP) and window-based DCTCP, as ns-3's
-// TcpDctcp.
-func NS3Network() netcfg.Config {
-	cfg := netcfg.Default()
-	cfg.HeaderBytes, cfg.AckBytes, cfg.CC = 54, 54, "dctcp-window"
-	return cfg
-}
-
 // Topologies are the suite's topologies, in order.
-var Topologies = []string{"dumbbell", "parking-lot-4", "meta32-2:1"}
+var Topologies = []string{scenario.ValidationDumbbell, scenario.ValidationParkingLot, scenario.ValidationFabric}
 
-// Cases returns the suite: every topology at every load, flows WebServer
-// flows each with log-normal (sigma 2) arrivals, from seed. On the
-// dumbbell (4 senders, 4 receivers, 10 Gbps) every flow crosses the
-// bottleneck; on the parking lot (4 hops of 10 Gbps, 2 background hosts
-// per switch) flows run between every pair of attachment points in chain
-// order, so paths of 1 to 4 hops share links; on the fabric the traffic
-// is Meta's matrix B.
+// Cases returns the suite: every topology at every load, flows flows each
+// (scenario.Validation), from seed.
 func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
 	if flows <= 0 {
 		return nil, fmt.Errorf("validate: need a positive number of flows, got %d", flows)
@@ -92,60 +74,14 @@ func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
 			if !(load > 0 && load < 1) {
 				return nil, fmt.Errorf("validate: load %g is not in (0, 1)", load)
 			}
-			comp := workload.Component{
-				Sizes:   workload.SizeSpec{Dist: "webserver"},
-				Arrival: workload.Arrival{Process: "lognormal", Sigma: 2},
-				MaxLoad: load,
+			spec, err := scenario.Validation(name, flows, load, seed)
+			if err != nil {
+				return nil, err
 			}
-			spec := scenario.Spec{
-				Name:    fmt.Sprintf("validate-ns3 %s load %g", name, load),
-				Network: NS3Network(),
-				Seed:    seed,
-			}
-			switch name {
-			case "dumbbell":
-				d := topo.DumbbellSpec{Senders: 4, Receivers: 4}
-				spec.Topology.Dumbbell = &d
-				for s := range d.Senders {
-					for r := range d.Receivers {
-						comp.Pairs = append(comp.Pairs, [2]int{s, d.Senders + r})
-					}
-				}
-			case "parking-lot-4":
-				p := topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2}
-				spec.Topology.ParkingLot = &p
-				comp.Pairs = chainPairs(p)
-			default:
-				spec.Topology.Preset = name
-				comp.Matrix = "B"
-			}
-			spec.Workload = workload.Spec{Flows: flows, Components: []workload.Component{comp}}
 			cases = append(cases, Case{Topology: name, Load: load, Spec: spec})
 		}
 	}
 	return cases, nil
-}
-
-// chainPairs lists host pairs of a parking lot in chain order: from the
-// foreground source or a switch's background host to a background host of
-// a later switch or the foreground destination.
-func chainPairs(p topo.ParkingLotSpec) [][2]int {
-	type point struct{ pos, host int } // pos: -1 before switch 0, Hops-1 after the last
-	pts := []point{{-1, 0}, {p.Hops - 1, 1}}
-	for i := 0; i < p.Hops-1; i++ {
-		for j := 0; j < p.BackgroundHosts; j++ {
-			pts = append(pts, point{i, p.BackgroundHost(i, j)})
-		}
-	}
-	var pairs [][2]int
-	for _, a := range pts {
-		for _, b := range pts {
-			if a.pos < b.pos {
-				pairs = append(pairs, [2]int{a.host, b.host})
-			}
-		}
-	}
-	return pairs
 }
 
 // rateSpec is c's spec with packetsim's default, rate-based DCTCP.
