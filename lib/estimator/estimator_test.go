@@ -116,7 +116,7 @@ func TestM3Options(t *testing.T) {
 		if strings.Contains(tc.opts, "samples") {
 			o.Samples = 50
 		}
-		want, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, o)
+		want, err := m3.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	est, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, mo)
+	est, err := m3.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, mo)
 	if err != nil {
 		return nil, err
 	}

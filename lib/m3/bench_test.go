@@ -45,7 +45,7 @@ func BenchmarkRunFabric(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, m3.Options{Seed: 1, Model: model}); err != nil {
+		if _, err := m3.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, m3.Options{Seed: 1, Model: model}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -163,7 +163,7 @@ func accuracy(b *testing.B, n int, load float64, seed uint64, model *m3.Model, r
 			if name == "m3" {
 				o.Model = model
 			}
-			est, err := m3.Run(sc.Net, sc.Flows, cfg, o)
+			est, err := m3.Run(context.Background(), sc.Net, sc.Flows, cfg, o)
 			if err != nil {
 				b.Fatal(err)
 			}

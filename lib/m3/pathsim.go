@@ -148,26 +148,26 @@ func (l *lot) network() (*topo.Network, error) {
 // among the path's flows and the delays of the flows' routes off the path
 // (see PathSim), and bgHosts hosts per group (DefaultBackgroundHosts if 0).
 func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgHosts int) (*PathSim, error) {
-	if p < 0 || p >= len(d.Paths) {
-		return nil, fmt.Errorf("m3: path %d out of range (0..%d)", p, len(d.Paths)-1)
+	if p < 0 || p >= d.NumPaths() {
+		return nil, fmt.Errorf("m3: path %d out of range (0..%d)", p, d.NumPaths()-1)
 	}
 	if bgHosts <= 0 {
 		bgHosts = DefaultBackgroundHosts
 	}
-	path := d.Paths[p]
-	spec := topo.ParkingLotSpec{Hops: len(path.Channels), BackgroundHosts: bgHosts}
+	chans, fg := d.Channels(p), d.Foreground(p)
+	spec := topo.ParkingLotSpec{Hops: len(chans), BackgroundHosts: bgHosts}
 	var delay int64
-	for _, c := range path.Channels {
+	for _, c := range chans {
 		spec.Bandwidths = append(spec.Bandwidths, net.Channels[c].Bandwidth)
 		delay += net.Channels[c].Delay
 	}
-	spec.Delay = max(delay/int64(len(path.Channels)), 1)
+	spec.Delay = max(delay/int64(len(chans)), 1)
 	bg := d.Background(p)
-	for _, f := range path.Flows {
-		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.routes[f][0]].Bandwidth)
+	for _, f := range fg {
+		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.Route(int(f))[0]].Bandwidth)
 	}
 	for _, b := range bg {
-		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.routes[b.Flow][0]].Bandwidth)
+		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.Route(b.Flow)[0]].Bandwidth)
 	}
 	l, err := newLot(spec)
 	if err != nil {
@@ -175,17 +175,17 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	}
 	// Flows are in start order (workload.Check), so merging the ascending
 	// foreground and background lists by index keeps start order.
-	n := len(path.Flows) + len(bg)
+	n := len(fg) + len(bg)
 	sim := &PathSim{Spec: spec, Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
 		Foreground: make([]bool, 0, n), Orig: make([]int, 0, n)}
 	add := func(f, a, b int, fg bool) {
 		var in, out int64
-		route := d.routes[f]
+		route := d.Route(f)
 		if a > 0 {
-			in = offPathDelay(net, route, path.Channels[a], true)
+			in = offPathDelay(net, route, chans[a], true)
 		}
 		if b < spec.Hops-1 {
-			out = offPathDelay(net, route, path.Channels[b], false)
+			out = offPathDelay(net, route, chans[b], false)
 		}
 		src, dst := l.endpoints(a, b, in, out, flows[f].Src, flows[f].Dst)
 		sim.Flows = append(sim.Flows, workload.Flow{ID: len(sim.Flows), Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
@@ -193,9 +193,9 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 		sim.Foreground, sim.Orig = append(sim.Foreground, fg), append(sim.Orig, f)
 	}
 	i, j := 0, 0
-	for i < len(path.Flows) || j < len(bg) {
-		if j == len(bg) || (i < len(path.Flows) && path.Flows[i] < bg[j].Flow) {
-			add(path.Flows[i], 0, spec.Hops-1, true)
+	for i < len(fg) || j < len(bg) {
+		if j == len(bg) || (i < len(fg) && int(fg[i]) < bg[j].Flow) {
+			add(int(fg[i]), 0, spec.Hops-1, true)
 			i++
 		} else {
 			add(bg[j].Flow, bg[j].First, bg[j].Last, false)
@@ -210,7 +210,7 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 
 // offPathDelay is the propagation delay of route before channel c (before
 // true) or after it: the part of a background flow's route off the path.
-func offPathDelay(net *topo.Network, route []int, c int, before bool) int64 {
+func offPathDelay(net *topo.Network, route []int32, c int32, before bool) int64 {
 	at := slices.Index(route, c)
 	off := route[at+1:]
 	if before {
