@@ -151,16 +151,12 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	st.phase()
 	t2 := time.Now()
-	byBucket, off := bucketOrder(flows)
-	count := make([]int, len(off)-1)
-	for b := range count {
-		count[b] = off[b+1] - off[b]
-	}
+	bucket, count := buckets(flows)
 	dist, err := Aggregate(est, count)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := d.records(ctx, net, flows, cfg, dist, byBucket, off, o.Seed, o.Workers)
+	recs, err := d.records(ctx, net, flows, cfg, dist, bucket, o.Seed, o.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -211,61 +207,60 @@ func (d *Decomposition) simulatePath(net *topo.Network, flows []workload.Flow, c
 	return NewSample(sim, cfg, metrics.Slowdowns(recs), nil), nil
 }
 
-// bucketOrder sorts flow indices by output bucket (a counting sort,
-// ascending within a bucket): bucket b's flows are order[off[b]:off[b+1]].
-func bucketOrder(flows []workload.Flow) (order []int32, off []int) {
+// buckets returns the output bucket (M3OutputBins) of every flow and the
+// number of flows in each bucket.
+func buckets(flows []workload.Flow) (bucket []uint8, count []int) {
 	out := metrics.M3OutputBins()
-	bucket := make([]uint8, len(flows))
-	off = make([]int, out.Len()+1)
+	bucket = make([]uint8, len(flows))
+	count = make([]int, out.Len())
 	for i, f := range flows {
 		b := out.Index(f.Size)
 		bucket[i] = uint8(b)
-		off[b+1]++
+		count[b]++
 	}
-	for b := range out.Len() {
-		off[b+1] += off[b]
+	return bucket, count
+}
+
+// records assigns every flow a slowdown from its bucket's distribution
+// (see Run); bucket is buckets'. The ranks come from shuffling each
+// bucket's flows in ascending order, bucket after bucket, with one
+// generator; then chunks of flows are filled in parallel, each in flow
+// order.
+func (d *Decomposition) records(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, dist *Distribution,
+	bucket []uint8, seed uint64, workers int) ([]metrics.Record, error) {
+	// A counting sort lays out every bucket's flows, ascending, in one array.
+	off := make([]int, len(dist.Flows)+1)
+	for b, n := range dist.Flows {
+		off[b+1] = off[b] + n
 	}
-	next := slices.Clone(off[:out.Len()])
-	order = make([]int32, len(flows))
+	next := slices.Clone(off)
+	order := make([]int32, len(flows))
 	for i, b := range bucket {
 		order[next[b]] = int32(i)
 		next[b]++
 	}
-	return order, off
-}
-
-// records assigns every flow a slowdown from its bucket's distribution
-// (see Run); order and off are bucketOrder's. The shuffles run in bucket
-// order from one generator, then chunks of each bucket's ranks are filled
-// in parallel.
-func (d *Decomposition) records(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, dist *Distribution,
-	order []int32, off []int, seed uint64, workers int) ([]metrics.Record, error) {
 	r := rand.New(rand.NewPCG(seed, 0x7265)) // "re"
-	type job struct{ b, lo, hi int }         // ranks lo..hi-1 of bucket b
-	var jobs []job
-	size := chunk(len(flows), workers)
-	for b := range len(off) - 1 {
+	rank := make([]int32, len(flows))
+	for b := range dist.Flows {
 		idx := order[off[b]:off[b+1]]
 		r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for lo := 0; lo < len(idx); lo += size {
-			jobs = append(jobs, job{b, lo, min(lo+size, len(idx))})
+		for k, i := range idx {
+			rank[i] = int32(k)
 		}
 	}
 	recs := make([]metrics.Record, len(flows))
-	err := parallel(ctx, workers, len(jobs), func(k int) error {
-		c := jobs[k]
-		idx := order[off[c.b]:off[c.b+1]]
+	size := chunk(len(flows), workers)
+	err := parallel(ctx, workers, (len(flows)+size-1)/size, func(k int) error {
 		var route []int
-		for rank := c.lo; rank < c.hi; rank++ {
-			i := int(idx[rank])
-			f := flows[i]
+		for i := k * size; i < min((k+1)*size, len(flows)); i++ {
+			f, b := flows[i], bucket[i]
 			route = route[:0]
-			for _, ch := range d.Route(i) {
-				route = append(route, int(ch))
+			for _, c := range d.Route(i) {
+				route = append(route, int(c))
 			}
 			ideal := metrics.IdealFCT(net, route, f.Size, cfg)
-			fct := int64(math.Round(float64(ideal) * at(dist.Buckets[c.b], (float64(rank)+0.5)/float64(len(idx)))))
-			fct = max(fct, ideal)
+			u := (float64(rank[i]) + 0.5) / float64(dist.Flows[b])
+			fct := max(int64(math.Round(float64(ideal)*at(dist.Buckets[b], u))), ideal)
 			recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
 				FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class}
 		}

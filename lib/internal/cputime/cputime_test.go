@@ -26,3 +26,18 @@ func TestUsed(t *testing.T) {
 		t.Errorf("sleeping 100 ms used %v of CPU", idle)
 	}
 }
+
+// Touching every page of a 64 MiB buffer makes it resident at once, so the
+// peak resident set size must then be at least that large; before, a
+// test process holds far less.
+func TestPeakRSS(t *testing.T) {
+	before := PeakRSS()
+	buf := make([]byte, 64<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	after := PeakRSS()
+	if before >= int64(len(buf)) || after < int64(len(buf)) {
+		t.Errorf("peak RSS %d before and %d after touching %d bytes (last %d)", before, after, len(buf), buf[len(buf)-1])
+	}
+}
