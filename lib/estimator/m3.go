@@ -47,6 +47,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	cpu0 := cputime.Used()
 	est, err := m3.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, mo)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,8 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	return &Result{
 		Records: est.Records,
 		Options: encode(o),
-		// Where time and memory went; peak RSS is the process's so far
+		// Where time and memory went. CPU time is the process's during
+		// the run (model loading excluded), peak RSS the process's so far
 		// (scenario building and earlier estimators included).
 		Extra: map[string]string{
 			"paths":           strconv.Itoa(est.Paths),
@@ -62,6 +64,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 			"decompose_s":     strconv.FormatFloat(est.Stats.DecomposeSeconds, 'f', 3, 64),
 			"simulate_s":      strconv.FormatFloat(est.Stats.SimulateSeconds, 'f', 3, 64),
 			"records_s":       strconv.FormatFloat(est.Stats.RecordsSeconds, 'f', 3, 64),
+			"cpu_s":           strconv.FormatFloat((cputime.Used() - cpu0).Seconds(), 'f', 3, 64),
 			"heap_bytes":      strconv.FormatUint(est.Stats.HeapBytes, 10),
 			"peak_rss_bytes":  strconv.FormatInt(cputime.PeakRSS(), 10),
 		},

@@ -2,7 +2,6 @@ package m3
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -179,14 +178,7 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	sim := &PathSim{Spec: spec, Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
 		Foreground: make([]bool, 0, n), Orig: make([]int, 0, n)}
 	add := func(f, a, b int, fg bool) {
-		var in, out int64
-		route := d.Route(f)
-		if a > 0 {
-			in = offPathDelay(net, route, chans[a], true)
-		}
-		if b < spec.Hops-1 {
-			out = offPathDelay(net, route, chans[b], false)
-		}
+		in, out := offPathDelays(net, d.Route(f), chans[a], chans[b])
 		src, dst := l.endpoints(a, b, in, out, flows[f].Src, flows[f].Dst)
 		sim.Flows = append(sim.Flows, workload.Flow{ID: len(sim.Flows), Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
 		sim.First, sim.Last = append(sim.First, a), append(sim.Last, b)
@@ -208,17 +200,19 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	return sim, nil
 }
 
-// offPathDelay is the propagation delay of route before channel c (before
-// true) or after it: the part of a background flow's route off the path.
-func offPathDelay(net *topo.Network, route []int32, c int32, before bool) int64 {
-	at := slices.Index(route, c)
-	off := route[at+1:]
-	if before {
-		off = route[:at]
-	}
+// offPathDelays returns the propagation delays of route before channel
+// first and after channel last: the parts of a background flow's route off
+// the path it joins at first and leaves at last.
+func offPathDelays(net *topo.Network, route []int32, first, last int32) (in, out int64) {
 	var sum int64
-	for _, x := range off {
-		sum += net.Channels[x].Delay
+	for _, c := range route {
+		if c == first {
+			in = sum
+		}
+		sum += net.Channels[c].Delay
+		if c == last {
+			out = sum
+		}
 	}
-	return sum
+	return in, sum - out
 }

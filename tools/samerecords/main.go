@@ -1,8 +1,10 @@
 // Command samerecords checks that two record frames (Parquet or Arrow IPC,
 // as 'tailscope run' writes them) hold the same FCT records, row for row:
 // the check that an optimization left an estimator's results unchanged.
-// Frame metadata (wall time, options) may differ. It exits 0 when the
-// records are identical and 1, naming the first difference, when not.
+// Frame metadata (wall time, options, extra figures) may differ; it prints
+// both frames' wall time and extra figures, one line each, so that a
+// benchmark script can read them. It exits 0 when the records are
+// identical and 1, naming the first difference, when not.
 //
 // Usage:
 //
@@ -12,6 +14,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/tailscope/tailscope/lib/frame"
 )
@@ -28,14 +32,15 @@ func main() {
 }
 
 func same(a, b string) error {
-	ra, _, err := frame.ReadRecords(a)
+	ra, ma, err := frame.ReadRecords(a)
 	if err != nil {
 		return err
 	}
-	rb, _, err := frame.ReadRecords(b)
+	rb, mb, err := frame.ReadRecords(b)
 	if err != nil {
 		return err
 	}
+	fmt.Printf("old: %s\nnew: %s\n", figures(ma), figures(mb))
 	if len(ra) != len(rb) {
 		return fmt.Errorf("%s has %d records, %s %d", a, len(ra), b, len(rb))
 	}
@@ -46,4 +51,14 @@ func same(a, b string) error {
 	}
 	fmt.Printf("%d records identical\n", len(ra))
 	return nil
+}
+
+// figures is a frame's wall time and extra figures as key=value pairs.
+func figures(m frame.Meta) string {
+	kv := []string{fmt.Sprintf("wall_s=%.3f", m.WallSeconds)}
+	for k, v := range m.Extra {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv[1:])
+	return strings.Join(kv, " ")
 }
