@@ -51,6 +51,30 @@ func BenchmarkRunFabric(b *testing.B) {
 	}
 }
 
+// BenchmarkDecompose times the path decomposition (routing, grouping,
+// channel index) of 300k flows on the 6,144-host fabric (meta384-2:1,
+// matrix B, WebServer, sigma 2, 30% max load), where nearly every flow has
+// a path of its own.
+func BenchmarkDecompose(b *testing.B) {
+	spec := scenario.Default()
+	spec.Topology.Preset = "meta384-2:1"
+	spec.Workload.Flows = 300_000
+	spec.Workload.Components[0].MaxLoad = 0.3
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := m3.Decompose(sc.Net, sc.Flows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(d.NumPaths()), "paths")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sc.Flows)), "ns/flow")
+}
+
 // BenchmarkAccuracy is the network-wide study: m3 (embedded model), m3
 // without the model (flowSim alone) and Parsimon against full-network
 // packetsim, p99 slowdown per m3 output bucket and overall, with wall and
