@@ -60,6 +60,8 @@ func (s *PathSim) chain() (bandwidths, delays []int64) {
 // lot builds a parking lot with attachment groups. Node ids: 0 the
 // foreground source, 1 its destination, 2..Hops the switches along the
 // chain, then background hosts group by group in order of first use.
+// Host links take spec.HostBandwidth when the network is built, so that
+// a caller may raise it while adding flows.
 type lot struct {
 	spec  topo.ParkingLotSpec
 	nodes []topo.Node
@@ -116,7 +118,7 @@ func (l *lot) host(sw int, delay int64, slot int) int {
 	l.groups[sw] = append(l.groups[sw], group{delay, first})
 	for j := range l.spec.BackgroundHosts {
 		l.nodes = append(l.nodes, topo.Node{ID: first + j, Kind: topo.Host, Rack: -1, Pod: -1})
-		l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Bandwidth: l.spec.HostBandwidth, Delay: delay})
+		l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Delay: delay})
 	}
 	return first + slot%l.spec.BackgroundHosts
 }
@@ -138,6 +140,9 @@ func (l *lot) endpoints(first, last int, in, out int64, srcSlot, dstSlot int) (s
 }
 
 func (l *lot) network() (*topo.Network, error) {
+	for i := l.spec.Hops; i < len(l.links); i++ {
+		l.links[i].Bandwidth = l.spec.HostBandwidth
+	}
 	return topo.New(fmt.Sprintf("parkinglot-%dhop", l.spec.Hops), l.nodes, l.links)
 }
 
@@ -162,11 +167,10 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	}
 	spec.Delay = max(delay/int64(len(chans)), 1)
 	bg := d.Background(p)
+	// The foreground flows' NICs give a first host bandwidth; the
+	// background flows' raise it as they are added (see lot).
 	for _, f := range fg {
 		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.Route(int(f))[0]].Bandwidth)
-	}
-	for _, b := range bg {
-		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.Route(b.Flow)[0]].Bandwidth)
 	}
 	l, err := newLot(spec)
 	if err != nil {
@@ -175,10 +179,12 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	// Flows are in start order (workload.Check), so merging the ascending
 	// foreground and background lists by index keeps start order.
 	n := len(fg) + len(bg)
-	sim := &PathSim{Spec: spec, Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
+	sim := &PathSim{Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
 		Foreground: make([]bool, 0, n), Orig: make([]int, 0, n)}
 	add := func(f, a, b int, fg bool) {
-		in, out := offPathDelays(net, d.Route(f), chans[a], chans[b])
+		route := d.Route(f)
+		l.spec.HostBandwidth = max(l.spec.HostBandwidth, net.Channels[route[0]].Bandwidth)
+		in, out := offPathDelays(net, route, chans[a], chans[b])
 		src, dst := l.endpoints(a, b, in, out, flows[f].Src, flows[f].Dst)
 		sim.Flows = append(sim.Flows, workload.Flow{ID: len(sim.Flows), Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
 		sim.First, sim.Last = append(sim.First, a), append(sim.Last, b)
@@ -194,6 +200,7 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 			j++
 		}
 	}
+	sim.Spec = l.spec
 	if sim.Net, err = l.network(); err != nil {
 		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}
