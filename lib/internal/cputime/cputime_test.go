@@ -7,18 +7,19 @@ import (
 	"time"
 )
 
-// Busy work must show up as CPU time, and sleeping must not.
+// Busy work must show up as CPU time, and sleeping must not. The work is
+// a fixed count of dependent additions (at least 4 cycles each, so at
+// least 40 ms at 5 GHz) rather than a wall-clock span, which on a loaded
+// machine may get little CPU.
 func TestUsed(t *testing.T) {
 	t0 := Used()
 	x := 0.0
-	for deadline := time.Now().Add(50 * time.Millisecond); time.Now().Before(deadline); {
-		for i := 0; i < 1000; i++ {
-			x += float64(i)
-		}
+	for i := 0; i < 50_000_000; i++ {
+		x += float64(i)
 	}
 	busy := Used() - t0
 	if busy < 20*time.Millisecond {
-		t.Errorf("50 ms of busy work used %v of CPU (x=%g)", busy, x)
+		t.Errorf("50M dependent additions used %v of CPU (x=%g)", busy, x)
 	}
 	t1 := Used()
 	time.Sleep(100 * time.Millisecond)
