@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,7 +117,7 @@ func TestM3Options(t *testing.T) {
 		if strings.Contains(tc.opts, "samples") {
 			o.Samples = 50
 		}
-		want, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, o)
+		want, err := m3.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,6 +126,13 @@ func TestM3Options(t *testing.T) {
 		}
 		if res.Extra["paths"] != strconv.Itoa(want.Paths) || res.Extra["paths_simulated"] != strconv.Itoa(want.Simulated) {
 			t.Errorf("options %s: extra %v, want %d paths, %d simulated", tc.opts, res.Extra, want.Paths, want.Simulated)
+		}
+		// The records alone take a heap of 72 bytes per flow; the process
+		// holds at least that resident.
+		heap, _ := strconv.ParseInt(res.Extra["heap_bytes"], 10, 64)
+		rss, _ := strconv.ParseInt(res.Extra["peak_rss_bytes"], 10, 64)
+		if min := int64(72 * len(sc.Flows)); heap < min || (runtime.GOOS == "linux" && rss < min) {
+			t.Errorf("options %s: heap %d bytes, peak RSS %d bytes for %d records", tc.opts, heap, rss, len(sc.Flows))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -46,16 +47,26 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	est, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, mo)
+	cpu0 := cputime.Used()
+	est, err := m3.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, mo)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{
 		Records: est.Records,
 		Options: encode(o),
+		// Where time and memory went. CPU time is the process's during
+		// the run (model loading excluded), peak RSS the process's so far
+		// (scenario building and earlier estimators included).
 		Extra: map[string]string{
 			"paths":           strconv.Itoa(est.Paths),
 			"paths_simulated": strconv.Itoa(est.Simulated),
+			"decompose_s":     strconv.FormatFloat(est.Stats.DecomposeSeconds, 'f', 3, 64),
+			"simulate_s":      strconv.FormatFloat(est.Stats.SimulateSeconds, 'f', 3, 64),
+			"records_s":       strconv.FormatFloat(est.Stats.RecordsSeconds, 'f', 3, 64),
+			"cpu_s":           strconv.FormatFloat((cputime.Used() - cpu0).Seconds(), 'f', 3, 64),
+			"heap_bytes":      strconv.FormatUint(est.Stats.HeapBytes, 10),
+			"peak_rss_bytes":  strconv.FormatInt(cputime.PeakRSS(), 10),
 		},
 	}, nil
 }

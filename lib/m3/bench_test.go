@@ -45,10 +45,34 @@ func BenchmarkRunFabric(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := m3.Run(sc.Net, sc.Flows, sc.Spec.Network, m3.Options{Seed: 1, Model: model}); err != nil {
+		if _, err := m3.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, m3.Options{Seed: 1, Model: model}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecompose times the path decomposition (routing, grouping,
+// channel index) of 300k flows on the 6,144-host fabric (meta384-2:1,
+// matrix B, WebServer, sigma 2, 30% max load), where nearly every flow has
+// a path of its own.
+func BenchmarkDecompose(b *testing.B) {
+	spec := scenario.Default()
+	spec.Topology.Preset = "meta384-2:1"
+	spec.Workload.Flows = 300_000
+	spec.Workload.Components[0].MaxLoad = 0.3
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, err := m3.Decompose(sc.Net, sc.Flows)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(d.NumPaths()), "paths")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sc.Flows)), "ns/flow")
 }
 
 // BenchmarkAccuracy is the network-wide study: m3 (embedded model), m3
@@ -163,7 +187,7 @@ func accuracy(b *testing.B, n int, load float64, seed uint64, model *m3.Model, r
 			if name == "m3" {
 				o.Model = model
 			}
-			est, err := m3.Run(sc.Net, sc.Flows, cfg, o)
+			est, err := m3.Run(context.Background(), sc.Net, sc.Flows, cfg, o)
 			if err != nil {
 				b.Fatal(err)
 			}

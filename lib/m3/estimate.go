@@ -1,11 +1,16 @@
 package m3
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
+	"slices"
+	"sort"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -26,7 +31,10 @@ type Options struct {
 	Samples         int    // paths drawn with replacement (DefaultSamples if 0)
 	Seed            uint64 // path sampling and record assignment
 	BackgroundHosts int    // per parking-lot switch (DefaultBackgroundHosts if 0)
-	Workers         int    // path simulations in parallel (GOMAXPROCS if 0)
+	// Workers is the number of goroutines routing flows, simulating paths
+	// and writing records (GOMAXPROCS if 0); the estimate does not depend
+	// on it.
+	Workers int
 	// Model corrects flowSim; nil uses flowSim's own percentiles (the
 	// "flowSim only" ablation).
 	Model *Model
@@ -43,19 +51,41 @@ type Estimate struct {
 	// Paths is the number of distinct paths, Simulated how many distinct
 	// ones were drawn and simulated.
 	Paths, Simulated int
+	// Stats is where the time and memory went.
+	Stats Stats
+}
+
+// Stats is what a run cost: wall time per phase and the largest Go heap
+// in use (runtime.MemStats.HeapInuse) at the end of any phase. Records
+// and the decomposition's index are both alive at the end of the last
+// phase, the heaviest point of a run.
+type Stats struct {
+	DecomposeSeconds float64 // routing, grouping into paths, channel index
+	SimulateSeconds  float64 // parking lots, flowSim, feature maps, model
+	RecordsSeconds   float64 // aggregation and per-flow records
+	HeapBytes        uint64
+}
+
+// phase records the heap in use at the end of a phase.
+func (s *Stats) phase() {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	s.HeapBytes = max(s.HeapBytes, m.HeapInuse)
 }
 
 // Run estimates the network-wide slowdown distributions of flows on net:
 // decompose into paths, draw opts.Samples paths in proportion to their
 // foreground flows, run flowSim on each drawn path's parking lot, correct
 // the foreground percentiles with the model and pool them (Aggregate).
+// Routing, the path simulations and the records are spread over
+// opts.Workers goroutines; ctx cancels the run.
 //
 // For the common record shape, flow i of output bucket b gets slowdown
 // Q_b((r_i + 0.5) / n_b), where Q_b interpolates bucket b's estimated
 // percentiles, n_b is the bucket's number of flows and r_i the flow's rank
 // in a seeded shuffle of the bucket; its FCT is its ideal FCT times that.
 // Per-bucket percentiles of the records thus reproduce the estimate.
-func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options) (*Estimate, error) {
+func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options) (*Estimate, error) {
 	if err := workload.Check(net, flows); err != nil {
 		return nil, fmt.Errorf("m3: %w", err)
 	}
@@ -65,7 +95,9 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	d, err := Decompose(net, flows)
+	var st Stats
+	t0 := time.Now()
+	d, err := decompose(ctx, net, flows, o.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -73,34 +105,36 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 	if err != nil {
 		return nil, err
 	}
+	st.phase()
+	t1 := time.Now()
 	var todo []int
 	for p, n := range draws {
 		if n > 0 {
 			todo = append(todo, p)
 		}
 	}
-	samples := make([]*Sample, len(todo))
-	errs := make([]error, len(todo))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				samples[i], errs[i] = d.simulatePath(net, flows, cfg, todo[i], o.BackgroundHosts)
-			}
-		}()
-	}
-	for i := range todo {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	// Largest parking lots first, so that no worker is left with a big
+	// one at the end; a path's flows on its channels measure its size.
+	work := make([]int, len(todo))
+	for i, p := range todo {
+		for _, c := range d.Channels(p) {
+			work[i] += d.chanOff[c+1] - d.chanOff[c]
 		}
+	}
+	order := make([]int, len(todo))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return work[order[a]] > work[order[b]] })
+	samples := make([]*Sample, len(todo))
+	err = parallel(ctx, o.Workers, len(order), func(k int) error {
+		i := order[k]
+		var err error
+		samples[i], err = d.simulatePath(net, flows, cfg, todo[i], o.BackgroundHosts)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	// One batched prediction: a matrix product over all paths is much
 	// cheaper than one matrix-vector product per path.
@@ -115,20 +149,49 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options)
 			est[i].Percentiles = pred[i]
 		}
 	}
-	out := metrics.M3OutputBins()
-	count := make([]int, out.Len())
-	for _, f := range flows {
-		count[out.Index(f.Size)]++
-	}
+	st.phase()
+	t2 := time.Now()
+	bucket, count := buckets(flows)
 	dist, err := Aggregate(est, count)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := d.records(net, flows, cfg, dist, o.Seed)
+	recs, err := d.records(ctx, net, flows, cfg, dist, bucket, o.Seed, o.Workers)
 	if err != nil {
 		return nil, err
 	}
-	return &Estimate{Dist: dist, Records: recs, Paths: len(d.Paths), Simulated: len(todo)}, nil
+	st.phase()
+	st.DecomposeSeconds, st.SimulateSeconds, st.RecordsSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
+	return &Estimate{Dist: dist, Records: recs, Paths: d.NumPaths(), Simulated: len(todo), Stats: st}, nil
+}
+
+// parallel runs job(0..n-1) on up to workers goroutines (the errgroup
+// pattern of the other estimators) and returns the error of the
+// lowest-numbered job that failed, or ctx's error if it was cancelled;
+// jobs not yet started when one fails or ctx ends do not run.
+func parallel(ctx context.Context, workers, n int, job func(i int) error) error {
+	errs := make([]error, n)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range n {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			errs[i] = job(i)
+			return errs[i]
+		})
+	}
+	werr := g.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	return ctx.Err()
 }
 
 // simulatePath simulates path p with flowSim and returns its model input.
@@ -144,27 +207,67 @@ func (d *Decomposition) simulatePath(net *topo.Network, flows []workload.Flow, c
 	return NewSample(sim, cfg, metrics.Slowdowns(recs), nil), nil
 }
 
-// records assigns every flow a slowdown from its bucket's distribution
-// (see Run).
-func (d *Decomposition) records(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, dist *Distribution, seed uint64) ([]metrics.Record, error) {
+// buckets returns the output bucket (M3OutputBins) of every flow and the
+// number of flows in each bucket.
+func buckets(flows []workload.Flow) (bucket []uint8, count []int) {
 	out := metrics.M3OutputBins()
-	byBucket := make([][]int, out.Len())
+	bucket = make([]uint8, len(flows))
+	count = make([]int, out.Len())
 	for i, f := range flows {
 		b := out.Index(f.Size)
-		byBucket[b] = append(byBucket[b], i)
+		bucket[i] = uint8(b)
+		count[b]++
+	}
+	return bucket, count
+}
+
+// records assigns every flow a slowdown from its bucket's distribution
+// (see Run); bucket is buckets'. The ranks come from shuffling each
+// bucket's flows in ascending order, bucket after bucket, with one
+// generator; then chunks of flows are filled in parallel, each in flow
+// order.
+func (d *Decomposition) records(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, dist *Distribution,
+	bucket []uint8, seed uint64, workers int) ([]metrics.Record, error) {
+	// A counting sort lays out every bucket's flows, ascending, in one array.
+	off := make([]int, len(dist.Flows)+1)
+	for b, n := range dist.Flows {
+		off[b+1] = off[b] + n
+	}
+	next := slices.Clone(off)
+	order := make([]int32, len(flows))
+	for i, b := range bucket {
+		order[next[b]] = int32(i)
+		next[b]++
 	}
 	r := rand.New(rand.NewPCG(seed, 0x7265)) // "re"
-	recs := make([]metrics.Record, len(flows))
-	for b, idx := range byBucket {
+	rank := make([]int32, len(flows))
+	for b := range dist.Flows {
+		idx := order[off[b]:off[b+1]]
 		r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		for rank, i := range idx {
-			f := flows[i]
-			ideal := metrics.IdealFCT(net, d.routes[i], f.Size, cfg)
-			fct := int64(math.Round(float64(ideal) * at(dist.Buckets[b], (float64(rank)+0.5)/float64(len(idx)))))
-			fct = max(fct, ideal)
+		for k, i := range idx {
+			rank[i] = int32(k)
+		}
+	}
+	recs := make([]metrics.Record, len(flows))
+	size := chunk(len(flows), workers)
+	err := parallel(ctx, workers, (len(flows)+size-1)/size, func(k int) error {
+		var route []int
+		for i := k * size; i < min((k+1)*size, len(flows)); i++ {
+			f, b := flows[i], bucket[i]
+			route = route[:0]
+			for _, c := range d.Route(i) {
+				route = append(route, int(c))
+			}
+			ideal := metrics.IdealFCT(net, route, f.Size, cfg)
+			u := (float64(rank[i]) + 0.5) / float64(dist.Flows[b])
+			fct := max(int64(math.Round(float64(ideal)*at(dist.Buckets[b], u))), ideal)
 			recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
 				FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return recs, nil
 }

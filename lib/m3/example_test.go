@@ -1,6 +1,7 @@
 package m3_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tailscope/tailscope/lib/m3"
@@ -20,7 +21,7 @@ func ExampleRun() {
 		Arrival: workload.Arrival{Sigma: 1},
 		MaxLoad: 0.5,
 	}}}, 1)
-	est, err := m3.Run(net, flows, netcfg.Default(), m3.Options{Samples: 100, Seed: 1})
+	est, err := m3.Run(context.Background(), net, flows, netcfg.Default(), m3.Options{Samples: 100, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -46,10 +46,14 @@ func TestDecomposeHandCase(t *testing.T) {
 	}
 	// Routes 0->2, 1->2, 0->3, 1->3 are distinct: four paths, numbered by
 	// first flow; flows 0 and 3 share path 0 (Eq. 1).
-	if len(d.Paths) != 4 || !reflect.DeepEqual(d.Paths[0].Flows, []int{0, 3}) || !reflect.DeepEqual(d.FlowPath, []int{0, 1, 2, 0, 3}) {
-		t.Fatalf("paths %+v, flow paths %v", d.Paths, d.FlowPath)
+	var flowPath []int
+	for i := range flows {
+		flowPath = append(flowPath, d.FlowPath(i))
 	}
-	if h := len(d.Paths[0].Channels); h != 3 {
+	if d.NumPaths() != 4 || !reflect.DeepEqual(d.Foreground(0), []int32{0, 3}) || !reflect.DeepEqual(flowPath, []int{0, 1, 2, 0, 3}) {
+		t.Fatalf("%d paths, path 0 flows %v, flow paths %v", d.NumPaths(), d.Foreground(0), flowPath)
+	}
+	if h := len(d.Channels(0)); h != 3 {
 		t.Fatalf("path 0 has %d hops, want 3 (NIC, bottleneck, receiver link)", h)
 	}
 	// Eq. 2 on path 0 (0 -> L -> R -> 2): flow 1 shares the bottleneck
@@ -185,8 +189,8 @@ func TestPathSimKeepsRoundTrips(t *testing.T) {
 		return sum
 	}
 	sizes := map[int]bool{}
-	for p := 0; p < len(d.Paths) && len(sizes) < 3; p++ {
-		h := len(d.Paths[p].Channels)
+	for p := 0; p < d.NumPaths() && len(sizes) < 3; p++ {
+		h := len(d.Channels(p))
 		if sizes[h] {
 			continue
 		}
@@ -201,7 +205,11 @@ func TestPathSimKeepsRoundTrips(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, want := delay(sim.Net, route), delay(net, d.Route(sim.Orig[i]))
+			var real []int
+			for _, c := range d.Route(sim.Orig[i]) {
+				real = append(real, int(c))
+			}
+			got, want := delay(sim.Net, route), delay(net, real)
 			if got != want {
 				t.Errorf("%d-hop path %d, flow %d (hops %d-%d): parking-lot delay %d ns, real route %d ns", h, p, sim.Orig[i], sim.First[i], sim.Last[i], got, want)
 			}

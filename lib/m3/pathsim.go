@@ -2,7 +2,6 @@ package m3
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -61,6 +60,8 @@ func (s *PathSim) chain() (bandwidths, delays []int64) {
 // lot builds a parking lot with attachment groups. Node ids: 0 the
 // foreground source, 1 its destination, 2..Hops the switches along the
 // chain, then background hosts group by group in order of first use.
+// Host links take spec.HostBandwidth when the network is built, so that
+// a caller may raise it while adding flows.
 type lot struct {
 	spec  topo.ParkingLotSpec
 	nodes []topo.Node
@@ -117,7 +118,7 @@ func (l *lot) host(sw int, delay int64, slot int) int {
 	l.groups[sw] = append(l.groups[sw], group{delay, first})
 	for j := range l.spec.BackgroundHosts {
 		l.nodes = append(l.nodes, topo.Node{ID: first + j, Kind: topo.Host, Rack: -1, Pod: -1})
-		l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Bandwidth: l.spec.HostBandwidth, Delay: delay})
+		l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Delay: delay})
 	}
 	return first + slot%l.spec.BackgroundHosts
 }
@@ -139,6 +140,9 @@ func (l *lot) endpoints(first, last int, in, out int64, srcSlot, dstSlot int) (s
 }
 
 func (l *lot) network() (*topo.Network, error) {
+	for i := l.spec.Hops; i < len(l.links); i++ {
+		l.links[i].Bandwidth = l.spec.HostBandwidth
+	}
 	return topo.New(fmt.Sprintf("parkinglot-%dhop", l.spec.Hops), l.nodes, l.links)
 }
 
@@ -148,26 +152,25 @@ func (l *lot) network() (*topo.Network, error) {
 // among the path's flows and the delays of the flows' routes off the path
 // (see PathSim), and bgHosts hosts per group (DefaultBackgroundHosts if 0).
 func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgHosts int) (*PathSim, error) {
-	if p < 0 || p >= len(d.Paths) {
-		return nil, fmt.Errorf("m3: path %d out of range (0..%d)", p, len(d.Paths)-1)
+	if p < 0 || p >= d.NumPaths() {
+		return nil, fmt.Errorf("m3: path %d out of range (0..%d)", p, d.NumPaths()-1)
 	}
 	if bgHosts <= 0 {
 		bgHosts = DefaultBackgroundHosts
 	}
-	path := d.Paths[p]
-	spec := topo.ParkingLotSpec{Hops: len(path.Channels), BackgroundHosts: bgHosts}
+	chans, fg := d.Channels(p), d.Foreground(p)
+	spec := topo.ParkingLotSpec{Hops: len(chans), BackgroundHosts: bgHosts}
 	var delay int64
-	for _, c := range path.Channels {
+	for _, c := range chans {
 		spec.Bandwidths = append(spec.Bandwidths, net.Channels[c].Bandwidth)
 		delay += net.Channels[c].Delay
 	}
-	spec.Delay = max(delay/int64(len(path.Channels)), 1)
+	spec.Delay = max(delay/int64(len(chans)), 1)
 	bg := d.Background(p)
-	for _, f := range path.Flows {
-		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.routes[f][0]].Bandwidth)
-	}
-	for _, b := range bg {
-		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.routes[b.Flow][0]].Bandwidth)
+	// The foreground flows' NICs give a first host bandwidth; the
+	// background flows' raise it as they are added (see lot).
+	for _, f := range fg {
+		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.Route(int(f))[0]].Bandwidth)
 	}
 	l, err := newLot(spec)
 	if err != nil {
@@ -175,50 +178,48 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	}
 	// Flows are in start order (workload.Check), so merging the ascending
 	// foreground and background lists by index keeps start order.
-	n := len(path.Flows) + len(bg)
-	sim := &PathSim{Spec: spec, Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
+	n := len(fg) + len(bg)
+	sim := &PathSim{Flows: make([]workload.Flow, 0, n), First: make([]int, 0, n), Last: make([]int, 0, n),
 		Foreground: make([]bool, 0, n), Orig: make([]int, 0, n)}
 	add := func(f, a, b int, fg bool) {
-		var in, out int64
-		route := d.routes[f]
-		if a > 0 {
-			in = offPathDelay(net, route, path.Channels[a], true)
-		}
-		if b < spec.Hops-1 {
-			out = offPathDelay(net, route, path.Channels[b], false)
-		}
+		route := d.Route(f)
+		l.spec.HostBandwidth = max(l.spec.HostBandwidth, net.Channels[route[0]].Bandwidth)
+		in, out := offPathDelays(net, route, chans[a], chans[b])
 		src, dst := l.endpoints(a, b, in, out, flows[f].Src, flows[f].Dst)
 		sim.Flows = append(sim.Flows, workload.Flow{ID: len(sim.Flows), Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
 		sim.First, sim.Last = append(sim.First, a), append(sim.Last, b)
 		sim.Foreground, sim.Orig = append(sim.Foreground, fg), append(sim.Orig, f)
 	}
 	i, j := 0, 0
-	for i < len(path.Flows) || j < len(bg) {
-		if j == len(bg) || (i < len(path.Flows) && path.Flows[i] < bg[j].Flow) {
-			add(path.Flows[i], 0, spec.Hops-1, true)
+	for i < len(fg) || j < len(bg) {
+		if j == len(bg) || (i < len(fg) && int(fg[i]) < bg[j].Flow) {
+			add(int(fg[i]), 0, spec.Hops-1, true)
 			i++
 		} else {
 			add(bg[j].Flow, bg[j].First, bg[j].Last, false)
 			j++
 		}
 	}
+	sim.Spec = l.spec
 	if sim.Net, err = l.network(); err != nil {
 		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}
 	return sim, nil
 }
 
-// offPathDelay is the propagation delay of route before channel c (before
-// true) or after it: the part of a background flow's route off the path.
-func offPathDelay(net *topo.Network, route []int, c int, before bool) int64 {
-	at := slices.Index(route, c)
-	off := route[at+1:]
-	if before {
-		off = route[:at]
-	}
+// offPathDelays returns the propagation delays of route before channel
+// first and after channel last: the parts of a background flow's route off
+// the path it joins at first and leaves at last.
+func offPathDelays(net *topo.Network, route []int32, first, last int32) (in, out int64) {
 	var sum int64
-	for _, x := range off {
-		sum += net.Channels[x].Delay
+	for _, c := range route {
+		if c == first {
+			in = sum
+		}
+		sum += net.Channels[c].Delay
+		if c == last {
+			out = sum
+		}
 	}
-	return sum
+	return in, sum - out
 }

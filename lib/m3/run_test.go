@@ -1,6 +1,7 @@
 package m3
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ func TestRunLoneFlowsAreIdeal(t *testing.T) {
 	for i := range 40 {
 		flows = append(flows, workload.Flow{ID: i, Src: i % 2, Dst: 2 + i%3%2, Size: int64(100 + 3000*i), Start: int64(i) * 1_000_000})
 	}
-	est, err := Run(net, flows, netcfg.Default(), Options{Samples: 50, Seed: 1, Workers: 2})
+	est, err := Run(context.Background(), net, flows, netcfg.Default(), Options{Samples: 50, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestRunRecordsFollowTheEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := netcfg.Default()
-	est, err := Run(net, flows, cfg, Options{Samples: 200, Seed: 2})
+	est, err := Run(context.Background(), net, flows, cfg, Options{Samples: 200, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestRunRecordsFollowTheEstimate(t *testing.T) {
 	if est.Dist.Overall[98] < 1 || est.Dist.Overall[49] > est.Dist.Overall[98] {
 		t.Errorf("overall percentiles %v", est.Dist.Overall)
 	}
-	again, err := Run(net, flows, cfg, Options{Samples: 200, Seed: 2, Workers: 1})
+	again, err := Run(context.Background(), net, flows, cfg, Options{Samples: 200, Seed: 2, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 //go:build unix
 
-// Package cputime reads the CPU time the process has used. The benchmarks
-// report it next to wall time because on a shared machine it measures a
-// simulator's own cost better.
+// Package cputime reads the CPU time and the peak memory the process has
+// used. The benchmarks report CPU time next to wall time because on a
+// shared machine it measures a simulator's own cost better; estimators
+// report the peak resident set size with their results.
 package cputime
 
 import (
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -18,4 +20,18 @@ func Used() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// PeakRSS returns the largest resident set size of the process so far in
+// bytes, or 0 if the system does not tell.
+func PeakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	// Linux and the BSDs count kilobytes, Darwin bytes.
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) * 1024
 }

@@ -7,23 +7,38 @@ import (
 	"time"
 )
 
-// Busy work must show up as CPU time, and sleeping must not. The busy
-// loop runs until the CPU clock has advanced 20 ms, not for a wall-clock
-// span: on a loaded machine a wall-clock span may get almost no CPU.
+// Busy work must show up as CPU time, and sleeping must not. The work is
+// a fixed count of dependent additions (at least 4 cycles each, so at
+// least 40 ms at 5 GHz) rather than a wall-clock span, which on a loaded
+// machine may get little CPU.
 func TestUsed(t *testing.T) {
 	t0 := Used()
 	x := 0.0
-	for deadline := time.Now().Add(time.Minute); Used()-t0 < 20*time.Millisecond; {
-		if time.Now().After(deadline) {
-			t.Fatalf("a minute of busy work used %v of CPU (x=%g)", Used()-t0, x)
-		}
-		for i := 0; i < 100_000; i++ {
-			x += float64(i)
-		}
+	for i := 0; i < 50_000_000; i++ {
+		x += float64(i)
+	}
+	busy := Used() - t0
+	if busy < 20*time.Millisecond {
+		t.Errorf("50M dependent additions used %v of CPU (x=%g)", busy, x)
 	}
 	t1 := Used()
 	time.Sleep(100 * time.Millisecond)
 	if idle := Used() - t1; idle > 50*time.Millisecond {
 		t.Errorf("sleeping 100 ms used %v of CPU", idle)
+	}
+}
+
+// Touching every page of a 64 MiB buffer makes it resident at once, so the
+// peak resident set size must then be at least that large; before, a
+// test process holds far less.
+func TestPeakRSS(t *testing.T) {
+	before := PeakRSS()
+	buf := make([]byte, 64<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	after := PeakRSS()
+	if before >= int64(len(buf)) || after < int64(len(buf)) {
+		t.Errorf("peak RSS %d before and %d after touching %d bytes (last %d)", before, after, len(buf), buf[len(buf)-1])
 	}
 }
