@@ -272,4 +272,3 @@ func (r *Result) ChannelsTable() *frame.Table {
 		frame.Float64Column("wall_seconds", wall),
 	}}
 }
-
