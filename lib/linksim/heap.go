@@ -1,8 +1,7 @@
 package linksim
 
-// eventHeap is a 4-ary min-heap of events by (time, scheduling order). A
-// link simulation holds only the packets and ACKs in flight of one
-// channel, a few thousand events at most, so a heap is enough.
+// eventHeap is a 4-ary min-heap of events by (time, scheduling order),
+// for the events beyond the calendar queue's wheel.
 type eventHeap []event
 
 func less(a, b *event) bool {

@@ -114,8 +114,7 @@ type sim struct {
 	nics     []nic
 	dests    []port
 	fs       []flowState
-	q        eventHeap
-	seq      uint64
+	q        eventQueue
 	now      int64
 	next     int // next flow to start
 	rto      int64
@@ -123,7 +122,7 @@ type sim struct {
 }
 
 func newSim(l Link, flows []workload.Flow, cfg netcfg.Config, newCC packetsim.NewCC) *sim {
-	s := &sim{cfg: cfg, target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0}
+	s := &sim{cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0}
 	if cfg.BufferBytes > 0 {
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
 	}
@@ -159,11 +158,7 @@ func newSim(l Link, flows []workload.Flow, cfg netcfg.Config, newCC packetsim.Ne
 	return s
 }
 
-func (s *sim) push(e event) {
-	e.seq = s.seq
-	s.seq++
-	s.q.push(e)
-}
+func (s *sim) push(e event) { s.q.push(e) }
 
 // seqBytes is the payload carried by packets 0..p-1 of f.
 func (s *sim) seqBytes(f *flowState, p int32) int64 {
@@ -177,13 +172,14 @@ func (s *sim) wire(f *flowState, p int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		if s.next < len(s.fs) && (len(s.q) == 0 || s.fs[s.next].startPs <= s.q[0].t) {
+		t, ok := s.q.next()
+		if s.next < len(s.fs) && (!ok || s.fs[s.next].startPs <= t) {
 			s.now = s.fs[s.next].startPs
 			s.start(int32(s.next))
 			s.next++
 			continue
 		}
-		if len(s.q) == 0 {
+		if !ok {
 			break
 		}
 		e := s.q.pop()

@@ -5,6 +5,7 @@ package parsimon_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -163,5 +164,106 @@ func BenchmarkSpeedNS3(b *testing.B) {
 			}
 			return res.Records, nil
 		})
+	}
+}
+
+// BenchmarkLinkBackends is the issue's comparison of the link-level
+// backends on the accuracy study's scenario: full-network packetsim and
+// Parsimon with the dedicated backend (linksim) run alternately
+// TAILSCOPE_PARSIMON_REPEAT times (default 2) for the speed ratio, then
+// Parsimon/C with linksim and Parsimon with the packetsim backend; per
+// channel and bucket, mean and p99 of packet-normalized delay under
+// linksim against packetsim, and each variant's p99 errors against the
+// full run. Heavy: run with -benchtime 1x. Flows and loads as in
+// BenchmarkAccuracy.
+func BenchmarkLinkBackends(b *testing.B) {
+	n := envInt(b, "TAILSCOPE_PARSIMON_FLOWS", 200_000)
+	reps := envInt(b, "TAILSCOPE_PARSIMON_REPEAT", 2)
+	loads := os.Getenv("TAILSCOPE_PARSIMON_LOADS")
+	if loads == "" {
+		loads = "30,60"
+	}
+	for i := 0; i < b.N; i++ {
+		for _, l := range strings.Split(loads, ",") {
+			pct, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+			if err != nil || pct <= 0 || pct >= 100 {
+				b.Fatalf("TAILSCOPE_PARSIMON_LOADS: bad load %q", l)
+			}
+			linkBackends(b, n, pct/100, reps)
+		}
+	}
+}
+
+func linkBackends(b *testing.B, n int, load float64, reps int) {
+	sc := issueScenario(b, n, load)
+	cfg := sc.Spec.Network
+	measure := func(run func() error) (wall, cpu float64) {
+		t0, c0 := time.Now(), cputime.Used().Seconds()
+		if err := run(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0).Seconds(), cputime.Used().Seconds() - c0
+	}
+	pars := func(opts parsimon.Options) (*parsimon.Result, float64, float64) {
+		var res *parsimon.Result
+		wall, cpu := measure(func() (err error) {
+			res, err = parsimon.Run(context.Background(), sc.Net, sc.Flows, cfg, opts)
+			return err
+		})
+		return res, wall, cpu
+	}
+	fmt.Printf("\n== link backends: meta32-2:1, matrix B, WebServer, arrivals %+v, max load %g%%, %d flows ==\n", sc.Spec.Workload.Components[0].Arrival, 100*load, n)
+	var full *packetsim.Result
+	var ls *parsimon.Result
+	var fullWall, fullCPU, lsWall, lsCPU float64
+	for r := 0; r < reps; r++ {
+		w, c := measure(func() (err error) {
+			full, err = packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+			return err
+		})
+		fullWall, fullCPU = fullWall+w, fullCPU+c
+		fmt.Printf("packetsim (full network)   round %d: %6.1f s wall, %6.1f s CPU\n", r+1, w, c)
+		var w2, c2 float64
+		ls, w2, c2 = pars(parsimon.Options{Seed: sc.Spec.Seed})
+		lsWall, lsCPU = lsWall+w2, lsCPU+c2
+		fmt.Printf("parsimon (linksim backend) round %d: %6.1f s wall, %6.1f s CPU, link sims %.1f s, longest %.3f s, parsimon-inf %.2f s\n", r+1, w2, c2, ls.SimSeconds, ls.LongestSimSeconds, ls.InfSeconds())
+	}
+	fmt.Printf("parsimon (linksim) against full packetsim over %d rounds: %.2fx faster in wall time, %.2fx in CPU time\n", reps, fullWall/lsWall, fullCPU/lsCPU)
+	lc, w, c := pars(parsimon.Options{Seed: sc.Spec.Seed, Cluster: true})
+	fmt.Printf("parsimon-c (linksim backend): %6.1f s wall, %6.1f s CPU, %d link sims, %d pruned (%.0f%%), parsimon-inf %.2f s\n", w, c, lc.Simulated, lc.Pruned, 100*float64(lc.Pruned)/float64(lc.Simulated+lc.Pruned), lc.InfSeconds())
+	ps, w, c := pars(parsimon.Options{Seed: sc.Spec.Seed, Backend: parsimon.Packetsim})
+	fmt.Printf("parsimon (packetsim backend): %6.1f s wall, %6.1f s CPU, link sims %.1f s, longest %.3f s, parsimon-inf %.2f s\n", w, c, ps.SimSeconds, ps.LongestSimSeconds, ps.InfSeconds())
+
+	stats := bucketStats(b, ls, ps)
+	var okMean, okP99, flows, flowsOut int
+	var worstMean, worstP99 float64
+	for _, s := range stats {
+		flows += s.flows
+		m, p := within(s.mean, s.baseMean, 0.05, 1), within(s.p99, s.baseP99, 0.05, 1)
+		if m {
+			okMean++
+		}
+		if p {
+			okP99++
+		}
+		if !m || !p {
+			flowsOut += s.flows
+		}
+		if s.baseMean >= 1 {
+			worstMean = max(worstMean, math.Abs(s.mean/s.baseMean-1))
+		}
+		if s.baseP99 >= 1 {
+			worstP99 = max(worstP99, math.Abs(s.p99/s.baseP99-1))
+		}
+	}
+	fmt.Printf("buckets (linksim against packetsim backend, %d channels' buckets, %d flow records): mean within 5%% in %d (%.1f%%), p99 within 5%% in %d (%.1f%%); flows in buckets off by more: %d (%.2f%%); largest |error| where the baseline is >= 1 ns/packet: mean %.1f%%, p99 %.1f%%\n",
+		len(stats), flows, okMean, 100*float64(okMean)/float64(len(stats)), okP99, 100*float64(okP99)/float64(len(stats)), flowsOut, 100*float64(flowsOut)/float64(flows), 100*worstMean, 100*worstP99)
+	for _, v := range []struct {
+		name string
+		res  *parsimon.Result
+	}{{"parsimon (linksim)", ls}, {"parsimon-c (linksim)", lc}, {"parsimon (packetsim backend)", ps}} {
+		cmp := metrics.Compare(v.res.Records, full.Records, metrics.ParsimonBins(), 99)
+		fmt.Printf("-- %s p99 errors against full packetsim:\n%s", v.name, cmp.String())
+		b.ReportMetric(100*cmp.ErrorAll, fmt.Sprintf("%s-p99-err%%-load%g", strings.Fields(v.name)[0]+"-"+strings.Trim(strings.Fields(v.name)[1], "()"), 100*load))
 	}
 }
