@@ -13,8 +13,7 @@ const psPerSecondBits = 8_000_000_000_000 // ps per second times bits per byte
 
 // Event kinds.
 const (
-	evNicFree uint8 = iota // source NIC pkt finished sending a packet
-	evNicWake              // a paced flow on source NIC pkt may send again
+	evNicWake uint8 = iota // source NIC pkt may send again
 	evTarget               // a data packet reaches the target's port
 	evAck                  // an ACK reaches its sender
 	evRTO                  // retransmission check of a flow
@@ -80,11 +79,10 @@ func (p *port) backlog(now int64) float64 {
 // never sends).
 type nic struct {
 	port
-	id     int32 // index among the sources
-	busy   bool
+	id     int32   // index among the sources
 	active []int32 // flows with unsent data, in round-robin order
 	rr     int
-	wakeAt int64 // pending pacing wake-up, 0 if none
+	wakeAt int64 // pending wake-up, 0 if none
 }
 
 type flowState struct {
@@ -186,10 +184,6 @@ func (s *sim) run() error {
 		s.now = e.t
 		s.res.Events++
 		switch e.kind {
-		case evNicFree:
-			n := &s.nics[e.pkt]
-			n.busy = false
-			s.pull(n)
 		case evNicWake:
 			n := &s.nics[e.pkt]
 			if n.wakeAt == e.t {
@@ -236,18 +230,24 @@ func (s *sim) activate(fi int32, f *flowState) {
 }
 
 // pull starts the next transmission of an idle NIC: a data packet of the
-// next eligible flow; if flows wait only for their pacing time, it
-// schedules a wake-up.
+// next eligible flow. A busy NIC, or one whose flows wait only for their
+// pacing time, wakes up when it can send. Unlike packetsim's NICs, which
+// look for work whenever a transmission ends, a NIC here sleeps while all
+// its flows' windows are closed: the ACK that opens one calls pull.
 func (s *sim) pull(n *nic) {
-	if n.busy {
+	if s.now < n.busyUntil {
+		s.wake(n, n.busyUntil)
 		return
 	}
 	wake := int64(math.MaxInt64)
 	for tried := 0; tried < len(n.active); tried++ {
-		i := (n.rr + tried) % len(n.active)
+		i := n.rr + tried
+		for i >= len(n.active) {
+			i -= len(n.active)
+		}
 		fi := n.active[i]
 		f := &s.fs[fi]
-		if s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) >= f.cc.WindowBytes() {
+		if !s.windowOpen(f) {
 			continue // window closed: an ACK will call pull again
 		}
 		if f.nextSend > s.now {
@@ -271,19 +271,41 @@ func (s *sim) pull(n *nic) {
 			n.rr = i
 		}
 		s.send(n, event{flow: fi, pkt: pkt, ts: s.now}, wire)
+		// Look again when the transmission ends if some flow may be
+		// able to send then; a lone flow's pacing time is known now.
+		switch len(n.active) {
+		case 0:
+		case 1:
+			if g := &s.fs[n.active[0]]; s.windowOpen(g) {
+				s.wake(n, max(n.busyUntil, g.nextSend))
+			}
+		default:
+			s.wake(n, n.busyUntil)
+		}
 		return
 	}
-	if wake != math.MaxInt64 && (n.wakeAt == 0 || wake < n.wakeAt) {
-		n.wakeAt = wake
-		s.push(event{t: wake, kind: evNicWake, pkt: n.id})
+	if wake != math.MaxInt64 {
+		s.wake(n, wake)
+	}
+}
+
+// windowOpen reports whether f's window lets it send another packet.
+func (s *sim) windowOpen(f *flowState) bool {
+	return s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.cc.WindowBytes()
+}
+
+// wake makes NIC n pull at time t, unless it already will sooner.
+func (s *sim) wake(n *nic, t int64) {
+	if n.wakeAt == 0 || t < n.wakeAt {
+		n.wakeAt = t
+		s.push(event{t: t, kind: evNicWake, pkt: n.id})
 	}
 }
 
 // send puts data packet e of wire bytes on NIC n's channel.
 func (s *sim) send(n *nic, e event, wire int64) {
 	end := s.now + n.tx(wire)
-	n.busy = true
-	s.push(event{t: end, kind: evNicFree, pkt: n.id})
+	n.busyUntil = end
 	if s.switched {
 		e.t, e.kind = end+n.delay, evTarget
 		s.push(e)
