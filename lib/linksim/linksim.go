@@ -22,9 +22,10 @@
 //   - congestion control through packetsim's CC interface, so every CC
 //     packetsim knows runs here unchanged.
 //
-// A data packet thus costs three events (its NIC finishing it, its arrival
-// at the target port, its ACK reaching the sender) where the general
-// simulator spends one per hop of data and ACK. Because the hops after the
+// A data packet thus costs at most three events (its NIC waking to send
+// it, its arrival at the target port, its ACK reaching the sender; two
+// when the target is the NIC) where the general simulator spends one per
+// hop of data and of ACK plus the NICs' own. Because the hops after the
 // target and the ACK path are fixed, the receiver's state is updated when
 // a packet leaves the target (a flow's packets stay in order on a FIFO
 // path), and the ACK is scheduled at once.
