@@ -2,14 +2,24 @@ package linksim
 
 // eventHeap is a 4-ary min-heap of events by (time, scheduling order),
 // for the events beyond the calendar queue's wheel.
-type eventHeap []event
+type eventHeap struct {
+	items []farEvent
+	seq   uint64
+}
 
-func less(a, b *event) bool {
+type farEvent struct {
+	event
+	seq uint64
+}
+
+func less(a, b *farEvent) bool {
 	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
-func (q *eventHeap) push(e event) {
-	h := append(*q, e)
+func (q *eventHeap) push(ev event) {
+	e := farEvent{ev, q.seq}
+	q.seq++
+	h := append(q.items, e)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
@@ -20,12 +30,12 @@ func (q *eventHeap) push(e event) {
 		i = p
 	}
 	h[i] = e
-	*q = h
+	q.items = h
 }
 
 // pop removes and returns the earliest event; the heap must not be empty.
 func (q *eventHeap) pop() event {
-	h := *q
+	h := q.items
 	top := h[0]
 	n := len(h) - 1
 	last := h[n]
@@ -51,6 +61,6 @@ func (q *eventHeap) pop() event {
 	if n > 0 {
 		h[i] = last
 	}
-	*q = h
-	return top
+	q.items = h
+	return top.event
 }

@@ -1,6 +1,7 @@
 package linksim
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -16,9 +17,10 @@ import (
 // cost no walk over empty buckets. A link simulation schedules nearly
 // everything within a round-trip time, a few microseconds ahead, so
 // scheduling is an append; profiling showed a heap of all events took
-// half the run time.
+// half the run time. Events carry no sequence number: a bucket is filled
+// in scheduling order (the far heap's events for a bucket, all scheduled
+// before any of the wheel's, first) and sorted stably by time.
 type eventQueue struct {
-	seq     uint64
 	wheel   [][]event // bucket b holds events with t>>bucketShift == b, for b in (base, base+wheelSize)
 	base    int64     // bucket of cur
 	cur     []event   // bucket base, sorted; cur[pos:] still to deliver
@@ -48,15 +50,13 @@ func (q *eventQueue) next() (t int64, ok bool) {
 
 // push schedules e, which must not be earlier than the last event popped.
 func (q *eventQueue) push(e event) {
-	e.seq = q.seq
-	q.seq++
 	b := e.t >> bucketShift
 	switch {
 	case b <= q.base:
 		// The bucket being delivered (or earlier, when next moved base
 		// ahead while a flow start, not in the queue, comes first):
-		// insert in order among the rest.
-		i := q.pos + sort.Search(len(q.cur)-q.pos, func(i int) bool { return less(&e, &q.cur[q.pos+i]) })
+		// insert after the events of its time and before later ones.
+		i := q.pos + sort.Search(len(q.cur)-q.pos, func(i int) bool { return e.t < q.cur[q.pos+i].t })
 		q.cur = slices.Insert(q.cur, i, e)
 	case b < q.base+wheelSize:
 		slot := b & wheelMask
@@ -72,27 +72,35 @@ func (q *eventQueue) push(e event) {
 // none.
 func (q *eventQueue) advance() bool {
 	for q.pos == len(q.cur) {
-		// Recycle the finished bucket's storage for the slot it leaves.
-		q.wheel[q.base&wheelMask] = q.cur[:0]
 		b := int64(math.MaxInt64)
 		if q.inWheel > 0 {
 			b = q.nextUsed()
 		}
-		if len(q.far) > 0 {
-			b = min(b, q.far[0].t>>bucketShift)
+		if len(q.far.items) > 0 {
+			b = min(b, q.far.items[0].t>>bucketShift)
 		}
 		if b == math.MaxInt64 {
 			return false
 		}
-		q.base = b
 		slot := b & wheelMask
-		q.cur, q.pos = q.wheel[slot], 0
-		q.wheel[slot] = nil
+		w := q.wheel[slot]
+		q.inWheel -= len(w)
 		q.used[slot>>6] &^= 1 << (slot & 63)
-		q.inWheel -= len(q.cur)
-		for len(q.far) > 0 && q.far[0].t>>bucketShift == q.base {
-			q.cur = append(q.cur, q.far.pop())
+		if len(q.far.items) > 0 && q.far.items[0].t>>bucketShift == b {
+			// The far heap's events for b were all scheduled before the
+			// wheel's: they go first.
+			cur := q.cur[:0]
+			for len(q.far.items) > 0 && q.far.items[0].t>>bucketShift == b {
+				cur = append(cur, q.far.pop())
+			}
+			q.cur = append(cur, w...)
+			q.wheel[slot] = w[:0]
+		} else {
+			// Recycle the finished bucket's storage for the slot.
+			q.wheel[slot] = q.cur[:0]
+			q.cur = w
 		}
+		q.base, q.pos = b, 0
 		sortEvents(q.cur)
 	}
 	return true
@@ -113,22 +121,17 @@ func (q *eventQueue) nextUsed() int64 {
 	panic("linksim: event wheel bitmap out of step with its count")
 }
 
-// sortEvents sorts a bucket: insertion sort for the usual handful of
-// events, pdqsort for a crowded bucket.
+// sortEvents sorts a bucket stably by time: insertion sort for the usual
+// handful of events, a merge sort for a crowded bucket.
 func sortEvents(b []event) {
 	if len(b) > 24 {
-		slices.SortFunc(b, func(x, y event) int {
-			if less(&x, &y) {
-				return -1
-			}
-			return 1 // (t, seq) are never equal
-		})
+		slices.SortStableFunc(b, func(x, y event) int { return cmp.Compare(x.t, y.t) })
 		return
 	}
 	for i := 1; i < len(b); i++ {
 		e := b[i]
 		j := i
-		for j > 0 && less(&e, &b[j-1]) {
+		for j > 0 && e.t < b[j-1].t {
 			b[j] = b[j-1]
 			j--
 		}

@@ -28,9 +28,8 @@ const (
 // event is one scheduled happening; packets in flight exist only as
 // events.
 type event struct {
-	t    int64  // ps
-	seq  uint64 // scheduling order: breaks ties between equal times
-	ts   int64  // data: send time (ps); ACK: the echoed send time
+	t    int64 // ps
+	ts   int64 // data: send time (ps); ACK: the echoed send time
 	flow int32
 	pkt  int32 // data: packet index; ACK: packets received in order; NIC events: source index
 	kind uint8
