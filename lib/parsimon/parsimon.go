@@ -10,9 +10,9 @@
 // representative per cluster is simulated (Cluster), runs the link-level
 // simulations on a worker pool (RunTasks; each Task is plain data, so it
 // could equally run elsewhere) with a Backend, by default the dedicated
-// link-level simulator of lib/linksim (Parsimon §4.1), buckets each channel's packet-normalized
-// delays by flow size (NewBuckets) and answers FCT queries by Monte-Carlo
-// convolution over a flow's path (DelayNet).
+// link-level simulator of lib/linksim (Parsimon §4.1), buckets each
+// channel's packet-normalized delays by flow size (NewBuckets) and answers
+// FCT queries by Monte-Carlo convolution over a flow's path (DelayNet).
 //
 // The approximations are the paper's and bias estimates upwards: no
 // upstream fan-in or cross-traffic smoothing, independent hops, and delays
