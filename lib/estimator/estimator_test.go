@@ -11,6 +11,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -133,6 +134,48 @@ func TestM3Options(t *testing.T) {
 		rss, _ := strconv.ParseInt(res.Extra["peak_rss_bytes"], 10, 64)
 		if min := int64(72 * len(sc.Flows)); heap < min || (runtime.GOOS == "linux" && rss < min) {
 			t.Errorf("options %s: heap %d bytes, peak RSS %d bytes for %d records", tc.opts, heap, rss, len(sc.Flows))
+		}
+	}
+}
+
+// Parsimon's backend option picks the link-level backend: linksim by
+// default, packetsim on request, each giving what parsimon.Run gives with
+// that backend, and named in the provenance.
+func TestParsimonBackend(t *testing.T) {
+	sc := small(t)
+	for _, tc := range []struct {
+		name, opts string
+		backend    parsimon.Backend
+		cluster    bool
+		provenance string
+	}{
+		{"parsimon", "", parsimon.LinkSim, false, `"backend":"linksim"`},
+		{"parsimon", `{"backend":"packetsim"}`, parsimon.Packetsim, false, `"backend":"packetsim"`},
+		{"parsimon-c", `{"backend":"packetsim"}`, parsimon.Packetsim, true, `"backend":"packetsim"`},
+	} {
+		res, err := Run(context.Background(), tc.name, sc, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := parsimon.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, parsimon.Options{Seed: sc.Spec.Seed, Backend: tc.backend, Cluster: tc.cluster})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Records, want.Records) {
+			t.Errorf("%s %s: records differ from parsimon.Run with the chosen backend", tc.name, tc.opts)
+		}
+		if !strings.Contains(res.Options, tc.provenance) {
+			t.Errorf("%s %s: provenance %s does not name the backend (%s)", tc.name, tc.opts, res.Options, tc.provenance)
+		}
+	}
+	for _, tc := range []struct{ name, opts, want string }{
+		{"parsimon", `{"backend":"nosuch"}`, `unknown link-level backend "nosuch"`},
+		{"parsimon", `{"backend":"ns3"}`, "is the estimator parsimon-ns3"},
+		{"parsimon-ns3", `{"backend":"linksim"}`, "parsimon-ns3 runs the ns3 backend"},
+	} {
+		_, err := Run(context.Background(), tc.name, sc, tc.opts)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Run(%s, %s): err = %v, want %q", tc.name, tc.opts, err, tc.want)
 		}
 	}
 }

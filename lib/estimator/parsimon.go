@@ -12,8 +12,11 @@ import (
 )
 
 // parsimonOptions are the Parsimon options settable from JSON; zero values
-// take parsimon's defaults, and seed 0 the scenario's seed.
+// take parsimon's defaults, and seed 0 the scenario's seed. Backend names
+// the link-level backend of parsimon and parsimon-c (parsimon.Backends:
+// "linksim", the default, or "packetsim"); parsimon-ns3 always runs ns-3.
 type parsimonOptions struct {
+	Backend     string  `json:"backend,omitempty"`
 	Workers     int     `json:"workers,omitempty"`
 	Seed        uint64  `json:"seed,omitempty"`
 	BucketSize  int     `json:"bucket_size,omitempty"`
@@ -28,11 +31,12 @@ type parsimonCOptions struct {
 	parsimon.ClusterOptions
 }
 
-// parsimonVariants are the Parsimon estimators and their link backends.
-var parsimonVariants = map[string]parsimon.Backend{
-	"parsimon":     parsimon.Packetsim,
-	"parsimon-c":   parsimon.Packetsim,
-	"parsimon-ns3": parsimon.NS3,
+// parsimonVariants are the Parsimon estimators and their default link
+// backends.
+var parsimonVariants = map[string]string{
+	"parsimon":     "linksim",
+	"parsimon-c":   "linksim",
+	"parsimon-ns3": "ns3",
 }
 
 func init() {
@@ -121,35 +125,43 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 }
 
 // parsimonVariant decodes the options JSON of a Parsimon variant into
-// parsimon.Options and their canonical JSON.
+// parsimon.Options and their canonical JSON, which names the backend.
 func parsimonVariant(name string, sc *scenario.Scenario, opts string) (parsimon.Options, string, error) {
-	backend, ok := parsimonVariants[name]
+	def, ok := parsimonVariants[name]
 	if !ok {
 		return parsimon.Options{}, "", fmt.Errorf("unknown Parsimon variant %q (parsimon, parsimon-c or parsimon-ns3)", name)
 	}
+	var o parsimonCOptions
 	if name == "parsimon-c" {
-		var o parsimonCOptions
 		if err := decode([]byte(opts), &o); err != nil {
 			return parsimon.Options{}, "", err
 		}
-		po := o.options(sc, backend)
-		po.Cluster, po.ClusterOptions = true, o.ClusterOptions
-		return po, encode(o), nil
-	}
-	var o parsimonOptions
-	if err := decode([]byte(opts), &o); err != nil {
+	} else if err := decode([]byte(opts), &o.parsimonOptions); err != nil {
 		return parsimon.Options{}, "", err
 	}
-	return o.options(sc, backend), encode(o), nil
-}
-
-func (o parsimonOptions) options(sc *scenario.Scenario, backend parsimon.Backend) parsimon.Options {
+	switch {
+	case o.Backend == "":
+		o.Backend = def
+	case name == "parsimon-ns3" && o.Backend != def:
+		return parsimon.Options{}, "", fmt.Errorf("parsimon-ns3 runs the ns3 backend, not %q; choose the backend of parsimon or parsimon-c instead", o.Backend)
+	case o.Backend == "ns3":
+		return parsimon.Options{}, "", fmt.Errorf("%s with the ns3 backend is the estimator parsimon-ns3", name)
+	}
+	backend, err := parsimon.BackendByName(o.Backend)
+	if err != nil {
+		return parsimon.Options{}, "", err
+	}
 	seed := o.Seed
 	if seed == 0 {
 		seed = sc.Spec.Seed
 	}
-	return parsimon.Options{
+	po := parsimon.Options{
 		Workers: o.Workers, Seed: seed, BucketSize: o.BucketSize, BucketRatio: o.BucketRatio,
 		Inflation: o.Inflation, Backend: backend, Progress: os.Stderr,
 	}
+	if name == "parsimon-c" {
+		po.Cluster, po.ClusterOptions = true, o.ClusterOptions
+		return po, encode(o), nil
+	}
+	return po, encode(o.parsimonOptions), nil
 }

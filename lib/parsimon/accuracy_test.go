@@ -5,6 +5,7 @@ package parsimon_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -163,5 +164,124 @@ func BenchmarkSpeedNS3(b *testing.B) {
 			}
 			return res.Records, nil
 		})
+	}
+}
+
+// BenchmarkLinkBackends is the issue's comparison of the link-level
+// backends on the accuracy study's scenario, per max load in two parts:
+// "speed" runs full-network packetsim and Parsimon with the dedicated
+// backend (linksim) alternately TAILSCOPE_PARSIMON_REPEAT times (default
+// 2) for the speed ratio, then Parsimon/C with linksim; "compare" runs
+// Parsimon with linksim and with the packetsim backend and prints, per
+// channel and bucket, how far linksim's mean and p99 of packet-normalized
+// delay are from packetsim's, and each variant's p99 errors against the
+// full run. Heavy: run with -benchtime 1x (-bench LinkBackends/speed for
+// the timings alone). Flows and loads as in BenchmarkAccuracy.
+func BenchmarkLinkBackends(b *testing.B) {
+	n := envInt(b, "TAILSCOPE_PARSIMON_FLOWS", 200_000)
+	reps := envInt(b, "TAILSCOPE_PARSIMON_REPEAT", 2)
+	loads := os.Getenv("TAILSCOPE_PARSIMON_LOADS")
+	if loads == "" {
+		loads = "30,60"
+	}
+	for _, l := range strings.Split(loads, ",") {
+		pct, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+		if err != nil || pct <= 0 || pct >= 100 {
+			b.Fatalf("TAILSCOPE_PARSIMON_LOADS: bad load %q", l)
+		}
+		sc := issueScenario(b, n, pct/100)
+		fmt.Printf("\n== link backends: meta32-2:1, matrix B, WebServer, arrivals %+v, max load %g%%, %d flows ==\n", sc.Spec.Workload.Components[0].Arrival, pct, n)
+		b.Run(fmt.Sprintf("speed/load%g", pct), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				backendSpeed(b, sc, reps)
+			}
+		})
+		b.Run(fmt.Sprintf("compare/load%g", pct), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				compareBackendRuns(b, sc)
+			}
+		})
+	}
+}
+
+// measure runs run and returns its wall and CPU seconds.
+func measure(b *testing.B, run func() error) (wall, cpu float64) {
+	t0, c0 := time.Now(), cputime.Used().Seconds()
+	if err := run(); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t0).Seconds(), cputime.Used().Seconds() - c0
+}
+
+// runParsimon runs Parsimon on sc with opts (seed: the scenario's) and
+// returns the result with its wall and CPU seconds.
+func runParsimon(b *testing.B, sc *scenario.Scenario, opts parsimon.Options) (res *parsimon.Result, wall, cpu float64) {
+	opts.Seed = sc.Spec.Seed
+	wall, cpu = measure(b, func() (err error) {
+		res, err = parsimon.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, opts)
+		return err
+	})
+	return res, wall, cpu
+}
+
+func backendSpeed(b *testing.B, sc *scenario.Scenario, reps int) {
+	var fullWall, fullCPU, lsWall, lsCPU float64
+	for r := 0; r < reps; r++ {
+		w, c := measure(b, func() error {
+			_, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{})
+			return err
+		})
+		fullWall, fullCPU = fullWall+w, fullCPU+c
+		fmt.Printf("packetsim (full network)   round %d: %6.1f s wall, %6.1f s CPU\n", r+1, w, c)
+		ls, w, c := runParsimon(b, sc, parsimon.Options{})
+		lsWall, lsCPU = lsWall+w, lsCPU+c
+		fmt.Printf("parsimon (linksim backend) round %d: %6.1f s wall, %6.1f s CPU, link sims %.1f s, longest %.3f s, parsimon-inf %.2f s\n", r+1, w, c, ls.SimSeconds, ls.LongestSimSeconds, ls.InfSeconds())
+	}
+	fmt.Printf("parsimon (linksim) against full packetsim over %d rounds: %.2fx faster in wall time, %.2fx in CPU time\n", reps, fullWall/lsWall, fullCPU/lsCPU)
+	lc, w, c := runParsimon(b, sc, parsimon.Options{Cluster: true})
+	fmt.Printf("parsimon-c (linksim backend): %6.1f s wall, %6.1f s CPU, %d link sims, %d pruned (%.0f%%), parsimon-inf %.2f s\n", w, c, lc.Simulated, lc.Pruned, 100*float64(lc.Pruned)/float64(lc.Simulated+lc.Pruned), lc.InfSeconds())
+}
+
+func compareBackendRuns(b *testing.B, sc *scenario.Scenario) {
+	full, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ls, _, _ := runParsimon(b, sc, parsimon.Options{})
+	lc, _, _ := runParsimon(b, sc, parsimon.Options{Cluster: true})
+	ps, w, c := runParsimon(b, sc, parsimon.Options{Backend: parsimon.Packetsim})
+	fmt.Printf("parsimon (packetsim backend): %6.1f s wall, %6.1f s CPU, link sims %.1f s, longest %.3f s, parsimon-inf %.2f s\n", w, c, ps.SimSeconds, ps.LongestSimSeconds, ps.InfSeconds())
+
+	stats := bucketStats(b, ls, ps)
+	var okMean, okP99, flows, flowsOut int
+	var worstMean, worstP99 float64
+	for _, s := range stats {
+		flows += s.flows
+		m, p := within(s.mean, s.baseMean, 0.05, 1), within(s.p99, s.baseP99, 0.05, 1)
+		if m {
+			okMean++
+		}
+		if p {
+			okP99++
+		}
+		if !m || !p {
+			flowsOut += s.flows
+		}
+		if s.baseMean >= 1 {
+			worstMean = max(worstMean, math.Abs(s.mean/s.baseMean-1))
+		}
+		if s.baseP99 >= 1 {
+			worstP99 = max(worstP99, math.Abs(s.p99/s.baseP99-1))
+		}
+	}
+	fmt.Printf("buckets (linksim against packetsim backend, %d channels' buckets, %d flow records): mean within 5%% in %d (%.1f%%), p99 within 5%% in %d (%.1f%%); flows in buckets off by more: %d (%.2f%%); largest |error| where the baseline is >= 1 ns/packet: mean %.1f%%, p99 %.1f%%\n",
+		len(stats), flows, okMean, 100*float64(okMean)/float64(len(stats)), okP99, 100*float64(okP99)/float64(len(stats)), flowsOut, 100*float64(flowsOut)/float64(flows), 100*worstMean, 100*worstP99)
+	for _, v := range []struct {
+		name, metric string
+		res          *parsimon.Result
+	}{{"parsimon (linksim)", "parsimon", ls}, {"parsimon-c (linksim)", "parsimon-c", lc}, {"parsimon (packetsim backend)", "parsimon-packetsim", ps}} {
+		cmp := metrics.Compare(v.res.Records, full.Records, metrics.ParsimonBins(), 99)
+		fmt.Printf("-- %s p99 errors against full packetsim:\n%s", v.name, cmp.String())
+		b.ReportMetric(100*cmp.ErrorAll, v.metric+"-p99-err%")
 	}
 }

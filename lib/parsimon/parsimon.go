@@ -9,9 +9,10 @@
 // optionally clusters channels with similar workloads so that only one
 // representative per cluster is simulated (Cluster), runs the link-level
 // simulations on a worker pool (RunTasks; each Task is plain data, so it
-// could equally run elsewhere), buckets each channel's packet-normalized
-// delays by flow size (NewBuckets) and answers FCT queries by Monte-Carlo
-// convolution over a flow's path (DelayNet).
+// could equally run elsewhere) with a Backend, by default the dedicated
+// link-level simulator of lib/linksim (Parsimon §4.1), buckets each
+// channel's packet-normalized delays by flow size (NewBuckets) and answers
+// FCT queries by Monte-Carlo convolution over a flow's path (DelayNet).
 //
 // The approximations are the paper's and bias estimates upwards: no
 // upstream fan-in or cross-traffic smoothing, independent hops, and delays
@@ -27,8 +28,6 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
-	"github.com/tailscope/tailscope/lib/ns3"
-	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -48,7 +47,7 @@ type Options struct {
 	BucketRatio float64 `json:"bucket_ratio,omitempty"`
 	// Inflation is the speed-up of inflated downstream links (10).
 	Inflation float64 `json:"inflation,omitempty"`
-	// Backend runs the link-level simulations (default Packetsim).
+	// Backend runs the link-level simulations (default LinkSim).
 	Backend Backend `json:"-"`
 	// Progress, when set, receives progress lines of the link simulations.
 	Progress io.Writer `json:"-"`
@@ -73,7 +72,7 @@ func (o Options) withDefaults() Options {
 		o.Inflation = DefaultInflation
 	}
 	if o.Backend == nil {
-		o.Backend = Packetsim
+		o.Backend = LinkSim
 	}
 	o.ClusterOptions = o.ClusterOptions.withDefaults()
 	if o.Links == nil {
@@ -82,16 +81,6 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	return o
-}
-
-// Packetsim is the default link-level backend: lib/packetsim run to
-// completion with the given per-port ECN thresholds.
-func Packetsim(_ context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, kBytes map[int]int64) ([]metrics.Record, error) {
-	res, err := packetsim.Run(net, flows, cfg, packetsim.Options{KBytes: kBytes})
-	if err != nil {
-		return nil, err
-	}
-	return res.Records, nil
 }
 
 // ChannelStat describes one channel of a run.
@@ -282,10 +271,4 @@ func (r *Result) ChannelsTable() *frame.Table {
 		frame.Int64Column("representative", rep),
 		frame.Float64Column("wall_seconds", wall),
 	}}
-}
-
-// NS3 is the ns-3 link-level backend (Parsimon/ns-3): lib/ns3 run to
-// completion with the given per-port ECN thresholds.
-func NS3(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, kBytes map[int]int64) ([]metrics.Record, error) {
-	return ns3.Run(ctx, net, flows, cfg, ns3.Options{KBytes: kBytes})
 }

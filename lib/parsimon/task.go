@@ -93,11 +93,10 @@ type TaskResult struct {
 	WallSeconds float64 `json:"wall_seconds"`
 }
 
-// Backend runs the flows of a link-level simulation on net, with the ECN
-// threshold of single ports overridden by kBytes (channel -> bytes), and
-// returns one record per flow in flow order. Records need FlowID and FCT;
-// ideal FCTs are computed by RunTask.
-type Backend func(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, kBytes map[int]int64) ([]metrics.Record, error)
+// Backend runs a task's link-level simulation and returns one record per
+// flow in task order. Records need FlowID and FCT; ideal FCTs are computed
+// by Task.Records.
+type Backend func(ctx context.Context, t *Task) ([]metrics.Record, error)
 
 // Network builds the task's link-level topology at simulation bandwidths
 // (nominal false) or at nominal ones (nominal true).
@@ -144,15 +143,11 @@ func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, 
 	if backend == nil {
 		return nil, fmt.Errorf("parsimon: task %d: nil backend", t.Channel)
 	}
-	sim, err := t.Network(false)
-	if err != nil {
-		return nil, err
-	}
 	nom, err := t.Network(true)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := backend(ctx, sim, t.Flows, t.Config, map[int]int64{0: t.KBytes})
+	recs, err := backend(ctx, t)
 	if err != nil {
 		return nil, fmt.Errorf("parsimon: link simulation of channel %d: %w", t.Channel, err)
 	}

@@ -1,0 +1,28 @@
+package linksim
+
+import (
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+)
+
+// BenchmarkRun is a busy core channel: 20k flows from 16 sources to 16
+// destinations at about 75% of the target's rate. It reports data packets
+// per second of run time.
+func BenchmarkRun(b *testing.B) {
+	link := Link{Target: Hop{40 * gbps, 1000}, KBytes: 120_000}
+	for range 16 {
+		link.Sources = append(link.Sources, Hop{10 * gbps, 1000})
+		link.Dests = append(link.Dests, Hop{100 * gbps, 2000})
+	}
+	flows := randomFlows(20_000, 16, 16, 8000, 1) // mean 30 KB every 8 us: 30 Gbps
+	var pkts int64
+	for i := 0; i < b.N; i++ {
+		res, err := Run(link, flows, netcfg.Default(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pkts += res.DataPackets
+	}
+	b.ReportMetric(float64(pkts)/b.Elapsed().Seconds(), "packets/s")
+}

@@ -1,0 +1,159 @@
+// Package linksim is Parsimon's dedicated link-level simulator (Parsimon
+// §4.1: "a custom and minimal simulator optimized for high fidelity single
+// link simulation", which "only models the workload, topology, queueing,
+// and congestion control"). It runs the flows of one link-level topology
+// (Parsimon §3.2, Fig. 4) with the packet model of lib/packetsim, but
+// simulates only what that topology can make interesting:
+//
+//   - every source host's NIC, which paces its flows and serializes them
+//     round-robin onto the source's first hop, as packetsim's NICs do;
+//   - the target channel's output port, a FIFO that ECN-marks data above
+//     K bytes and drops beyond a finite buffer exactly as packetsim's
+//     switch ports do (when the target leaves a host, the target is that
+//     host's NIC and nothing is marked, as in packetsim);
+//   - the downstream hop to each destination as a FIFO of fixed rate plus
+//     a fixed delay, computed in closed form when a packet leaves the
+//     target: in Parsimon's topology it is inflated, so it never queues
+//     enough to mark;
+//   - ACKs as a pure delay (serialization plus propagation on each hop
+//     back to the sender): in the link-level topology the reverse channels
+//     carry only these ACKs, at most as fast as the data they answer, so
+//     they hardly queue;
+//   - congestion control through packetsim's CC interface, so every CC
+//     packetsim knows runs here unchanged.
+//
+// A data packet thus costs at most three events (its NIC waking to send
+// it, its arrival at the target port, its ACK reaching the sender; two
+// when the target is the NIC) where the general simulator spends one per
+// hop of data and of ACK plus the NICs' own. Because the hops after the
+// target and the ACK path are fixed, the receiver's state is updated when
+// a packet leaves the target (a flow's packets stay in order on a FIFO
+// path), and the ACK is scheduled at once.
+//
+// Time is kept in integer picoseconds, as in packetsim, and a run is a
+// deterministic function of its inputs: events at equal times run in the
+// order they were scheduled, flow starts first.
+package linksim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// Hop is a channel of the link-level topology at the rate it is simulated
+// at.
+type Hop struct {
+	Bandwidth int64 // bps
+	Delay     int64 // propagation delay, ns
+}
+
+// Link is a link-level topology: the target channel, the hops that feed it
+// and the hops after it.
+type Link struct {
+	// Target is the channel under study.
+	Target Hop
+	// KBytes is the ECN marking threshold of the target's port.
+	KBytes int64
+	// Sources are the first hops of the sending hosts into the target's
+	// port, with the propagation delay of every hop up to the target.
+	// Empty when the target leaves a host (Parsimon's uplink and
+	// host-to-host shapes): the target is then the one sender's NIC.
+	Sources []Hop
+	// Dests are the hops after the target to each receiving host, with
+	// the propagation delay of every hop after the target. Empty when the
+	// target enters the receiving host.
+	Dests []Hop
+}
+
+// Options tune a run beyond the shared network model.
+type Options struct {
+	// CC overrides the congestion control named by cfg.CC.
+	CC packetsim.NewCC
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	// FCT is each flow's completion time in ns, in flow order: from its
+	// start to the arrival of its last byte at the receiver.
+	FCT []int64
+	// Events counts processed events.
+	Events int64
+	// DataPackets counts data packets sent (Retransmits of them sent
+	// again after a loss); Marks counts those CE-marked at the target,
+	// Drops those dropped at its full buffer.
+	DataPackets, Retransmits, Marks, Drops int64
+	// DeliveredBytes is the payload received in order, over all flows.
+	DeliveredBytes int64
+	// TargetBytes is the wire bytes the target channel carried.
+	TargetBytes int64
+}
+
+// Run simulates flows on l under cfg until every flow has finished. A
+// flow's Src indexes l.Sources and its Dst l.Dests (0 when the list is
+// empty); flows must be sorted by start and have positive sizes.
+func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+	if err := check(l, flows, cfg); err != nil {
+		return nil, err
+	}
+	newCC := opts.CC
+	if newCC == nil {
+		var err error
+		if newCC, err = packetsim.CCByName(cfg.CC); err != nil {
+			return nil, fmt.Errorf("linksim: %w", err)
+		}
+	}
+	s := newSim(l, flows, cfg, newCC)
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+// check reports the first problem with a run's inputs.
+func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("linksim: %w", err)
+	}
+	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
+		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)
+	}
+	if cfg.BufferBytes > 0 && cfg.DCTCP.MinRTONanos <= 0 {
+		return fmt.Errorf("linksim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")
+	}
+	for _, hs := range []struct {
+		what string
+		hops []Hop
+	}{{"target", []Hop{l.Target}}, {"source", l.Sources}, {"destination", l.Dests}} {
+		for i, h := range hs.hops {
+			if h.Bandwidth <= 0 || h.Delay < 0 {
+				return fmt.Errorf("linksim: %s hop %d has bandwidth %d bps and delay %d ns; want bandwidth > 0 and delay >= 0", hs.what, i, h.Bandwidth, h.Delay)
+			}
+		}
+	}
+	if len(l.Sources) > 0 && l.KBytes <= 0 {
+		return fmt.Errorf("linksim: target ECN threshold %d bytes; it must be positive", l.KBytes)
+	}
+	if len(flows) > math.MaxInt32 {
+		return fmt.Errorf("linksim: %d flows; at most %d are supported", len(flows), math.MaxInt32)
+	}
+	nsrc, ndst := max(len(l.Sources), 1), max(len(l.Dests), 1)
+	for i, f := range flows {
+		switch {
+		case f.Size <= 0:
+			return fmt.Errorf("linksim: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
+		case cfg.Packets(f.Size) > math.MaxInt32:
+			return fmt.Errorf("linksim: flow %d has %d packets; at most %d are supported", f.ID, cfg.Packets(f.Size), math.MaxInt32)
+		case f.Start < 0 || i > 0 && f.Start < flows[i-1].Start:
+			return fmt.Errorf("linksim: flow %d starts at %d ns: flows must start at times >= 0 in order", f.ID, f.Start)
+		case f.Src < 0 || f.Src >= nsrc:
+			return fmt.Errorf("linksim: flow %d has source %d; the link has sources 0..%d", f.ID, f.Src, nsrc-1)
+		case f.Dst < 0 || f.Dst >= ndst:
+			return fmt.Errorf("linksim: flow %d has destination %d; the link has destinations 0..%d", f.ID, f.Dst, ndst-1)
+		}
+	}
+	return nil
+}

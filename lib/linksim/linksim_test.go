@@ -1,0 +1,206 @@
+package linksim
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+const gbps = 1_000_000_000
+
+// shapes are the four link-level topologies of Parsimon Fig. 4.
+var shapes = []struct {
+	name string
+	link Link
+}{
+	{"uplink", Link{Target: Hop{10 * gbps, 1000}, Dests: []Hop{{100 * gbps, 2000}}}},
+	{"core", Link{Target: Hop{40 * gbps, 1000}, KBytes: 120_000, Sources: []Hop{{10 * gbps, 1000}}, Dests: []Hop{{100 * gbps, 3000}}}},
+	{"downlink", Link{Target: Hop{10 * gbps, 1000}, KBytes: 30_000, Sources: []Hop{{40 * gbps, 2000}}}},
+	{"direct", Link{Target: Hop{10 * gbps, 500}}},
+}
+
+// hops is the path of a flow from source 0 to destination 0.
+func (l Link) hops() []Hop {
+	var h []Hop
+	if len(l.Sources) > 0 {
+		h = append(h, l.Sources[0])
+	}
+	h = append(h, l.Target)
+	if len(l.Dests) > 0 {
+		h = append(h, l.Dests[0])
+	}
+	return h
+}
+
+// TestLoneFlowIdeal: a flow alone, within its window and with packets of
+// one size, completes in its ideal time: its first packet stored and
+// forwarded at every hop, the others following at the slowest hop's rate,
+// plus the propagation delays.
+func TestLoneFlowIdeal(t *testing.T) {
+	cfg := netcfg.Default()
+	for _, sh := range shapes {
+		for _, size := range []int64{1, 700, 1000, 5000, 15000} {
+			res, err := Run(sh.link, []workload.Flow{{ID: 7, Size: size, Start: 300}}, cfg, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wire := min(size, cfg.PayloadBytes) + cfg.HeaderBytes
+			var ps, slowest float64
+			slowest = math.Inf(1)
+			for _, h := range sh.link.hops() {
+				ps += float64(wire*8)*1e12/float64(h.Bandwidth) + float64(h.Delay)*1000
+				slowest = min(slowest, float64(h.Bandwidth))
+			}
+			ps += float64((cfg.Packets(size)-1)*wire*8) * 1e12 / slowest
+			if want := int64(math.Round(ps / 1000)); res.FCT[0] != want {
+				t.Errorf("%s, %d bytes: FCT %d ns, want %d", sh.name, size, res.FCT[0], want)
+			}
+		}
+	}
+}
+
+// randomFlows are n flows of random sizes from nsrc sources to ndst
+// destinations with exponential gaps of mean gapNs.
+func randomFlows(n, nsrc, ndst int, gapNs float64, seed uint64) []workload.Flow {
+	r := rand.New(rand.NewPCG(seed, 0))
+	flows := make([]workload.Flow, n)
+	var at float64
+	for i := range flows {
+		at += r.ExpFloat64() * gapNs
+		flows[i] = workload.Flow{ID: i, Src: r.IntN(nsrc), Dst: r.IntN(ndst), Size: 1 + r.Int64N(60_000), Start: int64(at)}
+	}
+	return flows
+}
+
+// TestConservation: every payload byte is delivered once; without losses
+// the target carries every data packet's wire bytes once, with a small
+// buffer it drops and the senders recover.
+func TestConservation(t *testing.T) {
+	link := Link{
+		Target: Hop{10 * gbps, 1000}, KBytes: 30_000,
+		Sources: []Hop{{10 * gbps, 1000}, {10 * gbps, 1000}, {10 * gbps, 2000}, {25 * gbps, 3000}},
+		Dests:   []Hop{{100 * gbps, 1000}, {100 * gbps, 3000}},
+	}
+	flows := randomFlows(400, 4, 2, 2000, 1) // about 1.2x the target's rate
+	var payload, wire, packets int64
+	cfg := netcfg.Default()
+	for _, f := range flows {
+		payload += f.Size
+		wire += cfg.WireBytes(f.Size)
+		packets += cfg.Packets(f.Size)
+	}
+	for _, buffer := range []int64{0, 40_000} {
+		c := cfg
+		c.BufferBytes = buffer
+		res, err := Run(link, flows, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.DeliveredBytes != payload {
+			t.Errorf("buffer %d: delivered %d payload bytes, want %d", buffer, res.DeliveredBytes, payload)
+		}
+		if res.Marks == 0 {
+			t.Errorf("buffer %d: an overloaded target marked nothing", buffer)
+		}
+		if buffer == 0 {
+			if res.TargetBytes != wire || res.DataPackets != packets || res.Drops != 0 || res.Retransmits != 0 {
+				t.Errorf("infinite buffer: target carried %d bytes in %d packets (%d dropped, %d resent), want %d in %d", res.TargetBytes, res.DataPackets, res.Drops, res.Retransmits, wire, packets)
+			}
+			continue
+		}
+		if res.Drops == 0 || res.Retransmits == 0 || res.DataPackets != packets+res.Retransmits {
+			t.Errorf("buffer %d: %d drops, %d retransmits, %d data packets for %d", buffer, res.Drops, res.Retransmits, res.DataPackets, packets)
+		}
+		if res.TargetBytes < wire {
+			t.Errorf("buffer %d: target carried %d bytes, less than the %d of one copy of each packet", buffer, res.TargetBytes, wire)
+		}
+	}
+}
+
+// TestMD1: single-packet flows from distinct sources arriving as a
+// Poisson process at a target port queue like M/D/1, whose mean wait is
+// rho S / (2 (1 - rho)) for service time S.
+func TestMD1(t *testing.T) {
+	cfg := netcfg.Default()
+	const n = 40_000
+	wire := cfg.PayloadBytes + cfg.HeaderBytes
+	serviceNs := float64(wire*8) / 10 // at 10 Gbps
+	for _, rho := range []float64{0.3, 0.6} {
+		flows := randomFlows(n, n, 1, serviceNs/rho, 2)
+		link := Link{Target: Hop{10 * gbps, 0}, KBytes: 1 << 40, Sources: make([]Hop, n)}
+		for i := range flows {
+			flows[i].Src, flows[i].Size = i, cfg.PayloadBytes
+			link.Sources[i] = Hop{1000 * gbps, 0}
+		}
+		res, err := Run(link, flows, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// FCT = the source's and the target's serialization plus the wait.
+		fixed := float64(wire*8)/1000 + serviceNs
+		var wait float64
+		for _, fct := range res.FCT {
+			wait += float64(fct) - fixed
+		}
+		wait /= n
+		want := rho * serviceNs / (2 * (1 - rho))
+		if math.Abs(wait-want) > 0.05*want {
+			t.Errorf("rho %g: mean wait %.1f ns, M/D/1 says %.1f", rho, wait, want)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	link := shapes[1].link
+	link.Sources = append(link.Sources, Hop{10 * gbps, 2000})
+	link.Dests = append(link.Dests, Hop{100 * gbps, 1000})
+	flows := randomFlows(300, 2, 2, 500, 3)
+	a, err := Run(link, flows, netcfg.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(link, flows, netcfg.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two runs of the same input differ")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	good := shapes[1].link
+	flow := workload.Flow{ID: 3, Size: 1000}
+	cfg := netcfg.Default()
+	for _, c := range []struct {
+		name  string
+		link  Link
+		flows []workload.Flow
+		cfg   func(*netcfg.Config)
+		want  string
+	}{
+		{"zero bandwidth", Link{Target: Hop{0, 1}}, nil, nil, "target hop 0 has bandwidth 0"},
+		{"negative delay", Link{Target: Hop{gbps, 1}, Sources: []Hop{{gbps, -1}}, KBytes: 1}, nil, nil, "source hop 0"},
+		{"no threshold", Link{Target: Hop{gbps, 1}, Sources: []Hop{{gbps, 1}}}, nil, nil, "ECN threshold 0"},
+		{"bad source", good, []workload.Flow{{ID: 3, Src: 1, Size: 1}}, nil, "flow 3 has source 1"},
+		{"bad destination", good, []workload.Flow{{ID: 3, Dst: -1, Size: 1}}, nil, "flow 3 has destination -1"},
+		{"empty flow", good, []workload.Flow{{ID: 3}}, nil, "flow 3 has size 0"},
+		{"unsorted", good, []workload.Flow{{ID: 1, Size: 1, Start: 5}, flow}, nil, "flow 3 starts at 0"},
+		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
+		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
+	} {
+		c2 := cfg
+		if c.cfg != nil {
+			c.cfg(&c2)
+		}
+		_, err := Run(c.link, c.flows, c2, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
