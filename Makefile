@@ -6,7 +6,7 @@ OUT     ?= out
 BIN     := build/bin/tailscope
 # The Go packages; not ./..., which would walk the kernel's module cache
 # under build/.
-PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/...
+PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/... ./tools/framedump
 
 .PHONY: all deps test unit reproduce bench tailscope clean
 
@@ -30,9 +30,12 @@ unit: deps ns3
 	TAILSCOPE_SLURM_SETUP=1 $(GO) test -count=1 $(PKGS)
 
 # The README's test command, also what CI runs: library tests, the kernel's
-# Jupyter-protocol smoke test, and every notebook executed at ci scale.
+# Jupyter-protocol smoke test, every notebook executed at ci scale, then
+# pandas/pyarrow/DuckDB on every frame kind (the notebooks' frames included)
+# and JupyterLab in a real browser.
 test: unit kernel-test
 	$(MAKE) notebooks SCALE=ci
+	$(MAKE) python-test browser-test
 
 # Quick reproduction on the embedded default scenario: the notebooks at
 # quick scale (frames and figures under $(OUT)/notebooks and
@@ -51,6 +54,7 @@ bench:
 clean:
 	rm -rf build/bin build/notebooks $(OUT)
 
+-include python/python.mk
 -include kernel/kernel.mk
 -include lib/ns3/ns3.mk
 -include lib/experiment/experiment.mk
