@@ -40,7 +40,10 @@ test: unit kernel-test
 # Quick reproduction on the embedded default scenario: the notebooks at
 # quick scale (frames and figures under $(OUT)/notebooks and
 # build/notebooks), plus the default scenario's frames from the CLI.
-reproduce: deps tailscope
+# The pieces are prepared in parallel: the kernel build is CPU-bound while
+# the Python environment, ns-3 and npm packages are mostly downloads.
+reproduce:
+	$(MAKE) -j3 deps tailscope kernel ns3
 	$(BIN) gen --spec default --out $(OUT)/default/flows.parquet
 	$(BIN) run --spec default --estimator packetsim,flowsim --out $(OUT)/runs
 	$(MAKE) notebooks SCALE=quick
