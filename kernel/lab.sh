@@ -30,10 +30,9 @@ ln -sfn "$ROOT/out" "$ws/out"
 
 export TAILSCOPE_SCALE=${TAILSCOPE_SCALE:-quick}
 export TAILSCOPE_OUT=$ROOT/out
-# A fresh token each start unless the caller sets one; Jupyter prints the URL
-# with it.
-JUPYTER_TOKEN=${JUPYTER_TOKEN:-$("$PYTHON" -c 'import secrets; print(secrets.token_hex(24))')}
-export JUPYTER_TOKEN
+# Token: JUPYTER_TOKEN if the caller sets one, else a fresh one that Jupyter
+# generates and prints in the URL to open. The server refuses requests
+# without it (the browser test checks that).
 # Jupyter refuses to run as root unless told (containers often are root).
 extra=()
 if [ "$(id -u)" -eq 0 ]; then
