@@ -6,7 +6,7 @@ OUT     ?= out
 BIN     := build/bin/tailscope
 # The Go packages; not ./..., which would walk the kernel's module cache
 # under build/.
-PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/...
+PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/... ./tools/framedump
 
 .PHONY: all deps test unit reproduce bench tailscope clean
 
@@ -30,14 +30,20 @@ unit: deps ns3
 	TAILSCOPE_SLURM_SETUP=1 $(GO) test -count=1 $(PKGS)
 
 # The README's test command, also what CI runs: library tests, the kernel's
-# Jupyter-protocol smoke test, and every notebook executed at ci scale.
+# Jupyter-protocol smoke test, every notebook executed at ci scale, then
+# pandas/pyarrow/DuckDB on every frame kind (the notebooks' frames included)
+# and JupyterLab in a real browser.
 test: unit kernel-test
 	$(MAKE) notebooks SCALE=ci
+	$(MAKE) python-test browser-test
 
 # Quick reproduction on the embedded default scenario: the notebooks at
 # quick scale (frames and figures under $(OUT)/notebooks and
 # build/notebooks), plus the default scenario's frames from the CLI.
-reproduce: deps tailscope
+# The pieces are prepared in parallel: the kernel build is CPU-bound while
+# the Python environment, ns-3 and npm packages are mostly downloads.
+reproduce:
+	$(MAKE) -j3 deps tailscope kernel ns3
 	$(BIN) gen --spec default --out $(OUT)/default/flows.parquet
 	$(BIN) run --spec default --estimator packetsim,flowsim --out $(OUT)/runs
 	$(MAKE) notebooks SCALE=quick
@@ -51,6 +57,7 @@ bench:
 clean:
 	rm -rf build/bin build/notebooks $(OUT)
 
+-include python/python.mk
 -include kernel/kernel.mk
 -include lib/ns3/ns3.mk
 -include lib/experiment/experiment.mk

@@ -8,8 +8,9 @@ import json
 import re
 import sys
 
-# Code that renders a figure (a gonum/plot canvas or an explicit display).
-DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(Image|SVG)\b")
+# Code that renders a figure (a gonum/plot canvas or an explicit display in
+# Go; seaborn in the Python notebooks).
+DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(Image|SVG)\b|\bsns\.")
 IMAGES = ("image/png", "image/svg+xml")
 
 

@@ -16,13 +16,26 @@ KERNEL_BIN=$KERNEL_BUILD/bin/tailscope-kernel
 KERNEL_TOOLCHAIN=go1.24.13
 GOPHERNOTES_VERSION=v0.7.5
 
-# Debian's Python has jupyter_client, nbclient and nbconvert; the python3 on
-# PATH may not.
-PYTHON=${PYTHON:-/usr/bin/python3}
+# The project's Python environment (python/venv.sh, `make venv`): Jupyter,
+# JupyterLab, nbconvert and jupyter_client come from there, never from the
+# system.
+VENV=${VENV:-$ROOT/build/venv}
+PYTHON=${PYTHON:-$VENV/bin/python}
 
-# Where the kernelspec goes: Jupyter's per-user data dir unless overridden
-# (tests install into a temporary JUPYTER_PATH entry).
-KERNELSPEC_ROOT=${KERNELSPEC_ROOT:-${JUPYTER_DATA_DIR:-$HOME/.local/share/jupyter}/kernels}
+# Where the kernelspec goes: the environment's prefix, so that each clone has
+# its own kernel, unless overridden (tests install into a temporary
+# JUPYTER_PATH entry). Jupyter in a virtual environment looks there before
+# the user's directory; say so explicitly for older settings.
+KERNELSPEC_ROOT=${KERNELSPEC_ROOT:-$VENV/share/jupyter/kernels}
+export JUPYTER_PREFER_ENV_PATH=1
+
+# need_venv fails with the command to run when the environment is missing.
+need_venv() {
+	if [ ! -f "$VENV/.installed" ]; then
+		echo "$(basename "$0"): the project's Python environment $VENV is missing: run make venv" >&2
+		exit 1
+	fi
+}
 
 kernel_go_env() {
 	export GOPATH=$KERNEL_BUILD/gopath

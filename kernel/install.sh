@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the tailscope-go kernelspec: kernel.json, the kernel binary and
-# logos drawn by kernel/mklogo, into $KERNELSPEC_ROOT/tailscope-go (default
-# ~/.local/share/jupyter/kernels; Debian's Jupyter has no `jupyter kernelspec`
-# command). The binary is copied so that the spec keeps working after
-# build/ is cleaned.
+# logos drawn by kernel/mklogo, into $KERNELSPEC_ROOT/tailscope-go (default:
+# the project environment's share/jupyter/kernels, see env.sh). The binary is
+# copied so that the spec keeps working while build/kernel is rebuilt.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+
+need_venv
 
 if [ ! -x "$KERNEL_BIN" ]; then
 	echo "kernel/install.sh: $KERNEL_BIN is missing: run kernel/build.sh first" >&2

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# `make kernel-test`: builds the kernel, installs its kernelspec into a
-# temporary Jupyter path (the user's kernels are left alone) and runs
-# kernel/smoke_test.py over the Jupyter protocol.
+# `make kernel-test`: installs the built kernel's kernelspec into a temporary
+# Jupyter path (the environment's kernels are left alone) and runs
+# kernel/smoke_test.py over the Jupyter protocol with the project's Python.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
-"$KERNEL_DIR/deps.sh"
-"$KERNEL_DIR/build.sh"
+need_venv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 KERNELSPEC_ROOT=$tmp/kernels "$KERNEL_DIR/install.sh"

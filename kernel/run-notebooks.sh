@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # `make notebooks`: executes every notebooks/*.ipynb headless through the
-# installed tailscope-go kernel (jupyter nbconvert), at the given scale (ci,
-# quick or paper; default ci), into $NOTEBOOK_OUT (default build/notebooks).
+# tailscope-go kernel installed in the project environment (nbconvert), then
+# the Python companion notebooks/python/*.ipynb (they read the Go notebooks'
+# frames) with the environment's ipykernel, at the given scale (ci, quick or
+# paper; default ci), into $NOTEBOOK_OUT (default build/notebooks).
 # Fails on any cell error, and when a notebook whose code draws figures
 # (it mentions vgimg, vgsvg or display.PNG/SVG) has no image in its outputs.
 #
 # Usage: kernel/run-notebooks.sh [scale] [notebook.ipynb ...]
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+
+need_venv
 
 scale=${1:-ci}
 shift || true
@@ -21,7 +25,7 @@ if [ $# -gt 0 ]; then
 		books+=("$(cd "$(dirname "$nb")" && pwd)/$(basename "$nb")")
 	done
 else
-	books=("$ROOT"/notebooks/*.ipynb)
+	books=("$ROOT"/notebooks/*.ipynb "$ROOT"/notebooks/python/*.ipynb)
 fi
 if [ ! -e "${books[0]}" ]; then
 	echo "kernel/run-notebooks.sh: no notebooks found" >&2; exit 1
@@ -37,13 +41,16 @@ mkdir -p "$out"
 export TAILSCOPE_SCALE=$scale
 failed=0
 for nb in "${books[@]}"; do
-	name=$(basename "$nb")
+	# Executed copies keep their place under notebooks/ (python/... stays
+	# python/...).
+	name=${nb#"$ROOT/notebooks/"}
+	case $name in /*) name=$(basename "$nb") ;; esac
 	start=$(date +%s)
-	# Run from the notebook's own directory so relative paths in cells work.
+	# Run from the notebook's own directory so relative paths in cells work;
+	# the kernel is the one the notebook names (tailscope-go or python3).
 	if ! (cd "$(dirname "$nb")" && "$PYTHON" -m nbconvert --execute --to notebook \
-		--ExecutePreprocessor.kernel_name="$KERNEL_NAME" \
 		--ExecutePreprocessor.timeout="$timeout" \
-		--output-dir "$out" --output "$name" "$nb"); then
+		--output-dir "$out/$(dirname "$name")" --output "$(basename "$name")" "$nb"); then
 		echo "FAIL $name: a cell failed (see above)" >&2
 		failed=1
 		continue

@@ -3,9 +3,9 @@
 Starts the installed kernelspec through jupyter_client's KernelManager and
 checks: a result, an error reply, a tailscope import with a known answer, that
 a panic and an interrupt leave the kernel usable, and inline image and HTML
-display. Run with Debian's Python (kernel/kernel-test.sh does):
+display. Run with the project's Python (kernel/kernel-test.sh does):
 
-    JUPYTER_PATH=<dir containing kernels/tailscope-go> /usr/bin/python3 kernel/smoke_test.py
+    JUPYTER_PATH=<dir containing kernels/tailscope-go> build/venv/bin/python kernel/smoke_test.py
 """
 
 import base64

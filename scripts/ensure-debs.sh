@@ -15,5 +15,11 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# make -j may run several of these at once (make reproduce prepares the
+# kernel, ns-3 and the Python environment in parallel): take turns, and
+# wait for a dpkg lock another apt holds instead of failing.
+exec 9>"${TMPDIR:-/tmp}/tailscope-ensure-debs.lock"
+flock 9
+wait_lock=(-o DPkg::Lock::Timeout=600)
+$sudo apt-get "${wait_lock[@]}" update -qq
+$sudo apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -71,6 +71,14 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	if labelled < 2 { // a narrow range: label its ends too
+		// A label within a tenth of the axis of an end would print over
+		// the end's label: keep its tick, drop its label.
+		near := 0.1 * math.Log10(hi/lo)
+		for i := range ts {
+			if math.Log10(ts[i].Value/lo) < near || math.Log10(hi/ts[i].Value) < near {
+				ts[i].Label = ""
+			}
+		}
 		ts = append(ts, plot.Tick{Value: lo, Label: strconv.FormatFloat(lo, 'g', 3, 64)},
 			plot.Tick{Value: hi, Label: strconv.FormatFloat(hi, 'g', 3, 64)})
 	}

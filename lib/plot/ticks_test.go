@@ -1,0 +1,43 @@
+package plot
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLogTicksReadable checks what makes a log axis readable: at least two
+// labels, every tick inside the axis, and no two labels so close (under a
+// tenth of the axis) that they print over each other.
+func TestLogTicksReadable(t *testing.T) {
+	for _, r := range []struct{ lo, hi float64 }{
+		{1.01, 2.05}, // the panel that showed "2" over "2.05"
+		{1, 1.94},
+		{1.03, 1.76},
+		{1, 10},
+		{0.9, 1000},
+		{1, 1e6},
+		{3, 3.5},
+	} {
+		ts := logTicks{}.Ticks(r.lo, r.hi)
+		var labels []float64
+		for _, tk := range ts {
+			if tk.Value < r.lo*(1-1e-9) || tk.Value > r.hi*(1+1e-9) {
+				t.Errorf("[%g, %g]: tick %g outside the axis", r.lo, r.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Value)
+			}
+		}
+		if len(labels) < 2 {
+			t.Errorf("[%g, %g]: %d labels, want at least 2", r.lo, r.hi, len(labels))
+		}
+		span := math.Log10(r.hi / r.lo)
+		for i := range labels {
+			for j := i + 1; j < len(labels); j++ {
+				if d := math.Abs(math.Log10(labels[i]/labels[j])) / span; d < 0.1 {
+					t.Errorf("[%g, %g]: labels at %g and %g are %.0f%% of the axis apart", r.lo, r.hi, labels[i], labels[j], 100*d)
+				}
+			}
+		}
+	}
+}
