@@ -8,10 +8,10 @@ import (
 
 // Event kinds.
 const (
-	evArrive  uint8 = iota // a packet reaches the far end of channel ch
-	evNicFree              // host NIC port ch finished sending a packet
-	evNicWake              // a paced flow on NIC port ch may send again
-	evRTO                  // retransmission check of flow
+	evArrive  uint8 = iota // a packet reaches the far end of the channel at its hop
+	evNicFree              // host NIC port (channel in event.ref) finished sending a packet
+	evNicWake              // a paced flow on NIC port ref may send again
+	evRTO                  // retransmission check of the flow in slot ref
 	evSample               // per-port sampling tick
 )
 
@@ -22,22 +22,17 @@ const (
 	flagNack                   // ACK sent for an out-of-order data packet
 )
 
-// event is one scheduled happening. Packets in flight exist only as
-// events, so moving a packet costs no allocation.
+// event is one scheduled happening, 32 bytes. Packets in flight exist only
+// as events, so moving a packet costs no allocation. The channel a packet
+// crosses is not stored: it is the hop-th channel of its flow's route.
 type event struct {
-	t    int64  // ps
-	seq  uint64 // scheduling order: breaks ties between equal times
-	ts   int64  // data: send time (ps); ACK: the echoed send time
-	ch   int32  // channel just traversed (evArrive) or NIC port
-	flow int32
+	t    int64 // ps
+	ts   int64 // data: send time (ps); ACK: the echoed send time
+	ref  int32 // flow slot (packets, evRTO) or channel (NIC events)
 	pkt  int32 // data: packet index; ACK: cumulative packets received
 	kind uint8
-	hop  uint8 // index of ch along the packet's route
+	hop  uint8 // index of the channel along the packet's route
 	flag uint8
-}
-
-func less(a, b *event) bool {
-	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
 // eventQueue delivers events in (time, scheduling order). It is a
@@ -47,14 +42,28 @@ func less(a, b *event) bool {
 // event lands within a few microseconds of now, so scheduling is an
 // append and sorting a bucket of a handful of events is cheap;
 // profiling showed a heap of all events took half the run time.
+//
+// No event carries a sequence number: a bucket's slice is in scheduling
+// order, so a stable sort by time alone gives (time, scheduling order).
+// Events of a bucket that were beyond the wheel when scheduled were
+// scheduled before every event that went to the bucket directly (the
+// wheel only moves forward), so they go first; only the far heap keeps
+// sequence numbers, to order its own ties.
 type eventQueue struct {
 	seq     uint64
 	wheel   [][]event // bucket b holds events with t>>bucketShift == b, for b in [base, base+wheelSize)
 	base    int64     // bucket of cur
 	cur     []event   // bucket base, sorted; cur[pos:] still to deliver
 	pos     int
-	inWheel int     // events in wheel, cur excluded
-	far     []event // 4-ary min-heap of events beyond the wheel
+	inWheel int        // events in wheel, cur excluded
+	far     []farEvent // 4-ary min-heap of events beyond the wheel
+	spare   []event    // scratch for merging far events into a bucket
+}
+
+// farEvent is an event beyond the wheel with its scheduling order.
+type farEvent struct {
+	seq uint64
+	e   event
 }
 
 const (
@@ -73,7 +82,7 @@ func (q *eventQueue) empty() bool {
 
 // next is the time of the earliest event, MaxInt64 if there is none.
 func (q *eventQueue) next() int64 {
-	if !q.advance() {
+	if q.pos == len(q.cur) && !q.advance() {
 		return math.MaxInt64
 	}
 	return q.cur[q.pos].t
@@ -81,23 +90,21 @@ func (q *eventQueue) next() int64 {
 
 // push schedules e, which must not be earlier than the last event popped.
 func (q *eventQueue) push(e event) {
-	e.seq = q.seq
-	q.seq++
 	b := e.t >> bucketShift
 	switch {
 	case b <= q.base:
 		// The bucket being delivered, or earlier: next may have moved
 		// base ahead to the next event while a flow start (not in the
-		// queue) happens first. Insert in order among the rest.
-		i := q.pos + sort.Search(len(q.cur)-q.pos, func(i int) bool { return less(&e, &q.cur[q.pos+i]) })
-		q.cur = append(q.cur, event{})
-		copy(q.cur[i+1:], q.cur[i:])
-		q.cur[i] = e
+		// queue) happens first. Insert after the events of equal time.
+		rest := q.cur[q.pos:]
+		i := q.pos + sort.Search(len(rest), func(i int) bool { return rest[i].t > e.t })
+		q.cur = slices.Insert(q.cur, i, e)
 	case b < q.base+wheelSize:
 		q.wheel[b&wheelMask] = append(q.wheel[b&wheelMask], e)
 		q.inWheel++
 	default:
-		q.pushFar(e)
+		q.pushFar(farEvent{q.seq, e})
+		q.seq++
 	}
 }
 
@@ -109,7 +116,7 @@ func (q *eventQueue) advance() bool {
 			if len(q.far) == 0 {
 				return false
 			}
-			q.base = q.far[0].t>>bucketShift - 1 // jump over empty buckets
+			q.base = q.far[0].e.t>>bucketShift - 1 // jump over empty buckets
 		}
 		// Recycle the finished bucket's storage for the slot it leaves.
 		q.wheel[q.base&wheelMask] = q.cur[:0]
@@ -118,25 +125,39 @@ func (q *eventQueue) advance() bool {
 		q.cur, q.pos = q.wheel[slot], 0
 		q.wheel[slot] = nil
 		q.inWheel -= len(q.cur)
-		for len(q.far) > 0 && q.far[0].t>>bucketShift == q.base {
-			q.cur = append(q.cur, q.popFar())
+		if len(q.far) > 0 && q.far[0].e.t>>bucketShift == q.base {
+			// Far events first: they were scheduled earlier.
+			m := q.spare[:0]
+			for len(q.far) > 0 && q.far[0].e.t>>bucketShift == q.base {
+				m = append(m, q.popFar().e)
+			}
+			m = append(m, q.cur...)
+			q.cur, q.spare = m, q.cur
 		}
 		sortEvents(q.cur)
 	}
 	return true
 }
 
-// sortEvents sorts a bucket by (t, seq): insertion sort for the usual
-// handful of events, pdqsort for a crowded bucket.
+// sortEvents sorts a bucket stably by time: insertion sort for the usual
+// handful of events, a merge sort for a crowded bucket.
 func sortEvents(b []event) {
 	if len(b) > 24 {
-		slices.SortFunc(b, cmpEvent)
+		slices.SortStableFunc(b, func(x, y event) int {
+			switch {
+			case x.t < y.t:
+				return -1
+			case x.t > y.t:
+				return 1
+			}
+			return 0
+		})
 		return
 	}
 	for i := 1; i < len(b); i++ {
 		e := b[i]
 		j := i
-		for j > 0 && less(&e, &b[j-1]) {
+		for j > 0 && e.t < b[j-1].t {
 			b[j] = b[j-1]
 			j--
 		}
@@ -144,34 +165,26 @@ func sortEvents(b []event) {
 	}
 }
 
-func cmpEvent(a, b event) int {
-	switch {
-	case a.t < b.t:
-		return -1
-	case a.t > b.t:
-		return 1
-	case a.seq < b.seq:
-		return -1
-	case a.seq > b.seq:
-		return 1
-	}
-	return 0
-}
-
 // pop removes and returns the earliest event; the queue must not be empty.
 func (q *eventQueue) pop() event {
-	q.advance()
+	if q.pos == len(q.cur) {
+		q.advance()
+	}
 	e := q.cur[q.pos]
 	q.pos++
 	return e
 }
 
-func (q *eventQueue) pushFar(e event) {
+func farLess(a, b *farEvent) bool {
+	return a.e.t < b.e.t || (a.e.t == b.e.t && a.seq < b.seq)
+}
+
+func (q *eventQueue) pushFar(e farEvent) {
 	h := append(q.far, e)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !less(&e, &h[p]) {
+		if !farLess(&e, &h[p]) {
 			break
 		}
 		h[i] = h[p]
@@ -181,7 +194,7 @@ func (q *eventQueue) pushFar(e event) {
 	q.far = h
 }
 
-func (q *eventQueue) popFar() event {
+func (q *eventQueue) popFar() farEvent {
 	h := q.far
 	top := h[0]
 	n := len(h) - 1
@@ -195,11 +208,11 @@ func (q *eventQueue) popFar() event {
 		}
 		m := c
 		for j := c + 1; j < min(c+4, n); j++ {
-			if less(&h[j], &h[m]) {
+			if farLess(&h[j], &h[m]) {
 				m = j
 			}
 		}
-		if !less(&h[m], &last) {
+		if !farLess(&h[m], &last) {
 			break
 		}
 		h[i] = h[m]
