@@ -25,13 +25,13 @@ const GroupRecords = 1 << 18
 // path and renamed into place by Close, so that no reader sees half a
 // frame.
 type RecordWriter struct {
-	path string
-	meta Meta
-	md   arrow.Metadata
-	ff   format
-	tmp  *os.File
-	pq   *pqarrow.FileWriter
-	ipc  *ipc.FileWriter
+	path  string
+	meta  Meta
+	md    arrow.Metadata
+	ff    format
+	tmp   *os.File
+	pq    *pqarrow.FileWriter
+	ipc   *ipc.FileWriter
 	buf   []metrics.Record
 	group int // records per group: GroupRecords, fewer in tests
 	n     int
