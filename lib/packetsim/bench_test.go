@@ -59,3 +59,9 @@ func BenchmarkMeta384(b *testing.B) {
 	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 300_000)
 	benchRun(b, net, flows)
 }
+
+// BenchmarkMeta384Short is the same with 50k flows, to profile.
+func BenchmarkMeta384Short(b *testing.B) {
+	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 50_000)
+	benchRun(b, net, flows)
+}

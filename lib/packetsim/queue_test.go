@@ -62,6 +62,7 @@ func TestEventQueueOrder(t *testing.T) {
 			}
 		}
 		for !q.empty() {
+			q.next()
 			q.pop()
 			pending = pending[1:]
 		}

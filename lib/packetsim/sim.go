@@ -202,7 +202,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	s := &sim{
 		net: net, cfg: cfg, opts: opts, src: src, check: workload.NewChecker(net),
 		newCC: newCC, fastCC: opts.CC == nil && cfg.CC == "dctcp",
-		stop: math.MaxInt64, q: newEventQueue(), emit: emit,
+		stop: math.MaxInt64, emit: emit,
 		stride:   rtPath + 6,
 		pend:     make([]pending, 1024),
 		dataWire: cfg.PayloadBytes + cfg.HeaderBytes,
@@ -233,6 +233,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			s.nics = append(s.nics, nic{ch: int32(c)})
 		}
 	}
+	s.q = newEventQueue()
 	if opts.SampleEveryNanos > 0 {
 		s.sampled = opts.SampleChannels
 		if len(s.sampled) == 0 {
@@ -320,7 +321,8 @@ func (s *sim) wire(e *event, r []int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		if s.haveNext && s.nextPs <= s.q.next() {
+		t := s.q.next()
+		if s.haveNext && s.nextPs <= t {
 			if s.nextPs > s.stop {
 				break
 			}
@@ -330,11 +332,11 @@ func (s *sim) run() error {
 			}
 			continue
 		}
-		if s.q.empty() || s.q.next() > s.stop {
+		if t == math.MaxInt64 || t > s.stop { // no event left, or the stop
 			break
 		}
 		e := s.q.pop()
-		s.now = e.t
+		s.now = t
 		s.res.Events++
 		switch e.kind {
 		case evArrive:

@@ -9,10 +9,10 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/scripts/bench/internal/records"
 )
 
 func main() {
@@ -35,16 +35,8 @@ func compare(a, b string) error {
 	if err != nil {
 		return err
 	}
-	if len(ra) != len(rb) {
-		return fmt.Errorf("%d records against %d", len(ra), len(rb))
-	}
-	for i := range ra {
-		x, y := ra[i], rb[i]
-		sx, sy := x.Slowdown, y.Slowdown
-		x.Slowdown, y.Slowdown = 0, 0
-		if x != y || math.Float64bits(sx) != math.Float64bits(sy) {
-			return fmt.Errorf("record %d differs: %+v (slowdown %v) against %+v (slowdown %v)", i, x, sx, y, sy)
-		}
+	if err := records.Same(ra, rb); err != nil {
+		return err
 	}
 	for k, v := range ma.Extra {
 		if w, ok := mb.Extra[k]; ok && w != v {
