@@ -9,7 +9,7 @@ import (
 
 // Event kinds.
 const (
-	evArrive  uint8 = iota // a packet reaches the far end of the channel at its hop
+	evArrive  uint8 = iota // a packet reaches the far end of the channel at its hop (0: packets start as arrivals)
 	evNicFree              // host NIC port (channel in event.ref) finished sending a packet
 	evNicWake              // a paced flow on NIC port ref may send again
 	evRTO                  // retransmission check of the flow in slot ref
@@ -23,18 +23,41 @@ const (
 	flagNack                   // ACK sent for an out-of-order data packet
 )
 
-// event is one scheduled happening, 32 bytes. Packets in flight exist only
-// as events, so moving a packet costs no allocation. The channel a packet
-// crosses is not stored: it is the hop-th channel of its flow's route.
+// event is one scheduled happening, 24 bytes. Packets in flight exist
+// only as events, so moving a packet costs no allocation. The channel a
+// packet crosses is not stored: it is the hop-th channel of its flow's
+// route. The send time shares its word with the small fields: bits 0-49
+// hold it (up to 1125 s), then the hop, the kind and the flags.
 type event struct {
-	t    int64 // ps
-	ts   int64 // data: send time (ps); ACK: the echoed send time
-	ref  int32 // flow slot (packets, evRTO) or channel (NIC events)
-	pkt  int32 // data: packet index; ACK: cumulative packets received
-	kind uint8
-	hop  uint8 // index of the channel along the packet's route
-	flag uint8
+	t   int64 // ps
+	w   int64 // data: send time (ps), ACK: the echoed send time; hop, kind, flags
+	ref int32 // flow slot (packets, evRTO) or channel (NIC events)
+	pkt int32 // data: packet index; ACK: cumulative packets received
 }
+
+const (
+	tsBits  = 50
+	maxTs   = 1<<tsBits - 1 // ps
+	hopPos  = tsBits
+	kindPos = hopPos + 8
+	flagPos = kindPos + 3
+)
+
+// newEvent is a non-packet event of kind for ref at t.
+func newEvent(t int64, kind uint8, ref int32) event {
+	return event{t: t, w: int64(kind) << kindPos, ref: ref}
+}
+
+// packet is a packet of the flow in slot, sent at ts, at hop 0 (packets
+// are evArrive events).
+func packet(slot, pkt int32, ts int64, flag uint8) event {
+	return event{w: ts | int64(evArrive)<<kindPos | int64(flag)<<flagPos, ref: slot, pkt: pkt}
+}
+
+func (e *event) ts() int64   { return e.w & maxTs }
+func (e *event) hop() uint8  { return uint8(e.w >> hopPos) }
+func (e *event) kind() uint8 { return uint8(e.w>>kindPos) & 7 }
+func (e *event) flag() uint8 { return uint8(e.w>>flagPos) & 7 }
 
 // eventQueue delivers events in (time, scheduling order). It is a
 // calendar queue: a wheel of buckets of 2^bucketShift ps covering the

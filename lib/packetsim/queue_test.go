@@ -25,7 +25,7 @@ func TestEventQueueOrder(t *testing.T) {
 		var seq uint64
 		for step := 0; step < 8000; step++ {
 			if len(pending) == 0 || r.IntN(3) > 0 {
-				e := event{t: now + r.Int64N(spread), ts: int64(seq)}
+				e := event{t: now + r.Int64N(spread), w: int64(seq)}
 				if r.IntN(10) == 0 {
 					e.t = now // ties with the present
 				}
@@ -38,7 +38,7 @@ func TestEventQueueOrder(t *testing.T) {
 				// Peek, then schedule before the peeked event, as a flow
 				// start does.
 				if nx := q.next(); nx > now {
-					e := event{t: now + r.Int64N(nx-now), ts: int64(seq)}
+					e := event{t: now + r.Int64N(nx-now), w: int64(seq)}
 					q.push(e)
 					pending = append(pending, key{e.t, seq})
 					seq++
@@ -53,7 +53,7 @@ func TestEventQueueOrder(t *testing.T) {
 				t.Fatalf("spread %d: next %d, want %d", spread, q.next(), want[len(want)-1].t)
 			}
 			e := q.pop()
-			got = append(got, key{e.t, uint64(e.ts)})
+			got = append(got, key{e.t, uint64(e.ts())})
 			now = e.t
 		}
 		for i := range want {

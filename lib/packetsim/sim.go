@@ -184,7 +184,7 @@ type sim struct {
 	head, npend int
 	emitted     int
 	emit        func(metrics.Record) error
-	emitErr     error
+	err         error // stops the run: emit's error or the time limit
 	pathBuf     []int
 	ports       []port
 	nics        []nic
@@ -243,7 +243,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			}
 		}
 		s.lastBytes = make([]int64, len(s.sampled))
-		s.q.push(event{t: opts.SampleEveryNanos * 1000, kind: evSample})
+		s.q.push(newEvent(opts.SampleEveryNanos*1000, evSample, 0))
 	}
 	if err := s.fetch(); err != nil {
 		return nil, err
@@ -311,7 +311,7 @@ func (s *sim) seqBytes(f *flow, p int32) int64 {
 // wire is the size of a packet on the wire; r is its flow's route entry.
 func (s *sim) wire(e *event, r []int32) int64 {
 	switch {
-	case e.flag&flagAck != 0:
+	case e.flag()&flagAck != 0:
 		return s.cfg.AckBytes
 	case e.pkt == r[rtLastPkt]:
 		return int64(r[rtLastWire])
@@ -338,7 +338,7 @@ func (s *sim) run() error {
 		e := s.q.pop()
 		s.now = t
 		s.res.Events++
-		switch e.kind {
+		switch e.kind() {
 		case evArrive:
 			s.arrive(e)
 		case evNicFree:
@@ -356,8 +356,8 @@ func (s *sim) run() error {
 		case evSample:
 			s.sample()
 		}
-		if s.emitErr != nil {
-			return s.emitErr
+		if s.err != nil {
+			return s.err
 		}
 	}
 	return nil
@@ -411,7 +411,7 @@ func (s *sim) start() error {
 	}
 	if s.rto > 0 {
 		f.rtoPending = true
-		s.q.push(event{t: s.now + s.rto, kind: evRTO, ref: slot})
+		s.q.push(newEvent(s.now+s.rto, evRTO, slot))
 	}
 	s.activate(slot, f)
 	return nil
@@ -477,8 +477,8 @@ func (s *sim) finish(slot int32, f *flow) {
 	p.rec.Ideal = metrics.IdealFCT(s.net, path, f.size, s.cfg)
 	p.rec.Slowdown = float64(p.rec.FCT) / float64(p.rec.Ideal)
 	p.done = true
-	for s.npend > 0 && s.pend[s.head].done && s.emitErr == nil {
-		s.emitErr = s.emit(s.pend[s.head].rec)
+	for s.npend > 0 && s.pend[s.head].done && s.err == nil {
+		s.err = s.emit(s.pend[s.head].rec)
 		s.head = (s.head + 1) & (len(s.pend) - 1)
 		s.npend--
 		s.emitted++
@@ -487,9 +487,9 @@ func (s *sim) finish(slot int32, f *flow) {
 
 func (s *sim) arrive(e event) {
 	r := s.route(e.ref)
-	ack := e.flag&flagAck != 0
-	if next := int32(e.hop) + 1; next < r[rtLen] {
-		e.hop++
+	ack := e.flag()&flagAck != 0
+	if next := int32(e.hop()) + 1; next < r[rtLen] {
+		e.w += 1 << hopPos // next hop
 		if s.enqueue(e, channel(r, next, ack), s.wire(&e, r)) {
 			s.retire(e.ref)
 		}
@@ -516,8 +516,8 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		return true
 	}
 	wait := p.busyUntil - s.now
-	if e.flag&(flagAck|flagECE) == 0 && wait > p.markAbove {
-		e.flag |= flagECE
+	if e.flag()&(flagAck|flagECE) == 0 && wait > p.markAbove {
+		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
 	if wait > 0 {
@@ -528,7 +528,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p.bytes += wire
 	p.packets++
 	s.res.PacketHops++
-	e.t, e.kind = end+p.delay, evArrive
+	e.t = end + p.delay // e is an evArrive packet
 	s.q.push(e)
 	return false
 }
@@ -542,8 +542,8 @@ func (s *sim) send(n *nic, e event, wire int64) {
 	p.bytes += wire
 	p.packets++
 	s.res.PacketHops++
-	s.q.push(event{t: end, kind: evNicFree, ref: n.ch})
-	e.t, e.hop, e.kind = end+p.delay, 0, evArrive
+	s.q.push(newEvent(end, evNicFree, n.ch))
+	e.t = end + p.delay // e is an evArrive packet at hop 0
 	s.q.push(e)
 }
 
@@ -591,7 +591,7 @@ func (s *sim) pull(n *nic) {
 	}
 	if wake != math.MaxInt64 && (n.wakeAt == 0 || wake < n.wakeAt) {
 		n.wakeAt = wake
-		s.q.push(event{t: wake, kind: evNicWake, ref: n.ch})
+		s.q.push(newEvent(wake, evNicWake, n.ch))
 	}
 }
 
@@ -606,7 +606,10 @@ func (s *sim) nextData(fi int32, f *flow) event {
 	}
 	s.res.DataPackets++
 	f.alive++
-	return event{ref: fi, pkt: pkt, ts: s.now}
+	if s.now > maxTs && s.err == nil {
+		s.err = fmt.Errorf("packetsim: simulated time passed %d ns, the most a run supports", maxTs/1000)
+	}
+	return packet(fi, pkt, s.now, 0)
 }
 
 // windowOpen reports whether f may send another packet now.
@@ -639,7 +642,7 @@ func (s *sim) activate(fi int32, f *flow) {
 // answers every data packet with a cumulative ACK echoing its CE mark. The
 // first out-of-order packet after an in-order one asks for go-back-N.
 func (s *sim) onData(e event, f *flow, r []int32) {
-	flag := flagAck | e.flag&flagECE
+	flag := flagAck | e.flag()&flagECE
 	if e.pkt == f.rcvNxt {
 		f.rcvNxt++
 		f.nackSent = false
@@ -655,7 +658,7 @@ func (s *sim) onData(e event, f *flow, r []int32) {
 		}
 	}
 	c := channel(r, 0, true)
-	ack := event{ref: e.ref, pkt: f.rcvNxt, ts: e.ts, flag: flag}
+	ack := packet(e.ref, f.rcvNxt, e.ts(), flag)
 	if s.opts.HostFIFO {
 		s.res.AckPackets++
 		s.enqueue(ack, c, s.cfg.AckBytes)
@@ -681,10 +684,10 @@ func (s *sim) onAck(e event, f *flow) {
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
 		NextSeq: s.seqBytes(f, f.sndNxt),
-		ECE:     e.flag&flagECE != 0,
-		RTT:     s.now - e.ts,
+		ECE:     e.flag()&flagECE != 0,
+		RTT:     s.now - e.ts(),
 	})
-	if e.flag&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
+	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
 		f.progress = s.now
@@ -710,7 +713,7 @@ func (s *sim) timeout(e event) {
 		f.onTimeout(s.now)
 		s.activate(e.ref, f)
 	}
-	s.q.push(event{t: s.now + s.rto, kind: evRTO, ref: e.ref})
+	s.q.push(newEvent(s.now+s.rto, evRTO, e.ref))
 }
 
 func (s *sim) sample() {
@@ -731,7 +734,7 @@ func (s *sim) sample() {
 		s.lastBytes[i] = b
 	}
 	if !s.q.empty() || s.haveNext {
-		s.q.push(event{t: s.now + every*1000, kind: evSample})
+		s.q.push(newEvent(s.now+every*1000, evSample, 0))
 	}
 }
 
