@@ -11,6 +11,11 @@
 // packet that travels the reverse path and queues like any packet.
 // Congestion control sits behind the CC interface.
 //
+// Run simulates a list of flows and returns their records; Stream takes
+// flows from a workload.Source as the simulation reaches their start and
+// hands each record over once its flow and all before it have finished,
+// so that a run of millions of flows holds only those in flight.
+//
 // Time is kept in integer picoseconds, so that serialization times such as
 // 838.4 ns (1048 B at 10 Gbps) are exact, and rounded to nanoseconds only
 // in the records. Events at equal times run in the order they were
