@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -185,8 +184,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 			return w.Write(r)
 		})
 		if err != nil {
-			w.Close(nil) // the error that matters is err
-			os.Remove(path)
+			w.Abort()
 			return nil, err
 		}
 		res.Streamed = w.Len()

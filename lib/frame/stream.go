@@ -167,6 +167,18 @@ func (w *RecordWriter) Close(extra map[string]string) (err error) {
 	return nil
 }
 
+// Abort discards the frame: nothing is left at or beside its path.
+func (w *RecordWriter) Abort() {
+	if w.pq != nil {
+		w.pq.Close()
+	}
+	if w.ipc != nil {
+		w.ipc.Close()
+	}
+	w.tmp.Close()
+	os.Remove(w.tmp.Name())
+}
+
 // rewriteIPC copies the Arrow file's batches, one at a time, behind a
 // schema carrying md: Arrow IPC puts the schema ahead of the batches, so
 // metadata learnt at the end needs a second file.

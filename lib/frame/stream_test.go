@@ -54,3 +54,26 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Abort leaves nothing behind, whether or not a group was written.
+func TestRecordWriterAbort(t *testing.T) {
+	for _, ext := range exts {
+		for _, n := range []int{0, 10} {
+			dir := t.TempDir()
+			w, err := NewRecordWriter(filepath.Join(dir, "records"+ext), testMeta())
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.group = 4
+			for _, r := range testRecords(n) {
+				if err := w.Write(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Abort()
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("%s n=%d: %d files left after Abort", ext, n, len(ents))
+			}
+		}
+	}
+}
