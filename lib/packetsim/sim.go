@@ -13,7 +13,8 @@ import (
 const psPerSecondBits = 8_000_000_000_000 // ps per second times bits per byte
 
 // port is the output side of one channel: what a hop reads and writes,
-// in one place so that a hop touches one cache line of port state.
+// 64 bytes in one place so that a hop touches one cache line of port
+// state (the large port array is page-aligned).
 // Switch ports are FIFO queues kept in closed form: a packet's departure
 // is fixed when it arrives (max(now, busyUntil) + serialization), so a
 // hop costs one event. Ports leaving a host are NICs, which pick their
@@ -30,8 +31,6 @@ type port struct {
 	bytes      int64   // wire bytes put on the channel
 	packets    int64
 	bw         int64
-	nic        int32 // index into sim.nics, -1 for switch ports
-	drops      int32
 }
 
 // tx is the serialization time of b bytes in ps.
@@ -187,6 +186,8 @@ type sim struct {
 	err         error // stops the run: emit's error or the time limit
 	pathBuf     []int
 	ports       []port
+	nicOf       []int32 // channel -> index into nics, -1 for switch ports
+	drops       []int64 // per channel
 	nics        []nic
 	q           eventQueue
 	now         int64
@@ -217,9 +218,12 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
 	}
 	s.ports = make([]port, len(net.Channels))
+	s.nicOf = make([]int32, len(net.Channels))
+	s.drops = make([]int64, len(net.Channels))
 	for c, ch := range net.Channels {
 		p := &s.ports[c]
-		p.bw, p.delay, p.nic = ch.Bandwidth, ch.Delay*1000, -1
+		p.bw, p.delay = ch.Bandwidth, ch.Delay*1000
+		s.nicOf[c] = -1
 		if psPerSecondBits%ch.Bandwidth == 0 {
 			p.psPerByte = psPerSecondBits / ch.Bandwidth
 		}
@@ -229,7 +233,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 		}
 		p.markAbove = markThreshold(k, ch.Bandwidth)
 		if net.IsHost(ch.Src) {
-			p.nic = int32(len(s.nics))
+			s.nicOf[c] = int32(len(s.nics))
 			s.nics = append(s.nics, nic{ch: int32(c)})
 		}
 	}
@@ -342,11 +346,11 @@ func (s *sim) run() error {
 		case evArrive:
 			s.arrive(e)
 		case evNicFree:
-			n := &s.nics[s.ports[e.ref].nic]
+			n := &s.nics[s.nicOf[e.ref]]
 			n.busy = false
 			s.pull(n)
 		case evNicWake:
-			n := &s.nics[s.ports[e.ref].nic]
+			n := &s.nics[s.nicOf[e.ref]]
 			if n.wakeAt == e.t {
 				n.wakeAt = 0
 			}
@@ -511,7 +515,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
 	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
 		s.res.Drops++
-		p.drops++
+		s.drops[c]++
 		s.fs[e.ref].alive--
 		return true
 	}
@@ -630,7 +634,7 @@ func (s *sim) activate(fi int32, f *flow) {
 		}
 		return
 	}
-	n := &s.nics[s.ports[c].nic]
+	n := &s.nics[s.nicOf[c]]
 	if !f.active && f.sndNxt < f.npkts {
 		f.active = true
 		n.active = append(n.active, fi)
@@ -664,7 +668,7 @@ func (s *sim) onData(e event, f *flow, r []int32) {
 		s.enqueue(ack, c, s.cfg.AckBytes)
 		return
 	}
-	n := &s.nics[s.ports[c].nic]
+	n := &s.nics[s.nicOf[c]]
 	n.acks = append(n.acks, ack)
 	n.ackBytes += s.cfg.AckBytes
 	s.pull(n)
@@ -721,8 +725,8 @@ func (s *sim) sample() {
 	for i, c := range s.sampled {
 		p := &s.ports[c]
 		q := p.backlog(s.now)
-		if p.nic >= 0 {
-			q += float64(s.nics[p.nic].ackBytes)
+		if n := s.nicOf[c]; n >= 0 {
+			q += float64(s.nics[n].ackBytes)
 		}
 		b := p.bytes
 		s.res.Samples = append(s.res.Samples, PortSample{
@@ -771,7 +775,7 @@ func (s *sim) result() (*Result, error) {
 	for c := range s.ports {
 		p := &s.ports[c]
 		r.ChannelBytes[c], r.ChannelPackets[c] = p.bytes, p.packets
-		r.ChannelQueueNanos[c], r.ChannelDrops[c] = p.queueNanos, int64(p.drops)
+		r.ChannelQueueNanos[c], r.ChannelDrops[c] = p.queueNanos, s.drops[c]
 	}
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"unsafe"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -97,5 +98,15 @@ func TestStreamEmitError(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || n != 100 {
 		t.Errorf("Stream returned %v after %d records, want the emit error after 100", err, n)
+	}
+}
+
+// A port's hot state must stay one cache line: a hop reads and writes it.
+func TestPortIsOneCacheLine(t *testing.T) {
+	if n := unsafe.Sizeof(port{}); n != 64 {
+		t.Errorf("port is %d bytes; keep it at 64 (one cache line) or measure again", n)
+	}
+	if n := unsafe.Sizeof(event{}); n != 24 {
+		t.Errorf("event is %d bytes; keep it at 24 or measure again", n)
 	}
 }
