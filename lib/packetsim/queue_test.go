@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// The calendar queue must deliver (events are tagged with their
-// scheduling order in ts) exactly the order of a plain sort by
+// The calendar queue must deliver exactly the order of a plain sort by
 // (time, scheduling order), whatever the spread of times: same-bucket,
 // in-wheel and far events, equal times, and pushes into the bucket being
-// delivered.
+// delivered. Each event carries its scheduling order in its send-time
+// word, which the queue never reads.
 func TestEventQueueOrder(t *testing.T) {
 	for _, spread := range []int64{1, 1 << 10, 1 << 20, 1 << 30, 1 << 40} {
 		r := rand.New(rand.NewPCG(uint64(spread), 1))
