@@ -14,6 +14,7 @@ import (
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 func init() {
@@ -42,7 +43,17 @@ func runRun(args []string) error {
 	if *flows > 0 {
 		s.Workload.Flows, s.Workload.DurationNs = *flows, 0
 	}
-	sc, err := scenario.Build(s)
+	// Estimators that stream take the flows as they are drawn and write
+	// records as flows finish: a run of millions of flows holds neither.
+	streaming := ex == nil
+	for _, name := range strings.Split(*names, ",") {
+		streaming = streaming && estimator.Streams(strings.TrimSpace(name))
+	}
+	build := scenario.Build
+	if streaming {
+		build = scenario.BuildNet
+	}
+	sc, err := build(s)
 	if err != nil {
 		return err
 	}
@@ -52,7 +63,11 @@ func runRun(args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "scenario %s: %s, %d flows\n", sc.ID, sc.Net.Summary(), len(sc.Flows))
+	nflows := fmt.Sprint(len(sc.Flows))
+	if streaming {
+		nflows = "streaming " + describeFlows(s.Workload)
+	}
+	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
 	for _, name := range strings.Split(*names, ",") {
 		name = strings.TrimSpace(name)
 		t0 := time.Now()
@@ -64,6 +79,8 @@ func runRun(args []string) error {
 			res, err = estimator.RunParsimon(ctx, name, sc, *options, links)
 		case ex != nil:
 			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor, name)
+		case streaming:
+			res, err = estimator.Stream(ctx, name, sc, *options, filepath.Join(dir, name+".parquet"))
 		default:
 			res, err = estimator.Run(ctx, name, sc, *options)
 		}
@@ -71,10 +88,22 @@ func runRun(args []string) error {
 			return err
 		}
 		path := filepath.Join(dir, name+".parquet")
-		if err := res.Write(path, sc); err != nil {
-			return err
+		n := res.Streamed
+		if !streaming {
+			if err := res.Write(path, sc); err != nil {
+				return err
+			}
+			n = len(res.Records)
 		}
-		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, len(res.Records), time.Since(t0).Seconds(), path)
+		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, n, time.Since(t0).Seconds(), path)
 	}
 	return nil
+}
+
+// describeFlows says how many flows a workload has, before drawing them.
+func describeFlows(w workload.Spec) string {
+	if w.Flows > 0 {
+		return fmt.Sprint(w.Flows)
+	}
+	return fmt.Sprintf("%d ns of", w.DurationNs)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // Result is what one estimator produced for one scenario.
@@ -28,6 +29,8 @@ type Result struct {
 	// Extra holds estimator-specific figures (events, drops, ...), stored
 	// in the frame's metadata.
 	Extra map[string]string
+	// Streamed is the number of records Stream wrote to its frame.
+	Streamed int
 }
 
 // runner runs one estimator; opts is its options as JSON (possibly empty).
@@ -96,7 +99,12 @@ func encode(v any) string {
 // extension) with the scenario spec, seed, options and wall time as
 // provenance.
 func (r *Result) Write(path string, sc *scenario.Scenario) error {
-	return frame.WriteRecords(path, r.Records, frame.Meta{
+	return frame.WriteRecords(path, r.Records, r.meta(sc))
+}
+
+// meta is the provenance of the result's frame.
+func (r *Result) meta(sc *scenario.Scenario) frame.Meta {
+	return frame.Meta{
 		ScenarioID:  sc.ID,
 		Estimator:   r.Estimator,
 		Network:     sc.Net.Name,
@@ -105,5 +113,90 @@ func (r *Result) Write(path string, sc *scenario.Scenario) error {
 		Options:     r.Options,
 		WallSeconds: r.WallSeconds,
 		Extra:       r.Extra,
+	}
+}
+
+// streamer is an estimator that runs on flows as they are drawn: options
+// returns the canonical JSON of its options, run hands the records to
+// emit in flow order as they are produced.
+type streamer struct {
+	options func(opts []byte) (string, error)
+	run     func(ctx context.Context, sc *scenario.Scenario, src workload.Source, opts []byte, emit func(metrics.Record) error) (*Result, error)
+}
+
+var streamers = map[string]streamer{}
+
+// registerStream registers a streaming estimator, and for Run the same
+// estimator collecting its records.
+func registerStream(name string, s streamer) {
+	streamers[name] = s
+	register(name, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+		src, err := sc.Source()
+		if err != nil {
+			return nil, err
+		}
+		var recs []metrics.Record
+		res, err := s.run(ctx, sc, src, opts, func(r metrics.Record) error {
+			recs = append(recs, r)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Records = recs
+		return res, nil
 	})
+}
+
+// Streams reports whether the named estimator can run through Stream.
+func Streams(name string) bool {
+	_, ok := streamers[name]
+	return ok
+}
+
+// Stream runs the named estimator on sc's flows as they are drawn (sc may
+// come from scenario.BuildNet) and writes its records to the frame at path
+// as they are produced, so that a run of millions of flows holds neither
+// all flows nor all records. The result has no Records; its Extra is
+// stored in the frame's metadata.
+func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, path string) (*Result, error) {
+	s, ok := streamers[name]
+	if !ok {
+		return nil, fmt.Errorf("estimator: %s does not stream (streaming: %s)", name, strings.Join(streamNames(), ", "))
+	}
+	return timed(name, sc, func() (*Result, error) {
+		canon, err := s.options([]byte(options))
+		if err != nil {
+			return nil, err
+		}
+		src, err := sc.Source()
+		if err != nil {
+			return nil, err
+		}
+		w, err := frame.NewRecordWriter(path, (&Result{Estimator: name, Options: canon}).meta(sc))
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.run(ctx, sc, src, []byte(options), func(r metrics.Record) error {
+			if w.Len()%(1<<16) == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return w.Write(r)
+		})
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		res.Streamed = w.Len()
+		return res, w.Close(res.Extra)
+	})
+}
+
+func streamNames() []string {
+	names := make([]string, 0, len(streamers))
+	for n := range streamers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -177,5 +178,49 @@ func TestParsimonBackend(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Run(%s, %s): err = %v, want %q", tc.name, tc.opts, err, tc.want)
 		}
+	}
+}
+
+// Stream on a scenario whose flows were never drawn (scenario.BuildNet)
+// writes the frame Run and Write would: the same records, options and
+// counts; bad options fail before a frame is left behind, and estimators
+// that do not stream say so.
+func TestStream(t *testing.T) {
+	built := small(t)
+	want, err := Run(context.Background(), "packetsim", built, `{"host_fifo":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.BuildNet(built.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "packetsim.parquet")
+	res, err := Stream(context.Background(), "packetsim", sc, `{"host_fifo":true}`, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, meta, err := frame.ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want.Records) || res.Streamed != len(got) || len(res.Records) != 0 {
+		t.Errorf("streamed %d records (%d reported), Run gave %d; they differ or were also kept", len(got), res.Streamed, len(want.Records))
+	}
+	if meta.Options != want.Options || !reflect.DeepEqual(meta.Extra, want.Extra) || meta.ScenarioID != built.ID {
+		t.Errorf("frame meta %+v, want options %s and extra %v of scenario %s", meta, want.Options, want.Extra, built.ID)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.parquet")
+	if _, err := Stream(context.Background(), "packetsim", sc, `{"bogus":1}`, bad); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("bad options: %v", err)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Errorf("a failed Stream left %s", bad)
+	}
+	if Streams("flowsim") {
+		t.Errorf("flowsim claims to stream")
+	}
+	if _, err := Stream(context.Background(), "flowsim", sc, "", bad); err == nil || !strings.Contains(err.Error(), "does not stream") {
+		t.Errorf("flowsim: %v", err)
 	}
 }

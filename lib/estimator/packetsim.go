@@ -4,8 +4,10 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // packetsimOptions are the packetsim options settable from JSON.
@@ -16,19 +18,27 @@ type packetsimOptions struct {
 	HostFIFO bool `json:"host_fifo,omitempty"`
 }
 
-func init() { register(packetsim.Name, runPacketsim) }
+func init() {
+	registerStream(packetsim.Name, streamer{
+		options: func(opts []byte) (string, error) {
+			var o packetsimOptions
+			err := decode(opts, &o)
+			return encode(o), err
+		},
+		run: runPacketsim,
+	})
+}
 
-func runPacketsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Source, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 	var o packetsimOptions
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos, HostFIFO: o.HostFIFO})
+	res, err := packetsim.Stream(sc.Net, src, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos, HostFIFO: o.HostFIFO}, emit)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{
-		Records: res.Records,
 		Options: encode(o),
 		Extra: map[string]string{
 			"events":      strconv.FormatInt(res.Events, 10),
@@ -36,6 +46,7 @@ func runPacketsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Res
 			"drops":       strconv.FormatInt(res.Drops, 10),
 			"marks":       strconv.FormatInt(res.Marks, 10),
 			"unfinished":  strconv.Itoa(len(res.Unfinished)),
+			"peak_flows":  strconv.Itoa(res.PeakFlows),
 		},
 	}, nil
 }

@@ -237,6 +237,22 @@ func TestIndependentReaderRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		compareIndependent(t, path, cols, meta)
+		// The same records streamed in groups of 64 (five groups).
+		path = filepath.Join(t.TempDir(), "streamed"+ext)
+		w, err := NewRecordWriter(path, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.group = 64
+		for _, r := range recs {
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(nil); err != nil {
+			t.Fatal(err)
+		}
+		compareIndependent(t, path, cols, meta)
 	}
 }
 

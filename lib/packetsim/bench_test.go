@@ -8,6 +8,8 @@ import (
 
 	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // benchFabric runs the 256-host 2:1 fabric with n WebServer flows at 50%
@@ -16,6 +18,11 @@ import (
 // single-threaded.
 func benchFabric(b *testing.B, n int) {
 	net, flows := fabricScenario(b, n)
+	benchRun(b, net, flows)
+}
+
+// benchRun runs flows on net and reports the rates benchFabric describes.
+func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
 	cfg := netcfg.Default()
 	b.ResetTimer()
 	var hops, events int64
@@ -44,3 +51,17 @@ func BenchmarkFabric100k(b *testing.B) { benchFabric(b, 100_000) }
 // BenchmarkFabric10k is the same scenario with 10k flows, quick enough to
 // profile with -cpuprofile.
 func BenchmarkFabric10k(b *testing.B) { benchFabric(b, 10_000) }
+
+// BenchmarkMeta384 is the papers' 6,144-host fabric (meta384-2:1) with
+// 300k WebServer flows on matrix B at 50% max load, sigma 2: the issue's
+// first try at that scale.
+func BenchmarkMeta384(b *testing.B) {
+	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 300_000)
+	benchRun(b, net, flows)
+}
+
+// BenchmarkMeta384Short is the same with 50k flows, to profile.
+func BenchmarkMeta384Short(b *testing.B) {
+	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 50_000)
+	benchRun(b, net, flows)
+}

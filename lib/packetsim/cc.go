@@ -89,8 +89,15 @@ type DCTCPRate struct {
 
 // NewDCTCPRate is the NewCC of rate-based DCTCP (netcfg CC "dctcp").
 func NewDCTCPRate(cfg netcfg.Config, lineRateBps int64) CC {
+	d := newDCTCPRate(cfg, lineRateBps)
+	return &d
+}
+
+// newDCTCPRate is a rate-based DCTCP controller as a value, which the
+// simulator keeps inline in its per-flow state to skip the interface.
+func newDCTCPRate(cfg netcfg.Config, lineRateBps int64) DCTCPRate {
 	line := float64(lineRateBps)
-	return &DCTCPRate{
+	return DCTCPRate{
 		est:    dctcpEstimator{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G},
 		rate:   line,
 		line:   line,

@@ -11,14 +11,20 @@ import (
 // fabricScenario is the 256-host 2:1 fabric with n WebServer flows on
 // matrix A at 50% max load, log-normal arrivals (sigma 1), seed 1.
 func fabricScenario(t testing.TB, n int) (*topo.Network, []workload.Flow) {
+	return presetScenario(t, "meta32-2:1", "A", 1, n)
+}
+
+// presetScenario is a fabric preset with n WebServer flows on a matrix at
+// 50% max load, log-normal arrivals of the given sigma, seed 1.
+func presetScenario(t testing.TB, preset, matrix string, sigma float64, n int) (*topo.Network, []workload.Flow) {
 	t.Helper()
-	net := fabric(t, "meta32-2:1")
+	net := fabric(t, preset)
 	flows, err := workload.Generate(net, workload.Spec{
 		Flows: n,
 		Components: []workload.Component{{
-			Matrix:  "A",
+			Matrix:  matrix,
 			Sizes:   workload.SizeSpec{Dist: "webserver"},
-			Arrival: workload.Arrival{Process: "lognormal", Sigma: 1},
+			Arrival: workload.Arrival{Process: "lognormal", Sigma: sigma},
 			MaxLoad: 0.5,
 		}},
 	}, 1)

@@ -11,6 +11,11 @@
 // packet that travels the reverse path and queues like any packet.
 // Congestion control sits behind the CC interface.
 //
+// Run simulates a list of flows and returns their records; Stream takes
+// flows from a workload.Source as the simulation reaches their start and
+// hands each record over once its flow and all before it have finished,
+// so that a run of millions of flows holds only those in flight.
+//
 // Time is kept in integer picoseconds, so that serialization times such as
 // 838.4 ns (1048 B at 10 Gbps) are exact, and rounded to nanoseconds only
 // in the records. Events at equal times run in the order they were
@@ -20,7 +25,6 @@ package packetsim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -111,6 +115,10 @@ type Result struct {
 	ChannelPackets    []int64
 	ChannelQueueNanos []float64
 	ChannelDrops      []int64
+	// PeakFlows is the most flows the run held state for at once: flows
+	// in flight and finished flows whose last packets were still
+	// travelling. Memory grows with it, not with the number of flows.
+	PeakFlows int
 	// Samples holds the port samples when Options.SampleEveryNanos is set,
 	// in time order, channels ascending within a time.
 	Samples []PortSample
@@ -121,6 +129,29 @@ type Result struct {
 // (sorted by start, positive sizes, distinct host endpoints, unique ids)
 // and be routable; otherwise Run returns an error naming the flow.
 func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+	if opts.Paths != nil && len(opts.Paths) != len(flows) {
+		return nil, fmt.Errorf("packetsim: %d pinned paths for %d flows", len(opts.Paths), len(flows))
+	}
+	recs := make([]metrics.Record, 0, len(flows))
+	res, err := Stream(net, workload.SliceSource(flows), cfg, opts, func(r metrics.Record) error {
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Records = recs
+	return res, nil
+}
+
+// Stream is Run for workloads too large to hold: it takes the flows from
+// src as the simulation reaches their start, keeps state only for flows
+// in flight, and hands the records to emit in flow order (Run's order) as
+// soon as a flow and all flows before it have finished, so memory grows
+// with the flows in flight and the network, not with the run. The result
+// has no Records; a run gives the same records as Run on the same flows.
+// opts.Paths, when set, must pin a path for every flow src yields.
+func Stream(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, emit func(metrics.Record) error) (*Result, error) {
 	if net == nil {
 		return nil, fmt.Errorf("packetsim: nil network")
 	}
@@ -129,12 +160,6 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return nil, fmt.Errorf("packetsim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)
-	}
-	if err := workload.Check(net, flows); err != nil {
-		return nil, fmt.Errorf("packetsim: %w", err)
-	}
-	if len(flows) > math.MaxInt32 {
-		return nil, fmt.Errorf("packetsim: %d flows; at most %d are supported", len(flows), math.MaxInt32)
 	}
 	newCC := opts.CC
 	if newCC == nil {
@@ -156,16 +181,15 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 			return nil, fmt.Errorf("packetsim: SampleChannels names channel %d; the network has channels 0..%d", c, len(net.Channels)-1)
 		}
 	}
-	if opts.Paths != nil && len(opts.Paths) != len(flows) {
-		return nil, fmt.Errorf("packetsim: %d pinned paths for %d flows", len(opts.Paths), len(flows))
-	}
 	if opts.StopAtNanos < 0 || opts.SampleEveryNanos < 0 {
 		return nil, fmt.Errorf("packetsim: StopAtNanos and SampleEveryNanos must be >= 0, got %d and %d", opts.StopAtNanos, opts.SampleEveryNanos)
 	}
-	s, err := newSim(net, flows, cfg, opts, newCC)
+	s, err := newSim(net, src, cfg, opts, newCC, emit)
 	if err != nil {
 		return nil, err
 	}
-	s.run()
-	return s.result(), nil
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s.result()
 }

@@ -2,16 +2,17 @@ package packetsim
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 )
 
 // Event kinds.
 const (
-	evArrive  uint8 = iota // a packet reaches the far end of channel ch
-	evNicFree              // host NIC port ch finished sending a packet
-	evNicWake              // a paced flow on NIC port ch may send again
-	evRTO                  // retransmission check of flow
+	evArrive  uint8 = iota // a packet reaches the far end of the channel at its hop (0: packets start as arrivals)
+	evNicFree              // host NIC port (channel in event.ref) finished sending a packet
+	evNicWake              // a paced flow on NIC port ref may send again
+	evRTO                  // retransmission check of the flow in slot ref
 	evSample               // per-port sampling tick
 )
 
@@ -22,23 +23,41 @@ const (
 	flagNack                   // ACK sent for an out-of-order data packet
 )
 
-// event is one scheduled happening. Packets in flight exist only as
-// events, so moving a packet costs no allocation.
+// event is one scheduled happening, 24 bytes. Packets in flight exist
+// only as events, so moving a packet costs no allocation. The channel a
+// packet crosses is not stored: it is the hop-th channel of its flow's
+// route. The send time shares its word with the small fields: bits 0-49
+// hold it (up to 1125 s), then the hop, the kind and the flags.
 type event struct {
-	t    int64  // ps
-	seq  uint64 // scheduling order: breaks ties between equal times
-	ts   int64  // data: send time (ps); ACK: the echoed send time
-	ch   int32  // channel just traversed (evArrive) or NIC port
-	flow int32
-	pkt  int32 // data: packet index; ACK: cumulative packets received
-	kind uint8
-	hop  uint8 // index of ch along the packet's route
-	flag uint8
+	t   int64 // ps
+	w   int64 // data: send time (ps), ACK: the echoed send time; hop, kind, flags
+	ref int32 // flow slot (packets, evRTO) or channel (NIC events)
+	pkt int32 // data: packet index; ACK: cumulative packets received
 }
 
-func less(a, b *event) bool {
-	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
+const (
+	tsBits  = 50
+	maxTs   = 1<<tsBits - 1 // ps
+	hopPos  = tsBits
+	kindPos = hopPos + 8
+	flagPos = kindPos + 3
+)
+
+// newEvent is a non-packet event of kind for ref at t.
+func newEvent(t int64, kind uint8, ref int32) event {
+	return event{t: t, w: int64(kind) << kindPos, ref: ref}
 }
+
+// packet is a packet of the flow in slot, sent at ts, at hop 0 (packets
+// are evArrive events).
+func packet(slot, pkt int32, ts int64, flag uint8) event {
+	return event{w: ts | int64(evArrive)<<kindPos | int64(flag)<<flagPos, ref: slot, pkt: pkt}
+}
+
+func (e *event) ts() int64   { return e.w & maxTs }
+func (e *event) hop() uint8  { return uint8(e.w >> hopPos) }
+func (e *event) kind() uint8 { return uint8(e.w>>kindPos) & 7 }
+func (e *event) flag() uint8 { return uint8(e.w>>flagPos) & 7 }
 
 // eventQueue delivers events in (time, scheduling order). It is a
 // calendar queue: a wheel of buckets of 2^bucketShift ps covering the
@@ -47,24 +66,43 @@ func less(a, b *event) bool {
 // event lands within a few microseconds of now, so scheduling is an
 // append and sorting a bucket of a handful of events is cheap;
 // profiling showed a heap of all events took half the run time.
+//
+// No event carries a sequence number: a bucket's slice is in scheduling
+// order, so a stable sort by time alone gives (time, scheduling order).
+// Events of a bucket that were beyond the wheel when scheduled were
+// scheduled before every event that went to the bucket directly (the
+// wheel only moves forward), so they go first; only the far heap keeps
+// sequence numbers, to order its own ties.
 type eventQueue struct {
 	seq     uint64
 	wheel   [][]event // bucket b holds events with t>>bucketShift == b, for b in [base, base+wheelSize)
 	base    int64     // bucket of cur
 	cur     []event   // bucket base, sorted; cur[pos:] still to deliver
 	pos     int
-	inWheel int     // events in wheel, cur excluded
-	far     []event // 4-ary min-heap of events beyond the wheel
+	inWheel int        // events in wheel, cur excluded
+	occ     []uint64   // bit b&(wheelSize-1) set: bucket b of the wheel holds events
+	far     []farEvent // 4-ary min-heap of events beyond the wheel
+	spare   []event    // scratch for merging far events into a bucket
+	keys    []uint64   // scratch for sorting a crowded bucket
+	moved   []event
+}
+
+// farEvent is an event beyond the wheel with its scheduling order.
+type farEvent struct {
+	seq uint64
+	e   event
 }
 
 const (
-	bucketShift = 13      // 8.2 ns
-	wheelSize   = 1 << 10 // 8.4 us ahead; a small wheel stays in cache (measured faster than 2^11-2^17)
-	wheelMask   = wheelSize - 1
+	bucketShift       = 13      // 8.2 ns
+	wheelSize   int64 = 1 << 10 // 8.4 us ahead; a small wheel stays in cache (measured faster than 2^11-2^17)
 )
 
+// newEventQueue returns an empty queue. Finer buckets (fewer events to
+// sort each) were measured slower on both fabrics, even with the
+// occupancy bitmap skipping empty ones: a larger wheel falls out of cache.
 func newEventQueue() eventQueue {
-	return eventQueue{wheel: make([][]event, wheelSize)}
+	return eventQueue{wheel: make([][]event, wheelSize), occ: make([]uint64, wheelSize/64)}
 }
 
 func (q *eventQueue) empty() bool {
@@ -73,7 +111,7 @@ func (q *eventQueue) empty() bool {
 
 // next is the time of the earliest event, MaxInt64 if there is none.
 func (q *eventQueue) next() int64 {
-	if !q.advance() {
+	if q.pos == len(q.cur) && !q.advance() {
 		return math.MaxInt64
 	}
 	return q.cur[q.pos].t
@@ -81,23 +119,23 @@ func (q *eventQueue) next() int64 {
 
 // push schedules e, which must not be earlier than the last event popped.
 func (q *eventQueue) push(e event) {
-	e.seq = q.seq
-	q.seq++
 	b := e.t >> bucketShift
 	switch {
 	case b <= q.base:
 		// The bucket being delivered, or earlier: next may have moved
 		// base ahead to the next event while a flow start (not in the
-		// queue) happens first. Insert in order among the rest.
-		i := q.pos + sort.Search(len(q.cur)-q.pos, func(i int) bool { return less(&e, &q.cur[q.pos+i]) })
-		q.cur = append(q.cur, event{})
-		copy(q.cur[i+1:], q.cur[i:])
-		q.cur[i] = e
+		// queue) happens first. Insert after the events of equal time.
+		rest := q.cur[q.pos:]
+		i := q.pos + sort.Search(len(rest), func(i int) bool { return rest[i].t > e.t })
+		q.cur = slices.Insert(q.cur, i, e)
 	case b < q.base+wheelSize:
-		q.wheel[b&wheelMask] = append(q.wheel[b&wheelMask], e)
+		i := b & (wheelSize - 1)
+		q.wheel[i] = append(q.wheel[i], e)
+		q.occ[i>>6] |= 1 << (i & 63)
 		q.inWheel++
 	default:
-		q.pushFar(e)
+		q.pushFar(farEvent{q.seq, e})
+		q.seq++
 	}
 }
 
@@ -109,69 +147,101 @@ func (q *eventQueue) advance() bool {
 			if len(q.far) == 0 {
 				return false
 			}
-			q.base = q.far[0].t>>bucketShift - 1 // jump over empty buckets
+			q.base = q.far[0].e.t>>bucketShift - 1 // jump over empty buckets
 		}
 		// Recycle the finished bucket's storage for the slot it leaves.
-		q.wheel[q.base&wheelMask] = q.cur[:0]
-		q.base++
-		slot := q.base & wheelMask
+		q.wheel[q.base&(wheelSize-1)] = q.cur[:0]
+		if q.inWheel == 0 {
+			q.base++
+		} else {
+			q.base = q.nextBucket()
+		}
+		slot := q.base & (wheelSize - 1)
 		q.cur, q.pos = q.wheel[slot], 0
 		q.wheel[slot] = nil
+		q.occ[slot>>6] &^= 1 << (slot & 63)
 		q.inWheel -= len(q.cur)
-		for len(q.far) > 0 && q.far[0].t>>bucketShift == q.base {
-			q.cur = append(q.cur, q.popFar())
+		if len(q.far) > 0 && q.far[0].e.t>>bucketShift == q.base {
+			// Far events first: they were scheduled earlier.
+			m := q.spare[:0]
+			for len(q.far) > 0 && q.far[0].e.t>>bucketShift == q.base {
+				m = append(m, q.popFar().e)
+			}
+			m = append(m, q.cur...)
+			q.cur, q.spare = m, q.cur
 		}
-		sortEvents(q.cur)
+		q.sortEvents(q.cur)
 	}
 	return true
 }
 
-// sortEvents sorts a bucket by (t, seq): insertion sort for the usual
-// handful of events, pdqsort for a crowded bucket.
-func sortEvents(b []event) {
-	if len(b) > 24 {
-		slices.SortFunc(b, cmpEvent)
+// nextBucket is the first bucket after base that holds events: the
+// first occupied bucket of the wheel (which must hold some), found a word
+// of the occupancy bitmap at a time, or a far event's if earlier.
+func (q *eventQueue) nextBucket() int64 {
+	mask := wheelSize - 1
+	i, d := (q.base+1)&mask, int64(1)
+	for {
+		if word := q.occ[i>>6] >> (i & 63); word != 0 {
+			d += int64(bits.TrailingZeros64(word))
+			break
+		}
+		step := 64 - i&63
+		d += step
+		i = (i + step) & mask
+	}
+	if len(q.far) > 0 {
+		d = min(d, q.far[0].e.t>>bucketShift-q.base)
+	}
+	return q.base + d
+}
+
+// sortEvents sorts a bucket stably by time: insertion sort for the usual
+// handful of events; a crowded bucket (tens of events on large fabrics)
+// sorts keys of time within the bucket and position, which are distinct,
+// and then moves the events once.
+func (q *eventQueue) sortEvents(b []event) {
+	if len(b) <= 16 {
+		for i := 1; i < len(b); i++ {
+			e := b[i]
+			j := i
+			for j > 0 && e.t < b[j-1].t {
+				b[j] = b[j-1]
+				j--
+			}
+			b[j] = e
+		}
 		return
 	}
-	for i := 1; i < len(b); i++ {
-		e := b[i]
-		j := i
-		for j > 0 && less(&e, &b[j-1]) {
-			b[j] = b[j-1]
-			j--
-		}
-		b[j] = e
+	keys := q.keys[:0]
+	for i := range b {
+		keys = append(keys, uint64(b[i].t&(1<<bucketShift-1))<<32|uint64(i))
 	}
+	slices.Sort(keys)
+	q.moved = append(q.moved[:0], b...)
+	for i, k := range keys {
+		b[i] = q.moved[uint32(k)]
+	}
+	q.keys = keys
 }
 
-func cmpEvent(a, b event) int {
-	switch {
-	case a.t < b.t:
-		return -1
-	case a.t > b.t:
-		return 1
-	case a.seq < b.seq:
-		return -1
-	case a.seq > b.seq:
-		return 1
-	}
-	return 0
-}
-
-// pop removes and returns the earliest event; the queue must not be empty.
+// pop removes and returns the earliest event; next must have found one.
 func (q *eventQueue) pop() event {
-	q.advance()
 	e := q.cur[q.pos]
 	q.pos++
 	return e
 }
 
-func (q *eventQueue) pushFar(e event) {
+func farLess(a, b *farEvent) bool {
+	return a.e.t < b.e.t || (a.e.t == b.e.t && a.seq < b.seq)
+}
+
+func (q *eventQueue) pushFar(e farEvent) {
 	h := append(q.far, e)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !less(&e, &h[p]) {
+		if !farLess(&e, &h[p]) {
 			break
 		}
 		h[i] = h[p]
@@ -181,7 +251,7 @@ func (q *eventQueue) pushFar(e event) {
 	q.far = h
 }
 
-func (q *eventQueue) popFar() event {
+func (q *eventQueue) popFar() farEvent {
 	h := q.far
 	top := h[0]
 	n := len(h) - 1
@@ -195,11 +265,11 @@ func (q *eventQueue) popFar() event {
 		}
 		m := c
 		for j := c + 1; j < min(c+4, n); j++ {
-			if less(&h[j], &h[m]) {
+			if farLess(&h[j], &h[m]) {
 				m = j
 			}
 		}
-		if !less(&h[m], &last) {
+		if !farLess(&h[m], &last) {
 			break
 		}
 		h[i] = h[m]

@@ -12,19 +12,25 @@ import (
 
 const psPerSecondBits = 8_000_000_000_000 // ps per second times bits per byte
 
-// port is the output side of one channel. Switch ports are FIFO queues
-// kept in closed form: a packet's departure is fixed when it arrives
-// (max(now, busyUntil) + serialization), so a hop costs one event.
-// Ports leaving a host are NICs, which pick their next packet when they
-// fall idle (see nic).
+// port is the output side of one channel: what a hop reads and writes,
+// 64 bytes in one place so that a hop touches one cache line of port
+// state (the large port array is page-aligned).
+// Switch ports are FIFO queues kept in closed form: a packet's departure
+// is fixed when it arrives (max(now, busyUntil) + serialization), so a
+// hop costs one event. Ports leaving a host are NICs, which pick their
+// next packet when they fall idle (see nic).
 type port struct {
-	bw        int64
+	busyUntil int64 // ps, end of the last transmission scheduled
 	psPerByte int64 // 8e12/bw when that is an integer, else 0
 	delay     int64 // ps
-	k         float64
-	busyUntil int64 // ps, end of the last transmission scheduled
-	bytes     int64
-	nic       int32 // index into sim.nics, -1 for switch ports
+	// markAbove is the ECN threshold K as the time the backlog takes to
+	// drain: a data packet is marked when busyUntil-now exceeds it. It is
+	// the exact integer image of the test backlog(now) > K in bytes.
+	markAbove  int64
+	queueNanos float64 // waits of the packets put on the channel, ns
+	bytes      int64   // wire bytes put on the channel
+	packets    int64
+	bw         int64
 }
 
 // tx is the serialization time of b bytes in ps.
@@ -43,6 +49,30 @@ func (p *port) backlog(now int64) float64 {
 	return float64(p.busyUntil-now) * float64(p.bw) / psPerSecondBits
 }
 
+// markThreshold is the largest drain time d (ps) whose backlog
+// float64(d)*bw/8e12 is not above k bytes, found by bisection (the
+// backlog is monotone in d), so that comparing integers marks exactly the
+// packets the float test marks.
+func markThreshold(k float64, bw int64) int64 {
+	if k < 0 {
+		return math.MinInt64 // even an empty port is above K
+	}
+	backlog := func(d int64) float64 { return float64(d) * float64(bw) / psPerSecondBits }
+	lo, hi := int64(0), int64(1)<<62
+	if backlog(hi) <= k {
+		return math.MaxInt64
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if backlog(mid) <= k {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // nic is a host's sending side on one channel. ACKs wait in a FIFO and go
 // first; data is pulled from the active flows round-robin, each flow
 // eligible when its pacing time has come and its window is open.
@@ -52,52 +82,132 @@ type nic struct {
 	acks     []event
 	ackHead  int
 	ackBytes int64
-	active   []int32 // flows with unsent data, in round-robin order
+	active   []int32 // slots of flows with unsent data, in round-robin order
 	rr       int
 	wakeAt   int64 // pending pacing wake-up, 0 if none
 }
 
-type flowState struct {
-	size     int64
-	startPs  int64
-	pathOff  int32
-	pathLen  int32
-	npkts    int32
-	sndNxt   int32 // next packet to send
-	sndUna   int32 // first packet not acknowledged
-	maxSent  int32 // packets sent at least once
-	rcvNxt   int32 // next packet the receiver expects
-	lastNack int32
-	nackSent bool
-	active   bool
-	nextSend int64 // ps, pacing
-	progress int64 // ps, last time sndUna advanced or the flow rewound
-	finish   int64 // ps, -1 until the last byte arrives
-	cc       CC
+// flow is the sender's and receiver's state of one flow in flight, in a
+// slot that is reused once the flow has finished and no packet of it is
+// left. What a packet needs at a switch (route, sizes) is in sim.routes
+// instead, so that forwarding does not touch this.
+type flow struct {
+	index      int // position in the input
+	size       int64
+	nextSend   int64 // ps, pacing
+	progress   int64 // ps, last time sndUna advanced or the flow rewound
+	npkts      int32
+	sndNxt     int32 // next packet to send
+	sndUna     int32 // first packet not acknowledged
+	maxSent    int32 // packets sent at least once
+	rcvNxt     int32 // next packet the receiver expects
+	lastNack   int32
+	alive      int32 // packets (data or ACK) of the flow in flight or waiting at a NIC
+	nackSent   bool
+	active     bool
+	rtoPending bool
+	cc         CC        // the flow's controller; nil when dctcp is used
+	dctcp      DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
+}
+
+func (f *flow) window() int64 {
+	if f.cc == nil {
+		return f.dctcp.window
+	}
+	return f.cc.WindowBytes()
+}
+
+func (f *flow) rate() float64 {
+	if f.cc == nil {
+		return f.dctcp.rate
+	}
+	return f.cc.RateBps()
+}
+
+func (f *flow) onAck(a Ack) {
+	if f.cc == nil {
+		f.dctcp.OnAck(a)
+	} else {
+		f.cc.OnAck(a)
+	}
+}
+
+func (f *flow) onTimeout(now int64) {
+	if f.cc == nil {
+		f.dctcp.OnTimeout(now)
+	} else {
+		f.cc.OnTimeout(now)
+	}
+}
+
+// Layout of a slot's entry in sim.routes: the path length, the index and
+// wire size of the last data packet, then the path's channels.
+const (
+	rtLen = iota
+	rtLastPkt
+	rtLastWire
+	rtPath
+)
+
+// pending is a started flow waiting for its record to be emitted in flow
+// order.
+type pending struct {
+	rec   metrics.Record
+	slot  int32
+	done  bool
+	start int64 // ps
 }
 
 type sim struct {
-	net   *topo.Network
-	cfg   netcfg.Config
-	opts  Options
-	flows []workload.Flow
-	fs    []flowState
-	paths []int32
-	ports []port
-	nics  []nic
-	q     eventQueue
-	now   int64
-	next  int // next flow to start
-	stop  int64
-	rto   int64
+	net  *topo.Network
+	cfg  netcfg.Config
+	opts Options
+	// Flows enter from src in start order; next is the one to start
+	// next, the started-th of the input.
+	src      workload.Source
+	check    *workload.Checker
+	next     workload.Flow
+	nextPs   int64
+	haveNext bool
+	started  int
+	newCC    NewCC
+	fastCC   bool // flows run the built-in dctcp inline
 
-	sampled   []int
-	lastBytes []int64
-	res       Result
+	fs     []flow
+	free   []int32 // retired slots
+	routes []int32 // stride entries per slot, see rtLen
+	stride int
+	// pend is a ring of the started flows from the oldest whose record
+	// has not been emitted: pend[(head+i)&(len-1)] is flow emitted+i.
+	pend        []pending
+	head, npend int
+	emitted     int
+	emit        func(metrics.Record) error
+	err         error // stops the run: emit's error or the time limit
+	pathBuf     []int
+	ports       []port
+	nicOf       []int32 // channel -> index into nics, -1 for switch ports
+	drops       []int64 // per channel
+	nics        []nic
+	q           eventQueue
+	now         int64
+	stop        int64
+	rto         int64
+	dataWire    int64 // wire size of a full data packet
+	sampled     []int
+	lastBytes   []int64
+	res         Result
 }
 
-func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC NewCC) (*sim, error) {
-	s := &sim{net: net, cfg: cfg, opts: opts, flows: flows, stop: math.MaxInt64, q: newEventQueue()}
+func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC NewCC, emit func(metrics.Record) error) (*sim, error) {
+	s := &sim{
+		net: net, cfg: cfg, opts: opts, src: src, check: workload.NewChecker(net),
+		newCC: newCC, fastCC: opts.CC == nil && cfg.CC == "dctcp",
+		stop: math.MaxInt64, emit: emit,
+		stride:   rtPath + 6,
+		pend:     make([]pending, 1024),
+		dataWire: cfg.PayloadBytes + cfg.HeaderBytes,
+	}
 	if opts.StopAtNanos > 0 {
 		s.stop = opts.StopAtNanos * 1000
 	}
@@ -108,55 +218,26 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
 	}
 	s.ports = make([]port, len(net.Channels))
+	s.nicOf = make([]int32, len(net.Channels))
+	s.drops = make([]int64, len(net.Channels))
 	for c, ch := range net.Channels {
 		p := &s.ports[c]
-		p.bw, p.delay, p.nic = ch.Bandwidth, ch.Delay*1000, -1
+		p.bw, p.delay = ch.Bandwidth, ch.Delay*1000
+		s.nicOf[c] = -1
 		if psPerSecondBits%ch.Bandwidth == 0 {
 			p.psPerByte = psPerSecondBits / ch.Bandwidth
 		}
-		p.k = float64(cfg.KBytesFor(ch.Bandwidth))
-		if k, ok := opts.KBytes[c]; ok {
-			p.k = float64(k)
+		k := float64(cfg.KBytesFor(ch.Bandwidth))
+		if kb, ok := opts.KBytes[c]; ok {
+			k = float64(kb)
 		}
+		p.markAbove = markThreshold(k, ch.Bandwidth)
 		if net.IsHost(ch.Src) {
-			p.nic = int32(len(s.nics))
+			s.nicOf[c] = int32(len(s.nics))
 			s.nics = append(s.nics, nic{ch: int32(c)})
 		}
 	}
-	s.fs = make([]flowState, len(flows))
-	var buf []int
-	for i, f := range flows {
-		if opts.Paths != nil {
-			if err := checkPath(net, f, opts.Paths[i]); err != nil {
-				return nil, err
-			}
-			buf = append(buf[:0], opts.Paths[i]...)
-		} else {
-			var err error
-			if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
-				return nil, fmt.Errorf("packetsim: flow %d is unroutable: %w", f.ID, err)
-			}
-		}
-		if len(buf) > math.MaxUint8 {
-			return nil, fmt.Errorf("packetsim: flow %d has a %d-hop path; at most %d hops are supported", f.ID, len(buf), math.MaxUint8)
-		}
-		npkts := cfg.Packets(f.Size)
-		if npkts > math.MaxInt32 {
-			return nil, fmt.Errorf("packetsim: flow %d has %d packets; at most %d are supported", f.ID, npkts, math.MaxInt32)
-		}
-		fs := &s.fs[i]
-		fs.size, fs.startPs, fs.npkts = f.Size, f.Start*1000, int32(npkts)
-		fs.pathOff, fs.pathLen = int32(len(s.paths)), int32(len(buf))
-		fs.finish, fs.lastNack = -1, -1
-		for _, c := range buf {
-			s.paths = append(s.paths, int32(c))
-		}
-		fs.cc = newCC(cfg, net.Channels[buf[0]].Bandwidth)
-	}
-	s.res.ChannelBytes = make([]int64, len(net.Channels))
-	s.res.ChannelPackets = make([]int64, len(net.Channels))
-	s.res.ChannelQueueNanos = make([]float64, len(net.Channels))
-	s.res.ChannelDrops = make([]int64, len(net.Channels))
+	s.q = newEventQueue()
 	if opts.SampleEveryNanos > 0 {
 		s.sampled = opts.SampleChannels
 		if len(s.sampled) == 0 {
@@ -166,9 +247,29 @@ func newSim(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 			}
 		}
 		s.lastBytes = make([]int64, len(s.sampled))
-		s.q.push(event{t: opts.SampleEveryNanos * 1000, kind: evSample})
+		s.q.push(newEvent(opts.SampleEveryNanos*1000, evSample, 0))
+	}
+	if err := s.fetch(); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// fetch takes the next flow from the source, checked.
+func (s *sim) fetch() error {
+	f, ok := s.src.Next()
+	if !ok {
+		s.haveNext = false
+		if err := s.src.Err(); err != nil {
+			return fmt.Errorf("packetsim: %w", err)
+		}
+		return nil
+	}
+	if err := s.check.Add(f); err != nil {
+		return fmt.Errorf("packetsim: %w", err)
+	}
+	s.next, s.nextPs, s.haveNext = f, f.Start*1000, true
+	return nil
 }
 
 // checkPath reports a pinned path that does not lead from the flow's
@@ -190,55 +291,66 @@ func checkPath(net *topo.Network, f workload.Flow, path []int) error {
 	return nil
 }
 
-// route is the channel a packet of flow f crosses at hop: the flow's path
-// for data, the reverse channels in reverse order for ACKs.
-func (s *sim) route(f *flowState, hop int32, ack bool) int32 {
+// route returns a slot's entry in routes (see rtLen).
+func (s *sim) route(slot int32) []int32 {
+	o := int(slot) * s.stride
+	return s.routes[o : o+s.stride]
+}
+
+// channel is the channel a packet crosses at hop, given its flow's route
+// entry: the flow's path for data, the reverse channels in reverse order
+// for ACKs.
+func channel(r []int32, hop int32, ack bool) int32 {
 	if !ack {
-		return s.paths[f.pathOff+hop]
+		return r[rtPath+hop]
 	}
-	return s.paths[f.pathOff+f.pathLen-1-hop] ^ 1
+	return r[rtPath+r[rtLen]-1-hop] ^ 1
 }
 
 // seqBytes is the payload carried by packets 0..p-1 of f.
-func (s *sim) seqBytes(f *flowState, p int32) int64 {
+func (s *sim) seqBytes(f *flow, p int32) int64 {
 	return min(int64(p)*s.cfg.PayloadBytes, f.size)
 }
 
-// wire is the size of a packet on the wire.
-func (s *sim) wire(e *event) int64 {
-	if e.flag&flagAck != 0 {
+// wire is the size of a packet on the wire; r is its flow's route entry.
+func (s *sim) wire(e *event, r []int32) int64 {
+	switch {
+	case e.flag()&flagAck != 0:
 		return s.cfg.AckBytes
+	case e.pkt == r[rtLastPkt]:
+		return int64(r[rtLastWire])
 	}
-	f := &s.fs[e.flow]
-	return s.seqBytes(f, e.pkt+1) - s.seqBytes(f, e.pkt) + s.cfg.HeaderBytes
+	return s.dataWire
 }
 
-func (s *sim) run() {
+func (s *sim) run() error {
 	for {
-		if s.next < len(s.fs) && s.fs[s.next].startPs <= s.q.next() {
-			if s.fs[s.next].startPs > s.stop {
+		t := s.q.next()
+		if s.haveNext && s.nextPs <= t {
+			if s.nextPs > s.stop {
 				break
 			}
-			s.now = s.fs[s.next].startPs
-			s.start(int32(s.next))
-			s.next++
+			s.now = s.nextPs
+			if err := s.start(); err != nil {
+				return err
+			}
 			continue
 		}
-		if s.q.empty() || s.q.next() > s.stop {
+		if t == math.MaxInt64 || t > s.stop { // no event left, or the stop
 			break
 		}
 		e := s.q.pop()
-		s.now = e.t
+		s.now = t
 		s.res.Events++
-		switch e.kind {
+		switch e.kind() {
 		case evArrive:
 			s.arrive(e)
 		case evNicFree:
-			n := &s.nics[s.ports[e.ch].nic]
+			n := &s.nics[s.nicOf[e.ref]]
 			n.busy = false
 			s.pull(n)
 		case evNicWake:
-			n := &s.nics[s.ports[e.ch].nic]
+			n := &s.nics[s.nicOf[e.ref]]
 			if n.wakeAt == e.t {
 				n.wakeAt = 0
 			}
@@ -248,78 +360,194 @@ func (s *sim) run() {
 		case evSample:
 			s.sample()
 		}
+		if s.err != nil {
+			return s.err
+		}
+	}
+	return nil
+}
+
+// start puts the next flow into a slot and lets it send.
+func (s *sim) start() error {
+	fl, index := s.next, s.started
+	var path []int
+	if s.opts.Paths != nil {
+		if index >= len(s.opts.Paths) {
+			return fmt.Errorf("packetsim: flow %d has no pinned path: %d paths for more flows", fl.ID, len(s.opts.Paths))
+		}
+		if err := checkPath(s.net, fl, s.opts.Paths[index]); err != nil {
+			return err
+		}
+		path = append(s.pathBuf[:0], s.opts.Paths[index]...)
+	} else {
+		var err error
+		if path, err = s.net.AppendPath(s.pathBuf[:0], fl.ID, fl.Src, fl.Dst); err != nil {
+			return fmt.Errorf("packetsim: flow %d is unroutable: %w", fl.ID, err)
+		}
+	}
+	s.pathBuf = path
+	if len(path) > math.MaxUint8 {
+		return fmt.Errorf("packetsim: flow %d has a %d-hop path; at most %d hops are supported", fl.ID, len(path), math.MaxUint8)
+	}
+	npkts := s.cfg.Packets(fl.Size)
+	if npkts > math.MaxInt32 {
+		return fmt.Errorf("packetsim: flow %d has %d packets; at most %d are supported", fl.ID, npkts, math.MaxInt32)
+	}
+	slot := s.alloc(len(path))
+	r := s.route(slot)
+	r[rtLen], r[rtLastPkt] = int32(len(path)), int32(npkts-1)
+	r[rtLastWire] = int32(fl.Size - (npkts-1)*s.cfg.PayloadBytes + s.cfg.HeaderBytes)
+	for i, c := range path {
+		r[rtPath+i] = int32(c)
+	}
+	f := &s.fs[slot]
+	*f = flow{index: index, size: fl.Size, npkts: int32(npkts), lastNack: -1, progress: s.now, nextSend: s.now}
+	line := s.net.Channels[path[0]].Bandwidth
+	if s.fastCC {
+		f.dctcp = newDCTCPRate(s.cfg, line)
+	} else {
+		f.cc = s.newCC(s.cfg, line)
+	}
+	s.addPending(pending{rec: metrics.Record{FlowID: fl.ID, Src: fl.Src, Dst: fl.Dst, Size: fl.Size, Start: fl.Start, Class: fl.Class}, slot: slot, start: s.now})
+	s.started++
+	if err := s.fetch(); err != nil {
+		return err
+	}
+	if s.rto > 0 {
+		f.rtoPending = true
+		s.q.push(newEvent(s.now+s.rto, evRTO, slot))
+	}
+	s.activate(slot, f)
+	return nil
+}
+
+// alloc returns a free slot for a flow with a path of hops channels,
+// widening every route entry if the path is longer than any before.
+func (s *sim) alloc(hops int) int32 {
+	if rtPath+hops > s.stride {
+		stride := rtPath + hops
+		routes := make([]int32, len(s.fs)*stride)
+		for i := range s.fs {
+			copy(routes[i*stride:], s.routes[i*s.stride:(i+1)*s.stride])
+		}
+		s.routes, s.stride = routes, stride
+	}
+	if n := len(s.free); n > 0 {
+		slot := s.free[n-1]
+		s.free = s.free[:n-1]
+		return slot
+	}
+	s.fs = append(s.fs, flow{})
+	s.routes = append(s.routes, make([]int32, s.stride)...)
+	s.res.PeakFlows = len(s.fs)
+	return int32(len(s.fs) - 1)
+}
+
+// retire frees the slot of a flow that is done: all data acknowledged, no
+// packet of it left anywhere, no timer and no place in a NIC's rotation.
+func (s *sim) retire(slot int32) {
+	f := &s.fs[slot]
+	if f.sndUna == f.npkts && f.alive == 0 && !f.rtoPending && !f.active {
+		f.cc = nil // let the collector have a custom controller
+		f.npkts = -1
+		s.free = append(s.free, slot)
 	}
 }
 
-func (s *sim) start(i int32) {
-	f := &s.fs[i]
-	f.progress = s.now
-	f.nextSend = s.now
-	if s.rto > 0 {
-		s.q.push(event{t: s.now + s.rto, kind: evRTO, flow: i})
+// addPending appends a started flow to the ring of records to emit.
+func (s *sim) addPending(p pending) {
+	if s.npend == len(s.pend) {
+		ring := make([]pending, 2*len(s.pend))
+		for i := 0; i < s.npend; i++ {
+			ring[i] = s.pend[(s.head+i)&(len(s.pend)-1)]
+		}
+		s.pend, s.head = ring, 0
 	}
-	s.activate(i, f)
+	s.pend[(s.head+s.npend)&(len(s.pend)-1)] = p
+	s.npend++
+}
+
+// finish records the flow in slot, which received its last byte now,
+// and emits every record that is due.
+func (s *sim) finish(slot int32, f *flow) {
+	p := &s.pend[(s.head+f.index-s.emitted)&(len(s.pend)-1)]
+	r := s.route(slot)
+	path := s.pathBuf[:0]
+	for _, c := range r[rtPath : rtPath+r[rtLen]] {
+		path = append(path, int(c))
+	}
+	s.pathBuf = path
+	p.rec.FCT = (s.now - p.start + 500) / 1000
+	p.rec.Ideal = metrics.IdealFCT(s.net, path, f.size, s.cfg)
+	p.rec.Slowdown = float64(p.rec.FCT) / float64(p.rec.Ideal)
+	p.done = true
+	for s.npend > 0 && s.pend[s.head].done && s.err == nil {
+		s.err = s.emit(s.pend[s.head].rec)
+		s.head = (s.head + 1) & (len(s.pend) - 1)
+		s.npend--
+		s.emitted++
+	}
 }
 
 func (s *sim) arrive(e event) {
-	f := &s.fs[e.flow]
-	ack := e.flag&flagAck != 0
-	if int32(e.hop)+1 < f.pathLen {
-		s.forward(e, s.route(f, int32(e.hop)+1, ack))
+	r := s.route(e.ref)
+	ack := e.flag()&flagAck != 0
+	if next := int32(e.hop()) + 1; next < r[rtLen] {
+		e.w += 1 << hopPos // next hop
+		if s.enqueue(e, channel(r, next, ack), s.wire(&e, r)) {
+			s.retire(e.ref)
+		}
 		return
 	}
+	f := &s.fs[e.ref]
 	if ack {
 		s.onAck(e, f)
 	} else {
-		s.onData(e, f)
+		s.onData(e, f, r)
 	}
+	s.retire(e.ref)
 }
 
-// forward puts a packet that reached a switch on its next channel c.
-func (s *sim) forward(e event, c int32) {
-	e.hop++
-	s.enqueue(e, c)
-}
-
-// enqueue puts a packet on channel c's FIFO port, dropping it if the
-// buffer is full and CE-marking data above the port's threshold.
-func (s *sim) enqueue(e event, c int32) {
+// enqueue puts a packet of wire bytes on channel c's FIFO port,
+// CE-marking data above the port's threshold, or drops it if the buffer
+// is full, reporting whether it did.
+func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
-	wire := s.wire(&e)
-	q := p.backlog(s.now)
-	if s.cfg.BufferBytes > 0 && q+float64(wire) > float64(s.cfg.BufferBytes) {
+	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
 		s.res.Drops++
-		s.res.ChannelDrops[c]++
-		return
+		s.drops[c]++
+		s.fs[e.ref].alive--
+		return true
 	}
-	if e.flag&(flagAck|flagECE) == 0 && q > p.k {
-		e.flag |= flagECE
+	wait := p.busyUntil - s.now
+	if e.flag()&(flagAck|flagECE) == 0 && wait > p.markAbove {
+		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
-	if p.busyUntil > s.now {
-		s.res.ChannelQueueNanos[c] += float64(p.busyUntil-s.now) / 1000
+	if wait > 0 {
+		p.queueNanos += float64(wait) / 1000
 	}
 	end := max(s.now, p.busyUntil) + p.tx(wire)
 	p.busyUntil = end
-	s.res.ChannelBytes[c] += wire
-	s.res.ChannelPackets[c]++
+	p.bytes += wire
+	p.packets++
 	s.res.PacketHops++
-	e.t, e.ch, e.kind = end+p.delay, c, evArrive
+	e.t = end + p.delay // e is an evArrive packet
 	s.q.push(e)
+	return false
 }
 
 // send puts a packet on a NIC's channel.
-func (s *sim) send(n *nic, e event) {
+func (s *sim) send(n *nic, e event, wire int64) {
 	p := &s.ports[n.ch]
-	wire := s.wire(&e)
 	end := s.now + p.tx(wire)
 	p.busyUntil = end
 	n.busy = true
-	s.res.ChannelBytes[n.ch] += wire
-	s.res.ChannelPackets[n.ch]++
+	p.bytes += wire
+	p.packets++
 	s.res.PacketHops++
-	s.q.push(event{t: end, kind: evNicFree, ch: n.ch})
-	e.t, e.ch, e.hop, e.kind = end+p.delay, n.ch, 0, evArrive
+	s.q.push(newEvent(end, evNicFree, n.ch))
+	e.t = end + p.delay // e is an evArrive packet at hop 0
 	s.q.push(e)
 }
 
@@ -338,7 +566,7 @@ func (s *sim) pull(n *nic) {
 		}
 		n.ackBytes -= s.cfg.AckBytes
 		s.res.AckPackets++
-		s.send(n, e)
+		s.send(n, e, s.cfg.AckBytes)
 		return
 	}
 	wake := int64(math.MaxInt64)
@@ -346,7 +574,7 @@ func (s *sim) pull(n *nic) {
 		i := (n.rr + tried) % len(n.active)
 		fi := n.active[i]
 		f := &s.fs[fi]
-		if s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) >= f.cc.WindowBytes() {
+		if s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) >= f.window() {
 			continue // window closed: an ACK will call pull again
 		}
 		if f.nextSend > s.now {
@@ -354,25 +582,25 @@ func (s *sim) pull(n *nic) {
 			continue
 		}
 		e := s.nextData(fi, f)
-		wire := s.wire(&e)
-		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.cc.RateBps()+0.5)
+		wire := s.wire(&e, s.route(fi))
+		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.rate()+0.5)
 		n.rr = i + 1
 		if f.sndNxt == f.npkts { // nothing left to send: leave the rotation
 			f.active = false
 			n.active = append(n.active[:i], n.active[i+1:]...)
 			n.rr = i
 		}
-		s.send(n, e)
+		s.send(n, e, wire)
 		return
 	}
 	if wake != math.MaxInt64 && (n.wakeAt == 0 || wake < n.wakeAt) {
 		n.wakeAt = wake
-		s.q.push(event{t: wake, kind: evNicWake, ch: n.ch})
+		s.q.push(newEvent(wake, evNicWake, n.ch))
 	}
 }
 
 // nextData takes flow fi's next data packet to send.
-func (s *sim) nextData(fi int32, f *flowState) event {
+func (s *sim) nextData(fi int32, f *flow) event {
 	pkt := f.sndNxt
 	f.sndNxt++
 	if pkt < f.maxSent {
@@ -381,26 +609,32 @@ func (s *sim) nextData(fi int32, f *flowState) event {
 		f.maxSent = pkt + 1
 	}
 	s.res.DataPackets++
-	return event{flow: fi, pkt: pkt, ts: s.now}
+	f.alive++
+	if s.now > maxTs && s.err == nil {
+		s.err = fmt.Errorf("packetsim: simulated time passed %d ns, the most a run supports", maxTs/1000)
+	}
+	return packet(fi, pkt, s.now, 0)
 }
 
 // windowOpen reports whether f may send another packet now.
-func (s *sim) windowOpen(f *flowState) bool {
-	return f.sndNxt < f.npkts && s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.cc.WindowBytes()
+func (s *sim) windowOpen(f *flow) bool {
+	return f.sndNxt < f.npkts && s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.window()
 }
 
 // activate puts a flow that has data to (re)send back into its NIC's
 // rotation and lets the NIC look at it; under HostFIFO it hands the NIC
 // every packet the window allows.
-func (s *sim) activate(fi int32, f *flowState) {
+func (s *sim) activate(fi int32, f *flow) {
+	r := s.route(fi)
+	c := r[rtPath]
 	if s.opts.HostFIFO {
-		c := s.paths[f.pathOff]
 		for s.windowOpen(f) {
-			s.enqueue(s.nextData(fi, f), c)
+			e := s.nextData(fi, f)
+			s.enqueue(e, c, s.wire(&e, r))
 		}
 		return
 	}
-	n := &s.nics[s.ports[s.paths[f.pathOff]].nic]
+	n := &s.nics[s.nicOf[c]]
 	if !f.active && f.sndNxt < f.npkts {
 		f.active = true
 		n.active = append(n.active, fi)
@@ -411,14 +645,14 @@ func (s *sim) activate(fi int32, f *flowState) {
 // onData is the receiver: it takes packets in order, discards others, and
 // answers every data packet with a cumulative ACK echoing its CE mark. The
 // first out-of-order packet after an in-order one asks for go-back-N.
-func (s *sim) onData(e event, f *flowState) {
-	flag := flagAck | e.flag&flagECE
+func (s *sim) onData(e event, f *flow, r []int32) {
+	flag := flagAck | e.flag()&flagECE
 	if e.pkt == f.rcvNxt {
 		f.rcvNxt++
 		f.nackSent = false
 		s.res.DeliveredBytes += s.seqBytes(f, e.pkt+1) - s.seqBytes(f, e.pkt)
 		if f.rcvNxt == f.npkts {
-			f.finish = s.now
+			s.finish(e.ref, f)
 		}
 	} else {
 		s.res.Duplicates++
@@ -427,42 +661,43 @@ func (s *sim) onData(e event, f *flowState) {
 			flag |= flagNack
 		}
 	}
-	c := s.route(f, 0, true)
-	ack := event{flow: e.flow, pkt: f.rcvNxt, ts: e.ts, flag: flag}
+	c := channel(r, 0, true)
+	ack := packet(e.ref, f.rcvNxt, e.ts(), flag)
 	if s.opts.HostFIFO {
 		s.res.AckPackets++
-		s.enqueue(ack, c)
+		s.enqueue(ack, c, s.cfg.AckBytes)
 		return
 	}
-	n := &s.nics[s.ports[c].nic]
+	n := &s.nics[s.nicOf[c]]
 	n.acks = append(n.acks, ack)
 	n.ackBytes += s.cfg.AckBytes
 	s.pull(n)
 }
 
 // onAck is the sender's side of an ACK.
-func (s *sim) onAck(e event, f *flowState) {
+func (s *sim) onAck(e event, f *flow) {
+	f.alive--
 	var acked int64
 	if e.pkt > f.sndUna {
 		acked = s.seqBytes(f, e.pkt) - s.seqBytes(f, f.sndUna)
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
-	f.cc.OnAck(Ack{
+	f.onAck(Ack{
 		Now:     s.now,
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
 		NextSeq: s.seqBytes(f, f.sndNxt),
-		ECE:     e.flag&flagECE != 0,
-		RTT:     s.now - e.ts,
+		ECE:     e.flag()&flagECE != 0,
+		RTT:     s.now - e.ts(),
 	})
-	if e.flag&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
+	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
 		f.progress = s.now
 	}
 	if f.active || f.sndNxt < f.npkts {
-		s.activate(e.flow, f)
+		s.activate(e.ref, f)
 	}
 }
 
@@ -470,17 +705,19 @@ func (s *sim) onAck(e event, f *flowState) {
 // progress for an RTO the sender goes back to its first unacknowledged
 // packet.
 func (s *sim) timeout(e event) {
-	f := &s.fs[e.flow]
+	f := &s.fs[e.ref]
 	if f.sndUna >= f.npkts {
+		f.rtoPending = false
+		s.retire(e.ref)
 		return
 	}
 	if s.now-f.progress >= s.rto && f.sndNxt > f.sndUna {
 		f.sndNxt = f.sndUna
 		f.progress = s.now
-		f.cc.OnTimeout(s.now)
-		s.activate(e.flow, f)
+		f.onTimeout(s.now)
+		s.activate(e.ref, f)
 	}
-	s.q.push(event{t: s.now + s.rto, kind: evRTO, flow: e.flow})
+	s.q.push(newEvent(s.now+s.rto, evRTO, e.ref))
 }
 
 func (s *sim) sample() {
@@ -488,10 +725,10 @@ func (s *sim) sample() {
 	for i, c := range s.sampled {
 		p := &s.ports[c]
 		q := p.backlog(s.now)
-		if p.nic >= 0 {
-			q += float64(s.nics[p.nic].ackBytes)
+		if n := s.nicOf[c]; n >= 0 {
+			q += float64(s.nics[n].ackBytes)
 		}
-		b := s.res.ChannelBytes[c]
+		b := p.bytes
 		s.res.Samples = append(s.res.Samples, PortSample{
 			TimeNanos:   s.now / 1000,
 			Channel:     c,
@@ -500,34 +737,45 @@ func (s *sim) sample() {
 		})
 		s.lastBytes[i] = b
 	}
-	if !s.q.empty() || s.next < len(s.fs) {
-		s.q.push(event{t: s.now + every*1000, kind: evSample})
+	if !s.q.empty() || s.haveNext {
+		s.q.push(newEvent(s.now+every*1000, evSample, 0))
 	}
 }
 
-func (s *sim) result() *Result {
+// result emits the records still due, lists the unfinished flows (those
+// in flight at the stop, then those that never started) and fills in the
+// per-channel counts.
+func (s *sim) result() (*Result, error) {
 	r := &s.res
 	r.EndNanos = (s.now + 500) / 1000
-	path := make([]int, 0, 8)
-	for i, fl := range s.flows {
-		f := &s.fs[i]
-		if f.finish < 0 {
-			r.Unfinished = append(r.Unfinished, FlowProgress{
-				FlowID: fl.ID, Size: fl.Size,
-				Delivered: s.seqBytes(f, f.rcvNxt), Acked: s.seqBytes(f, f.sndUna),
-			})
+	for ; s.npend > 0; s.npend-- {
+		p := &s.pend[s.head]
+		s.head = (s.head + 1) & (len(s.pend) - 1)
+		if p.done {
+			if err := s.emit(p.rec); err != nil {
+				return nil, err
+			}
 			continue
 		}
-		path = path[:0]
-		for _, c := range s.paths[f.pathOff : f.pathOff+f.pathLen] {
-			path = append(path, int(c))
-		}
-		fct := (f.finish - f.startPs + 500) / 1000
-		ideal := metrics.IdealFCT(s.net, path, fl.Size, s.cfg)
-		r.Records = append(r.Records, metrics.Record{
-			FlowID: fl.ID, Src: fl.Src, Dst: fl.Dst, Size: fl.Size, Start: fl.Start,
-			FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: fl.Class,
+		f := &s.fs[p.slot]
+		r.Unfinished = append(r.Unfinished, FlowProgress{
+			FlowID: p.rec.FlowID, Size: p.rec.Size,
+			Delivered: s.seqBytes(f, f.rcvNxt), Acked: s.seqBytes(f, f.sndUna),
 		})
 	}
-	return r
+	for s.haveNext {
+		r.Unfinished = append(r.Unfinished, FlowProgress{FlowID: s.next.ID, Size: s.next.Size})
+		if err := s.fetch(); err != nil {
+			return nil, err
+		}
+	}
+	n := len(s.ports)
+	r.ChannelBytes, r.ChannelPackets = make([]int64, n), make([]int64, n)
+	r.ChannelQueueNanos, r.ChannelDrops = make([]float64, n), make([]int64, n)
+	for c := range s.ports {
+		p := &s.ports[c]
+		r.ChannelBytes[c], r.ChannelPackets[c] = p.bytes, p.packets
+		r.ChannelQueueNanos[c], r.ChannelDrops[c] = p.queueNanos, s.drops[c]
+	}
+	return r, nil
 }

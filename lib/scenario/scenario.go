@@ -111,6 +111,19 @@ type Scenario struct {
 
 // Build validates spec and generates its network and flows.
 func Build(spec Spec) (*Scenario, error) {
+	sc, err := BuildNet(spec)
+	if err != nil {
+		return nil, err
+	}
+	if sc.Flows, err = workload.Generate(sc.Net, spec.Workload, spec.Seed); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// BuildNet is Build without drawing the flows (Flows stays nil), for runs
+// that take them from Source as they go and so never hold them all.
+func BuildNet(spec Spec) (*Scenario, error) {
 	if err := spec.Network.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,11 +131,16 @@ func Build(spec Spec) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	flows, err := workload.Generate(n, spec.Workload, spec.Seed)
-	if err != nil {
-		return nil, err
+	return &Scenario{Spec: spec, ID: spec.ID(), Net: n}, nil
+}
+
+// Source yields the scenario's flows: Flows when they were drawn, else
+// the spec's workload drawn flow by flow (the same flows).
+func (sc *Scenario) Source() (workload.Source, error) {
+	if sc.Flows != nil {
+		return workload.SliceSource(sc.Flows), nil
 	}
-	return &Scenario{Spec: spec, ID: spec.ID(), Net: n, Flows: flows}, nil
+	return workload.NewSource(sc.Net, sc.Spec.Workload, sc.Spec.Seed)
 }
 
 // Parse reads a JSON spec. Fields it does not know are errors (a typo must

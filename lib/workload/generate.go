@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -132,8 +131,25 @@ func (c Component) pairs(net *topo.Network) (pairSampler, error) {
 
 // Generate draws the flows of spec on net. Flows are sorted by start time
 // and numbered from 0 in that order; the same spec and seed always give the
-// same flows.
+// same flows. It collects what NewSource yields.
 func Generate(net *topo.Network, spec Spec, seed uint64) ([]Flow, error) {
+	src, err := NewSource(net, spec, seed)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]Flow, 0, spec.Flows)
+	for f, ok := src.Next(); ok; f, ok = src.Next() {
+		all = append(all, f)
+	}
+	return all, src.Err()
+}
+
+// NewSource returns the flows of Generate(net, spec, seed) as a Source
+// that draws each flow when it is taken, so that a run of millions of
+// flows never holds them all. A workload of Flows flows is drawn twice:
+// a first pass measures the busiest channel's bytes and the arrival span
+// to scale the starts (as Generate does), the second yields the flows.
+func NewSource(net *topo.Network, spec Spec, seed uint64) (Source, error) {
 	if len(spec.Components) == 0 {
 		return nil, errors.New("workload: spec has no components")
 	}
@@ -152,64 +168,188 @@ func Generate(net *topo.Network, spec Spec, seed uint64) ([]Flow, error) {
 			return nil, fmt.Errorf("workload: component %d: impossible max_load %g: it must be in (0, 1)", i, c.MaxLoad)
 		}
 	}
-	var all []Flow
+	m := &merged{comps: make([]*componentSource, len(spec.Components))}
 	for i, c := range spec.Components {
-		r := rand.New(rand.NewPCG(seed, uint64(i)))
-		var fl []Flow
-		var err error
-		if spec.Flows > 0 {
-			fl, err = c.byCount(net, r, spec.Flows)
-		} else {
-			fl, err = c.byDuration(net, r, spec.DurationNs)
-		}
+		cs, err := c.source(net, seed, i, spec.Flows, spec.DurationNs)
 		if err != nil {
 			return nil, fmt.Errorf("workload: component %d: %w", i, err)
 		}
-		for j := range fl {
-			fl[j].Class = i
-		}
-		all = append(all, fl...)
+		cs.advance()
+		m.comps[i] = cs
 	}
-	if len(spec.Components) > 1 {
-		sort.SliceStable(all, func(a, b int) bool { return all[a].Start < all[b].Start })
-	}
-	for i := range all {
-		all[i].ID = i
-	}
-	return all, nil
+	return m, nil
 }
 
-// draw samples n flows' endpoints and sizes, and n unit-mean gaps.
-func (c Component) draw(net *topo.Network, r *rand.Rand, n int) ([]Flow, []float64, error) {
+// merged yields the flows of its components by start time, the lower
+// component first at equal starts, numbered in that order.
+type merged struct {
+	comps []*componentSource
+	n     int
+}
+
+func (m *merged) Next() (Flow, bool) {
+	best := -1
+	for i, c := range m.comps {
+		if c.ok && (best < 0 || c.next.Start < m.comps[best].next.Start) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Flow{}, false
+	}
+	c := m.comps[best]
+	f := c.next
+	f.ID, f.Class = m.n, best
+	m.n++
+	c.advance()
+	return f, true
+}
+
+func (m *merged) Err() error { return nil }
+
+// componentSource draws one component's flows in start order from its own
+// random stream.
+type componentSource struct {
+	r  *rand.Rand
+	g  gap
+	ps pairSampler
+	sd SizeDist
+	// By count: n flows left, the arrival clock t in unit-mean gaps and
+	// the scale to ns. By duration (n < 0): the clock in ns, the mean gap
+	// and the end.
+	n        int
+	first    bool
+	t, scale float64
+	meanGap  float64
+	dur      int64
+	next     Flow
+	ok       bool
+}
+
+// source prepares component i's flows: count flows, or flows for dur ns.
+func (c Component) source(net *topo.Network, seed uint64, i, count int, dur int64) (*componentSource, error) {
 	g, err := c.Arrival.sampler()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ps, err := c.pairs(net)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sd, err := NewSizeDist(c.Sizes)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	flows := make([]Flow, n)
-	gaps := make([]float64, n)
-	for i := range flows {
-		gaps[i] = g(r)
-		src, dst := ps(r)
-		flows[i] = Flow{ID: i, Src: src, Dst: dst, Size: sd.Sample(r)}
+	cs := &componentSource{r: rand.New(rand.NewPCG(seed, uint64(i))), g: g, ps: ps, sd: sd, first: true}
+	if count > 0 {
+		busy, span, err := c.measure(net, cs, count)
+		if err != nil {
+			return nil, err
+		}
+		// The first flow starts at 0; the span is the sum of the n-1 gaps
+		// after it. Scale it so that the busiest channel is loaded
+		// exactly MaxLoad.
+		cs.scale = 1
+		if span > 0 {
+			cs.scale = busy / c.MaxLoad / span
+		}
+		cs.n = count
+		cs.r = rand.New(rand.NewPCG(seed, uint64(i))) // the second pass redraws the same flows
+		return cs, nil
 	}
-	return flows, gaps, nil
+	// By duration: the arrival rate comes from a pilot sample drawn from
+	// the same stream, which then goes on.
+	bytes := make([]int64, len(net.Channels))
+	if err := cs.drawPass(net, pilotFlows, bytes, nil); err != nil {
+		return nil, err
+	}
+	busy, err := peak(net, bytes)
+	if err != nil {
+		return nil, err
+	}
+	cs.n, cs.dur, cs.meanGap = -1, dur, busy/c.MaxLoad/pilotFlows
+	return cs, nil
 }
 
-// peak returns max over channels of bits per unit of bandwidth: the time a
-// channel needs to carry the flows at full rate, in ns.
-func peak(net *topo.Network, flows []Flow) (float64, error) {
-	bytes, err := ChannelBytes(net, flows)
-	if err != nil {
-		return 0, err
+// measure draws count flows from cs's stream and returns the busiest
+// channel's time at full rate (ns) and the sum of the gaps after the
+// first.
+func (c Component) measure(net *topo.Network, cs *componentSource, count int) (busy, span float64, err error) {
+	bytes := make([]int64, len(net.Channels))
+	if err := cs.drawPass(net, count, bytes, &span); err != nil {
+		return 0, 0, err
 	}
+	busy, err = peak(net, bytes)
+	return busy, span, err
+}
+
+// drawPass draws n flows (gap, endpoints, size, as byCount always drew
+// them), adding their payload to bytes per channel and, if span is not
+// nil, the gaps after the first to it. It routes in chunks so that the
+// routing runs on all cores and the flows are never all held.
+func (cs *componentSource) drawPass(net *topo.Network, n int, bytes []int64, span *float64) error {
+	const chunk = 1 << 18
+	buf := make([]Flow, 0, min(n, chunk))
+	for i := 0; i < n; {
+		buf = buf[:0]
+		for ; i < n && len(buf) < chunk; i++ {
+			x := cs.g(cs.r)
+			if span != nil && i > 0 {
+				*span += x
+			}
+			src, dst := cs.ps(cs.r)
+			buf = append(buf, Flow{ID: i, Src: src, Dst: dst, Size: cs.sd.Sample(cs.r)})
+		}
+		b, err := ChannelBytes(net, buf)
+		if err != nil {
+			return err
+		}
+		for c, v := range b {
+			bytes[c] += v
+		}
+	}
+	return nil
+}
+
+// advance draws the component's next flow into next, or clears ok.
+func (cs *componentSource) advance() {
+	if cs.n >= 0 {
+		if cs.n == 0 {
+			cs.ok = false
+			return
+		}
+		cs.n--
+		x := cs.g(cs.r)
+		if !cs.first {
+			cs.t += x
+		}
+		cs.first = false
+		src, dst := cs.ps(cs.r)
+		cs.next = Flow{Src: src, Dst: dst, Size: cs.sd.Sample(cs.r), Start: int64(cs.t*cs.scale + 0.5)}
+		cs.ok = true
+		return
+	}
+	if !cs.first {
+		cs.t += cs.g(cs.r) * cs.meanGap
+	}
+	cs.first = false
+	start := int64(cs.t + 0.5)
+	if start >= cs.dur {
+		cs.ok = false
+		return
+	}
+	src, dst := cs.ps(cs.r)
+	cs.next = Flow{Src: src, Dst: dst, Size: cs.sd.Sample(cs.r), Start: start}
+	cs.ok = true
+}
+
+// pilotFlows is the sample used to estimate a component's arrival rate in
+// duration mode.
+const pilotFlows = 200_000
+
+// peak returns max over channels of bits per unit of bandwidth: the time a
+// channel needs to carry bytes at full rate, in ns.
+func peak(net *topo.Network, bytes []int64) (float64, error) {
 	best := 0.0
 	for c, b := range bytes {
 		best = max(best, float64(b)*8*1e9/float64(net.Channels[c].Bandwidth))
@@ -218,65 +358,6 @@ func peak(net *topo.Network, flows []Flow) (float64, error) {
 		return 0, errors.New("no channel carries traffic")
 	}
 	return best, nil
-}
-
-func (c Component) byCount(net *topo.Network, r *rand.Rand, n int) ([]Flow, error) {
-	flows, gaps, err := c.draw(net, r, n)
-	if err != nil {
-		return nil, err
-	}
-	busy, err := peak(net, flows)
-	if err != nil {
-		return nil, err
-	}
-	// The first flow starts at 0; the span is the sum of the n-1 gaps after
-	// it. Scale it so that the busiest channel is loaded exactly MaxLoad.
-	span := 0.0
-	for _, x := range gaps[1:] {
-		span += x
-	}
-	scale := 1.0
-	if span > 0 {
-		scale = busy / c.MaxLoad / span
-	}
-	t := 0.0
-	for i := range flows {
-		if i > 0 {
-			t += gaps[i]
-		}
-		flows[i].Start = int64(t*scale + 0.5)
-	}
-	return flows, nil
-}
-
-// pilotFlows is the sample used to estimate a component's arrival rate in
-// duration mode.
-const pilotFlows = 200_000
-
-func (c Component) byDuration(net *topo.Network, r *rand.Rand, dur int64) ([]Flow, error) {
-	pilot, _, err := c.draw(net, r, pilotFlows)
-	if err != nil {
-		return nil, err
-	}
-	busy, err := peak(net, pilot)
-	if err != nil {
-		return nil, err
-	}
-	meanGap := busy / c.MaxLoad / pilotFlows // ns between arrivals
-	g, _ := c.Arrival.sampler()
-	ps, _ := c.pairs(net)
-	sd, _ := NewSizeDist(c.Sizes)
-	var flows []Flow
-	for t := 0.0; ; {
-		start := int64(t + 0.5)
-		if start >= dur {
-			break
-		}
-		src, dst := ps(r)
-		flows = append(flows, Flow{ID: len(flows), Src: src, Dst: dst, Size: sd.Sample(r), Start: start})
-		t += g(r) * meanGap
-	}
-	return flows, nil
 }
 
 // ChannelBytes routes every flow (per-flow ECMP, as every estimator does)
