@@ -66,12 +66,16 @@ func testFlows(n int) []workload.Flow {
 
 func testNetwork(t *testing.T) *topo.Network {
 	t.Helper()
-	net, err := topo.Fabric(topo.FabricSpec{Pods: 2, RacksPerPod: 3, HostsPerRack: 2, Planes: 2, SpinesPerPlane: 2,
-		HostBandwidth: 25 * topo.Gbps, Delay: 1500})
+	net, err := testNetworkErr()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return net
+}
+
+func testNetworkErr() (*topo.Network, error) {
+	return topo.Fabric(topo.FabricSpec{Pods: 2, RacksPerPod: 3, HostsPerRack: 2, Planes: 2, SpinesPerPlane: 2,
+		HostBandwidth: 25 * topo.Gbps, Delay: 1500})
 }
 
 func TestTableRoundTrip(t *testing.T) {

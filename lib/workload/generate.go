@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
+	"github.com/tailscope/tailscope/lib/internal/memlimit"
 	"github.com/tailscope/tailscope/lib/topo"
 )
 
@@ -146,6 +148,10 @@ func Generate(net *topo.Network, spec Spec, seed uint64) ([]Flow, error) {
 		return nil, errors.New("workload: set flows or duration_ns")
 	case spec.Flows > 0 && len(spec.Components) > 1:
 		return nil, errors.New("workload: a mixed workload needs duration_ns (each component keeps its own load over a common duration)")
+	}
+	// Each flow costs a Flow and a gap while it is drawn.
+	if err := memlimit.Check("workload: flows", int64(spec.Flows), int64(unsafe.Sizeof(Flow{}))+8); err != nil {
+		return nil, err
 	}
 	for i, c := range spec.Components {
 		if !(c.MaxLoad > 0 && c.MaxLoad < 1) {
