@@ -92,7 +92,7 @@ func matrixHeader(s workload.MatrixSpec, seed uint64) []string {
 
 func summarizeDatasets(args []string) error {
 	fs := flag.NewFlagSet("datasets summary", flag.ContinueOnError)
-	samples := fs.Int("samples", 1000000, "size samples drawn per distribution")
+	samples := intFlag(fs, "samples", 1000000, 1, math.MaxInt, "size samples drawn per distribution")
 	seed := fs.Uint64("seed", 1, "seed of the size samples")
 	if err := fs.Parse(args); err != nil {
 		return err

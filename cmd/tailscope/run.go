@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,9 +27,13 @@ func runRun(args []string) error {
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
-	flows := fs.Int("flows", 0, "override the spec's flow count")
+	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := fs.String("executor", "inproc", "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	est := split(*names)
+	if err := estimator.Check(est...); err != nil {
 		return err
 	}
 	ex, err := taskExecutor(*executor, runtime.NumCPU())
@@ -48,13 +53,11 @@ func runRun(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// The output directory is made when the first records are written, so
+	// a run that fails first leaves none behind.
 	dir := filepath.Join(*out, sc.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	fmt.Fprintf(os.Stderr, "scenario %s: %s, %d flows\n", sc.ID, sc.Net.Summary(), len(sc.Flows))
-	for _, name := range strings.Split(*names, ",") {
-		name = strings.TrimSpace(name)
+	for _, name := range est {
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "%s: running...\n", name)
 		var res *estimator.Result
@@ -71,6 +74,9 @@ func runRun(args []string) error {
 			return err
 		}
 		path := filepath.Join(dir, name+".parquet")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 		if err := res.Write(path, sc); err != nil {
 			return err
 		}

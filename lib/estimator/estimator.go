@@ -47,13 +47,28 @@ func Names() []string {
 	return names
 }
 
+// Check returns an error naming the first of names that is not a known
+// estimator, or an error if there are none: commands check every name
+// before they start any work.
+func Check(names ...string) error {
+	if len(names) == 0 {
+		return fmt.Errorf("estimator: no estimators named (known: %s)", strings.Join(Names(), ", "))
+	}
+	for _, n := range names {
+		if _, ok := registry[n]; !ok {
+			return fmt.Errorf("estimator: unknown estimator %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+	}
+	return nil
+}
+
 // Run runs the named estimator on sc. options is a JSON object of the
 // estimator's options ("" for defaults); unknown options are errors.
 func Run(ctx context.Context, name string, sc *scenario.Scenario, options string) (*Result, error) {
-	r, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("estimator: unknown estimator %q (known: %s)", name, strings.Join(Names(), ", "))
+	if err := Check(name); err != nil {
+		return nil, err
 	}
+	r := registry[name]
 	return timed(name, sc, func() (*Result, error) { return r(ctx, sc, []byte(options)) })
 }
 
