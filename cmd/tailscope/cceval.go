@@ -119,7 +119,7 @@ func ccevalEstimate(args []string) error {
 	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
 	executor := fs.String("executor", "", `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`)
 	partition := fs.String("partition", "", "slurm: partition")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := estimator.Check(split(*names)...); err != nil {
@@ -229,7 +229,7 @@ func ccevalTail(args []string) error {
 	ceCycles := intFlag(fs, "ce-cycles", 0, 0, math.MaxInt, "cycles per epoch (m_ce; 0: 10 or enough for 5 expected tail flows)")
 	batch := intFlag(fs, "batch-cycles", 0, 0, math.MaxInt, "cycles per batch (K; 0: 40 or enough for 20 expected tail flows)")
 	maxBatches := intFlag(fs, "max-batches", 1000, 1, math.MaxInt, "batches at most")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := estimator.Check(*name); err != nil {
@@ -311,7 +311,7 @@ func ccevalDurations(args []string) error {
 	counts := fs.String("counts", "10,30,100,300,1000", "flows per trial to study")
 	metric := fs.String("metric", "fct_p99", "metric (an overall percentile)")
 	maxTrials := intFlag(fs, "max-trials", 2000, 1, math.MaxInt, "trials per length at most")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := estimator.Check(*name); err != nil {

@@ -32,7 +32,7 @@ func runDSCALE(args []string) error {
 	alphas := fs.String("alphas", "0.5,0.2", "DSCALEs sampling factors (comma-separated; empty for none)")
 	minQueue := floatFlag(fs, "min-queue-ns", 0, nonNegative, "queueing floor of the congested-link test (0: 100 us for cenic, 10 us for fabric, one packet for --spec)")
 	out := fs.String("out", "out/dscale", "output directory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var spec scenario.Spec

@@ -130,3 +130,16 @@ func floatFlag(fs *flag.FlagSet, name string, def float64, s span, usage string)
 	fs.Var(&rangedFloat{p, s}, name, usage+" ["+s.String()+"]")
 	return p
 }
+
+// parseFlags parses a command's flags and refuses leftover arguments: the
+// flag package stops at the first one, so "tailscope dscale run --alphas 0"
+// would otherwise run with every flag after "run" silently ignored.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: %s takes flags only (flags after it would be ignored)", fs.Arg(0), fs.Name())
+	}
+	return nil
+}

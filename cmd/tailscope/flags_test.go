@@ -62,3 +62,16 @@ func TestFloatsList(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFlagsRefusesArguments(t *testing.T) {
+	fs := flag.NewFlagSet("dscale", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	alphas := fs.String("alphas", "0.5", "")
+	err := parseFlags(fs, []string{"run", "--alphas", "0"})
+	if err == nil || !strings.Contains(err.Error(), `unexpected argument "run"`) {
+		t.Errorf("error %v, want one naming the stray argument", err)
+	}
+	if err := parseFlags(fs, []string{"--alphas", "0.2"}); err != nil || *alphas != "0.2" {
+		t.Errorf("flags only: %v, alphas %q", err, *alphas)
+	}
+}

@@ -33,7 +33,7 @@ func runGen(args []string) error {
 	seed := int64Flag(fs, "seed", -1, -1, math.MaxInt64, "override the spec's seed (-1: keep it)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	printSpec := fs.Bool("print-spec", false, "print the spec as JSON and exit (a template for your own)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	s, err := loadSpec(*spec)

@@ -58,7 +58,7 @@ func runM3Gendata(args []string) error {
 	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "tasks run in parallel")
 	shard := intFlag(fs, "shard", -1, -1, math.MaxInt, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
 	shards := intFlag(fs, "shards", -1, -1, math.MaxInt, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var err error
@@ -169,7 +169,7 @@ func runM3Train(args []string) error {
 	hidden := fs.String("hidden", "96,96", "hidden layer widths")
 	members := intFlag(fs, "members", 3, 1, 64, "ensemble members (trained in parallel, corrections averaged)")
 	lr := floatFlag(fs, "lr", 1e-3, positive, "Adam step size at the start (cosine decay to a tenth)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var widths []int

@@ -72,7 +72,7 @@ func (s pfsScenario) get() (scenario.Spec, error) {
 // directory *out; it returns the scenario with the frame metadata of its
 // outputs.
 func (s pfsScenario) parse(fs *flag.FlagSet, args []string, out *string) (*scenario.Scenario, frame.Meta, error) {
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return nil, frame.Meta{}, err
 	}
 	spec, err := s.get()

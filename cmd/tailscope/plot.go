@@ -67,7 +67,7 @@ func plotCDF(args []string) error {
 	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
 	tail := floatFlag(fs, "tail", 0.9, span{lo: 0, hi: 1, hiOpen: true}, "lower end of the CDF axis (0 for the whole CDF)")
 	out := fs.String("out", "cdf.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	paths := split(*records)
@@ -105,7 +105,7 @@ func plotHeatmap(args []string) error {
 	records := fs.String("records", "", "record frame")
 	bins := fs.String("bins", "m3", "size bins (rows): parsimon, ns3, m3, m3out, all")
 	out := fs.String("out", "heatmap.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *records == "" {
@@ -146,7 +146,7 @@ func plotSummary(args []string) error {
 	out := fs.String("out", "summary.parquet", "summary frame to write (.parquet or .arrow)")
 	level := floatFlag(fs, "level", 0.95, unitOpen, "confidence level of the intervals over seeds")
 	perSeed := fs.Bool("per-seed", false, "keep one row per seed instead of combining a scenario's seeds")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	b, err := metrics.BinsByName(*bins)
@@ -199,7 +199,7 @@ func plotError(args []string) error {
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	edges := fs.String("edges", "0.41,0.56", "max-load bin edges (fractions)")
 	out := fs.String("out", "error_cdf.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)
@@ -224,7 +224,7 @@ func plotViolin(args []string) error {
 	lo := floatFlag(fs, "load-lo", 0, span{lo: 0, hi: 1}, "keep scenarios with max load above this")
 	hi := floatFlag(fs, "load-hi", 0.5, span{lo: 0, hi: 1}, "and at most this (Parsimon Fig. 9a: 0-0.5, 9b: 0.5-1)")
 	out := fs.String("out", "violins.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)
@@ -244,7 +244,7 @@ func plotTable(args []string) error {
 	kind := fs.String("kind", "top", "top (Parsimon Table 4: largest errors), compare (m3 Table 5) or stats (errors and speed per estimator and load range)")
 	est := fs.String("estimator", "parsimon", "estimator for -kind top")
 	k := intFlag(fs, "k", 5, 1, math.MaxInt, "rows for -kind top")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)
@@ -269,7 +269,7 @@ func plotErrorByLoad(args []string) error {
 	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	out := fs.String("out", "error_load.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)

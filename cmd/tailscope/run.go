@@ -29,7 +29,7 @@ func runRun(args []string) error {
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := fs.String("executor", "inproc", "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	est := split(*names)

@@ -33,7 +33,7 @@ func runSweep(args []string) error {
 	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
 	executor := executorFlags(fs)
 	printSpace := fs.Bool("print-space", false, "print the space as JSON and exit (a template for your own)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	sp, err := experiment.LoadSpace(*space)

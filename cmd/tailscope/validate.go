@@ -31,7 +31,7 @@ func runValidate(args []string) error {
 	seed := fs.Uint64("seed", 1, "workload seed")
 	out := fs.String("out", "out/validate-ns3", "directory: task results, validate.parquet, validate.png and validate.svg")
 	executor := executorFlags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	ls, err := floats(*loads, unitOpen)
