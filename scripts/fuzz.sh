@@ -49,7 +49,7 @@ targets | while read -r pkg name; do
 	{
 		echo "fuzz.sh: start $(date -u +%FT%TZ) $pkg $name fuzztime $FUZZTIME"
 		/usr/bin/time -f "fuzz.sh: cpu %U s user %S s system, %e s wall, max rss %M KB" \
-			$GO test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" -parallel 1 "./$pkg" 2>&1
+			$GO test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" -timeout 0 -parallel 1 "./$pkg" 2>&1
 		echo "fuzz.sh: done rc=$? $(date -u +%FT%TZ)"
 	} >"$log.partial" 2>&1
 	mv "$log.partial" "$log"
