@@ -1,7 +1,9 @@
 package estimator
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -125,6 +127,42 @@ func TestM3Options(t *testing.T) {
 		}
 		if res.Extra["paths"] != strconv.Itoa(want.Paths) || res.Extra["paths_simulated"] != strconv.Itoa(want.Simulated) {
 			t.Errorf("options %s: extra %v, want %d paths, %d simulated", tc.opts, res.Extra, want.Paths, want.Simulated)
+		}
+	}
+}
+
+// Two runs of the same scenario, estimator and options write byte-identical
+// frames (their wall times, which differ, go to the run logs).
+func TestRerunsWriteIdenticalFrames(t *testing.T) {
+	sc := small(t)
+	for _, name := range []string{"packetsim", "flowsim"} {
+		var frames [2][]byte
+		for i := range frames {
+			res, err := Run(context.Background(), name, sc, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name+".parquet")
+			if err := res.Write(path, sc); err != nil {
+				t.Fatal(err)
+			}
+			if frames[i], err = os.ReadFile(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(frames[0], frames[1]) {
+			t.Errorf("%s: two runs wrote different frames", name)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	if err := Check("packetsim", "flowsim"); err != nil {
+		t.Error(err)
+	}
+	for _, names := range [][]string{nil, {"packetsim", "bogus"}, {""}} {
+		if err := Check(names...); err == nil {
+			t.Errorf("Check(%q) accepted", names)
 		}
 	}
 }
