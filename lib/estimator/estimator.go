@@ -28,6 +28,9 @@ type Result struct {
 	// Extra holds estimator-specific figures (events, drops, ...), stored
 	// in the frame's metadata.
 	Extra map[string]string
+	// Timings holds further run times in seconds by name, stored with
+	// WallSeconds in the run log beside the frame (frame.Meta.Timings).
+	Timings map[string]float64
 }
 
 // runner runs one estimator; opts is its options as JSON (possibly empty).
@@ -119,6 +122,7 @@ func (r *Result) Write(path string, sc *scenario.Scenario) error {
 		Seed:        sc.Spec.Seed,
 		Options:     r.Options,
 		WallSeconds: r.WallSeconds,
+		Timings:     r.Timings,
 		Extra:       r.Extra,
 	})
 }

@@ -42,7 +42,7 @@ func formatOf(path string) (format, error) {
 // WriteTable writes t to path: Parquet with zstd compression for a
 // ".parquet" path, the Arrow IPC file format for ".arrow". Columns are
 // non-nullable. The file carries a SHA-256 digest of itself in its metadata,
-// which ReadTable checks. A nonzero t.Meta.WallSeconds goes to a run log
+// which ReadTable checks. t.Meta.WallSeconds and Timings go to a run log
 // beside the frame (see RunLogPath), not into it, so that reruns of the same
 // spec, seed and options write byte-identical frames. The file is removed
 // again if writing fails.
@@ -96,7 +96,7 @@ func WriteTable(path string, t *Table) (err error) {
 	if err == nil {
 		// Before the frame is renamed into place: a frame never has a run
 		// log of an earlier version of it.
-		err = writeRunLog(path, digest, t.Meta.WallSeconds)
+		err = writeRunLog(path, digest, t.Meta)
 	}
 	if err != nil {
 		return fmt.Errorf("frame: writing %s: %w", path, err)
@@ -172,8 +172,8 @@ func writeIPC(f *os.File, rec arrow.Record) error {
 // ReadTable reads a frame written by WriteTable, or any Parquet or Arrow IPC
 // file whose columns are non-null int64, float64 or string values. A frame
 // with tailscope metadata must carry the digest WriteTable writes, and the
-// file must still match it; Meta.WallSeconds comes from the run log beside
-// the frame, if there is one. Corrupted or malformed input is an error
+// file must still match it; Meta.WallSeconds and Timings come from the run
+// log beside the frame, if there is one. Corrupted or malformed input is an error
 // naming the file, never a panic.
 func ReadTable(path string) (*Table, error) {
 	ff, err := formatOf(path)
@@ -188,7 +188,7 @@ func ReadTable(path string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frame: reading %s: %w", path, err)
 	}
-	if t.Meta.WallSeconds, err = readRunLog(path, t.digest); err != nil {
+	if err := readRunLog(path, t.digest, &t.Meta); err != nil {
 		return nil, err
 	}
 	return t.Table, nil

@@ -26,6 +26,9 @@ type Meta struct {
 	// out of the frame, in a run log beside it (RunLogPath), so that the
 	// frame's bytes depend on the spec, seed and options alone.
 	WallSeconds float64
+	// Timings holds further run times in seconds by name (e.g. a
+	// decomposition's "merge_s"), kept in the run log with WallSeconds.
+	Timings map[string]float64
 	// Extra holds further key/value pairs, stored as "tailscope.extra.<key>".
 	Extra map[string]string
 }

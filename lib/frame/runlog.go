@@ -15,30 +15,36 @@ import (
 // frame, and the digest of that frame, so that a log is never read as the
 // timing of a different frame.
 type runLog struct {
-	Frame       string  `json:"frame_digest"`
-	WallSeconds float64 `json:"wall_seconds"`
+	Frame       string             `json:"frame_digest"`
+	WallSeconds float64            `json:"wall_seconds"`
+	Timings     map[string]float64 `json:"timings,omitempty"`
 }
 
 // RunLogPath is the path of the run log beside the frame at path: path with
-// ".run.json" appended. WriteTable writes it when Meta.WallSeconds is
-// nonzero (and removes a stale one otherwise); ReadTable reads it back into
-// Meta.WallSeconds.
+// ".run.json" appended. WriteTable writes it when Meta.WallSeconds or
+// Meta.Timings is set (and removes a stale one otherwise); ReadTable reads
+// them back from it.
 func RunLogPath(path string) string { return path + ".run.json" }
 
-// writeRunLog writes (or, for wall 0, removes) the run log of the frame to
-// be renamed to path, whose digest is digest.
-func writeRunLog(path, digest string, wall float64) error {
+// writeRunLog writes (or, with no times, removes) the run log of the frame
+// to be renamed to path, whose digest is digest.
+func writeRunLog(path, digest string, m Meta) error {
 	lp := RunLogPath(path)
-	if wall == 0 {
+	if m.WallSeconds == 0 && len(m.Timings) == 0 {
 		if err := os.Remove(lp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	if math.IsNaN(wall) || math.IsInf(wall, 0) || wall < 0 {
-		return fmt.Errorf("Meta.WallSeconds is %g; want a finite time >= 0", wall)
+	if err := checkTime("Meta.WallSeconds", m.WallSeconds); err != nil {
+		return err
 	}
-	b, err := json.Marshal(runLog{Frame: digest, WallSeconds: wall})
+	for k, v := range m.Timings {
+		if err := checkTime(fmt.Sprintf("Meta.Timings[%q]", k), v); err != nil {
+			return err
+		}
+	}
+	b, err := json.Marshal(runLog{Frame: digest, WallSeconds: m.WallSeconds, Timings: m.Timings})
 	if err != nil {
 		return err
 	}
@@ -59,29 +65,42 @@ func writeRunLog(path, digest string, wall float64) error {
 	return err
 }
 
-// readRunLog returns the wall time in the run log of the frame at path,
-// whose digest is digest, or 0 if it has none.
-func readRunLog(path, digest string) (float64, error) {
+func checkTime(name string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return fmt.Errorf("%s is %g; want a finite time >= 0", name, v)
+	}
+	return nil
+}
+
+// readRunLog sets m's times from the run log of the frame at path, whose
+// digest is digest; without a log they stay zero.
+func readRunLog(path, digest string, m *Meta) error {
 	lp := RunLogPath(path)
 	b, err := os.ReadFile(lp)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+		return nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("frame: %w", err)
+		return fmt.Errorf("frame: %w", err)
 	}
 	var l runLog
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
-		return 0, fmt.Errorf("frame: run log %s is malformed: %w", lp, err)
+		return fmt.Errorf("frame: run log %s is malformed: %w", lp, err)
 	}
-	switch {
-	case l.Frame != digest:
-		return 0, fmt.Errorf("frame: run log %s belongs to another version of %s (frame digest %.30q, log says %.30q); remove it or rerun",
+	if l.Frame != digest {
+		return fmt.Errorf("frame: run log %s belongs to another version of %s (frame digest %.30q, log says %.30q); remove it or rerun",
 			lp, filepath.Base(path), digest, l.Frame)
-	case math.IsNaN(l.WallSeconds) || l.WallSeconds < 0:
-		return 0, fmt.Errorf("frame: run log %s: wall_seconds is %g; want a time >= 0", lp, l.WallSeconds)
 	}
-	return l.WallSeconds, nil
+	if err := checkTime("wall_seconds", l.WallSeconds); err != nil {
+		return fmt.Errorf("frame: run log %s: %w", lp, err)
+	}
+	for k, v := range l.Timings {
+		if err := checkTime(fmt.Sprintf("timings[%q]", k), v); err != nil {
+			return fmt.Errorf("frame: run log %s: %w", lp, err)
+		}
+	}
+	m.WallSeconds, m.Timings = l.WallSeconds, l.Timings
+	return nil
 }

@@ -29,10 +29,10 @@ func FuzzReadModel(f *testing.F) {
 // ReadTaskResult on a well-formed frame with any task JSON, columns and
 // extra metadata returns a result whose slices match the rows, or an error.
 func FuzzReadTaskResult(f *testing.F) {
-	f.Add(`{"Index":3,"Hops":2,"Seed":7}`, uint8(4), "0.5")
+	f.Add(`{"Index":3,"Hops":2,"Seed":7}`, uint8(4), "parkinglot-2hop")
 	f.Add(`{"Index":-1}`, uint8(0), "")
 	f.Add(`[]`, uint8(1), "x")
-	f.Fuzz(func(t *testing.T, task string, rows uint8, seconds string) {
+	f.Fuzz(func(t *testing.T, task string, rows uint8, network string) {
 		n := int(rows)
 		ints := func(v int64) []int64 { return slices.Repeat([]int64{v}, n) }
 		floats := make([]float64, n)
@@ -42,7 +42,7 @@ func FuzzReadTaskResult(f *testing.F) {
 				frame.Int64Column("last_hop", ints(1)), frame.Int64Column("foreground", ints(int64(n%2))),
 				frame.Float64Column("flowsim_slowdown", floats), frame.Float64Column("packetsim_slowdown", floats),
 			},
-			Meta: frame.Meta{Options: task, Extra: map[string]string{"packetsim_seconds": seconds}},
+			Meta: frame.Meta{Options: task, Network: network},
 		}
 		p := filepath.Join(t.TempDir(), "task.parquet")
 		if err := frame.WriteTable(p, tab); err != nil {
