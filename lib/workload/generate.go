@@ -269,6 +269,11 @@ func (c Component) byDuration(net *topo.Network, r *rand.Rand, dur int64) ([]Flo
 		return nil, err
 	}
 	meanGap := busy / c.MaxLoad / pilotFlows // ns between arrivals
+	// The expected flow count, checked before the flows are drawn.
+	expect := int64(min(float64(dur)/meanGap, math.MaxInt64/2))
+	if err := memlimit.Check(fmt.Sprintf("duration_ns %d at max_load %g: expected flows", dur, c.MaxLoad), expect, int64(unsafe.Sizeof(Flow{}))); err != nil {
+		return nil, err
+	}
 	g, _ := c.Arrival.sampler()
 	ps, _ := c.pairs(net)
 	sd, _ := NewSizeDist(c.Sizes)
