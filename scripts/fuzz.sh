@@ -11,6 +11,7 @@
 #
 #   FUZZTIME=10m scripts/fuzz.sh          # what `make fuzz` runs
 #   nice -n 19 scripts/fuzz.sh &          # in the background
+#   scripts/fuzz.sh summary               # the table of finished targets only
 set -u
 FUZZTIME=${FUZZTIME:-10m}
 FUZZLOG=${FUZZLOG:-build/fuzz}
@@ -40,7 +41,7 @@ status() {
 }
 
 failed=0
-targets | while read -r pkg name; do
+[ "${1:-}" = summary ] || targets | while read -r pkg name; do
 	log="$FUZZLOG/$(echo "$pkg" | tr / .).$name.log"
 	if [ -f "$log" ] && tail -n 1 "$log" | grep -q '^fuzz.sh: done'; then
 		continue
