@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,6 +236,12 @@ func ccevalTail(args []string) error {
 	if err := estimator.Check(*name); err != nil {
 		return err
 	}
+	if err := cceval.CheckMetric(*metric); err != nil {
+		return err
+	}
+	if !slices.Contains([]string{"compare", "is", "plain"}, *method) {
+		return fmt.Errorf("cceval tail: unknown method %q (compare, is or plain)", *method)
+	}
 	spec, err := cf.scenario()
 	if err != nil {
 		return err
@@ -276,9 +283,8 @@ func ccevalTail(args []string) error {
 			return err
 		}
 		fmt.Printf("p%g %s: %v in %d cycles (%d in the search), %d runs, tilt %v\n", 100*res.P, res.Metric, res.Interval, res.Cycles, res.SearchCycles, res.Runs, res.Tilt)
-		return nil
 	}
-	return fmt.Errorf("cceval tail: unknown method %q (compare, is or plain)", *method)
+	return nil
 }
 
 // ccevalSizeFits draws Fig. 14b: the spec's size CDF with its
