@@ -149,9 +149,15 @@ func ccevalEstimate(args []string) error {
 	}
 	var pl []float64
 	for p := range pcts {
+		if pct := (span{lo: 0, hi: 100, loOpen: true}); !pct.contains(p) {
+			return fmt.Errorf("--metrics: percentile %g: want %s", p, pct)
+		}
 		pl = append(pl, p)
 	}
 	sort.Float64s(pl)
+	if err := cceval.CheckTargets(targets, b, pl); err != nil {
+		return err
+	}
 	var labels []string
 	var results []*cceval.Result
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
