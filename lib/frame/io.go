@@ -89,19 +89,26 @@ func WriteTable(path string, t *Table) (err error) {
 	case arrowFormat:
 		err = writeIPC(f, rec)
 	}
-	var digest string
 	if err == nil {
-		digest, err = seal(f)
-	}
-	if err == nil {
-		// Before the frame is renamed into place: a frame never has a run
-		// log of an earlier version of it.
-		err = writeRunLog(path, digest, t.Meta)
+		err = finish(f, path, t.Meta)
 	}
 	if err != nil {
 		return fmt.Errorf("frame: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// finish seals the frame just written to the temporary file f (with
+// meta's metadata, digest placeholder included) and writes the run log of
+// path, the frame's final name. Every frame writer calls it before renaming
+// f into place, so that a frame never has a run log of an earlier version
+// of it.
+func finish(f *os.File, path string, meta Meta) error {
+	digest, err := seal(f)
+	if err != nil {
+		return err
+	}
+	return writeRunLog(path, digest, meta)
 }
 
 // record builds an Arrow record batch holding t's columns.
