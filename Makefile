@@ -61,3 +61,4 @@ clean:
 -include kernel/kernel.mk
 -include lib/ns3/ns3.mk
 -include lib/experiment/experiment.mk
+-include fuzz.mk

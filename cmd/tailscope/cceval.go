@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,12 +54,12 @@ func newCCEvalFlags(fs *flag.FlagSet, margin float64) ccevalFlags {
 	return ccevalFlags{
 		spec:    fs.String("spec", "dumbbell", `"dumbbell" (the cceval-dumbbell preset: 10x10 DCTCP dumbbell, Poisson arrivals) or `+specUsage),
 		sizes:   fs.String("sizes", "", "override the size distribution (e.g. websearch)"),
-		flows:   fs.Int("flows", 0, "override the flows per trial"),
-		load:    fs.Float64("load", 0, "override the max load (dumbbell default 0.3)"),
+		flows:   intFlag(fs, "flows", 0, 0, math.MaxInt, "override the flows per trial (0: the spec's)"),
+		load:    floatFlag(fs, "load", 0, span{lo: 0, hi: 1, loOpen: true, hiOpen: true, zeroDefault: true}, "override the max load (dumbbell default 0.3)"),
 		out:     fs.String("out", "out/cceval", "directory for frames and figures"),
-		level:   fs.Float64("level", 0.95, "confidence level"),
-		margin:  fs.Float64("margin", margin, "relative margin of error"),
-		workers: fs.Int("workers", 0, "trials run at once (default: all cores)"),
+		level:   floatFlag(fs, "level", 0.95, unitOpen, "confidence level"),
+		margin:  floatFlag(fs, "margin", margin, unitOpen, "relative margin of error"),
+		workers: intFlag(fs, "workers", 0, 0, math.MaxInt, "trials run at once (0: all cores)"),
 		seed:    fs.Uint64("seed", 1, "seed of the first trial"),
 	}
 }
@@ -84,11 +86,16 @@ func (f ccevalFlags) scenario() (scenario.Spec, error) {
 	if *f.flows > 0 {
 		s.Workload.Flows, s.Workload.DurationNs = *f.flows, 0
 	}
-	return s, os.MkdirAll(*f.out, 0o755)
+	return s, nil
 }
 
-// write stores a frame and a figure under the output directory.
+// write stores a frame and a figure under the output directory, which it
+// makes if need be (commands make it only once they have output, so that a
+// failed run leaves no empty directory).
 func (f ccevalFlags) write(name string, t *frame.Table, fig *plot.Figure) error {
+	if err := os.MkdirAll(*f.out, 0o755); err != nil {
+		return err
+	}
 	if t != nil {
 		p := filepath.Join(*f.out, name+".parquet")
 		if err := frame.WriteTable(p, t); err != nil {
@@ -109,11 +116,14 @@ func ccevalEstimate(args []string) error {
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
 	mets := fs.String("metrics", "fct_p50,fct_p99", "target metrics (MetricName: fct_p99, slowdown_p99.9[<=1KB], fct_mean, ...)")
 	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
-	expl := fs.Int("exploratory", 20, "trials of the exploratory stage")
-	maxTrials := fs.Int("max-trials", 10000, "stop here even if not converged")
+	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
+	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
 	executor := fs.String("executor", "", `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`)
 	partition := fs.String("partition", "", "slurm: partition")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := estimator.Check(split(*names)...); err != nil {
 		return err
 	}
 	spec, err := cf.scenario()
@@ -139,9 +149,15 @@ func ccevalEstimate(args []string) error {
 	}
 	var pl []float64
 	for p := range pcts {
+		if pct := (span{lo: 0, hi: 100, loOpen: true}); !pct.contains(p) {
+			return fmt.Errorf("--metrics: percentile %g: want %s", p, pct)
+		}
 		pl = append(pl, p)
 	}
 	sort.Float64s(pl)
+	if err := cceval.CheckTargets(targets, b, pl); err != nil {
+		return err
+	}
 	var labels []string
 	var results []*cceval.Result
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
@@ -150,6 +166,9 @@ func ccevalEstimate(args []string) error {
 		var res *cceval.Result
 		switch *executor {
 		case "":
+			if err := os.MkdirAll(*cf.out, 0o755); err != nil {
+				return err
+			}
 			journal := filepath.Join(*cf.out, name+".trials.jsonl")
 			trial, err := cceval.JournalTrial(cceval.ScenarioTrial(spec, name, *options, b, pl), journal)
 			if err != nil {
@@ -208,17 +227,26 @@ func ccevalTail(args []string) error {
 	cf := newCCEvalFlags(fs, 0.05)
 	name := fs.String("estimator", "packetsim", "estimator running the cycles (must be causal: packetsim, flowsim)")
 	options := fs.String("options", "", "estimator options as a JSON object")
-	dur := fs.Int64("duration-ns", 250_000, "a cycle's (trial's) arrival span in ns")
-	p := fs.Float64("p", 0.99, "quantile")
+	dur := int64Flag(fs, "duration-ns", 250_000, 1, math.MaxInt64, "a cycle's (trial's) arrival span in ns")
+	p := floatFlag(fs, "p", 0.99, unitOpen, "quantile")
 	metric := fs.String("metric", cceval.MetricFCT, "response: fct or slowdown")
 	method := fs.String("method", "compare", "compare (model-free, renewal-reward and importance sampling: Fig. 14), is, or plain")
 	tiltArr := fs.Bool("tilt-arrivals", false, "let the cross-entropy search tilt Poisson arrivals too")
-	epochs := fs.Int("epochs", 10, "cross-entropy epochs (Alg. 1's E)")
-	ceCycles := fs.Int("ce-cycles", 0, "cycles per epoch (m_ce; 0: 10 or enough for 5 expected tail flows)")
-	batch := fs.Int("batch-cycles", 0, "cycles per batch (K; 0: 40 or enough for 20 expected tail flows)")
-	maxBatches := fs.Int("max-batches", 1000, "batches at most")
-	if err := fs.Parse(args); err != nil {
+	epochs := intFlag(fs, "epochs", 10, 1, math.MaxInt, "cross-entropy epochs (Alg. 1's E)")
+	ceCycles := intFlag(fs, "ce-cycles", 0, 0, math.MaxInt, "cycles per epoch (m_ce; 0: 10 or enough for 5 expected tail flows)")
+	batch := intFlag(fs, "batch-cycles", 0, 0, math.MaxInt, "cycles per batch (K; 0: 40 or enough for 20 expected tail flows)")
+	maxBatches := intFlag(fs, "max-batches", 1000, 1, math.MaxInt, "batches at most")
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := estimator.Check(*name); err != nil {
+		return err
+	}
+	if err := cceval.CheckMetric(*metric); err != nil {
+		return err
+	}
+	if !slices.Contains([]string{"compare", "is", "plain"}, *method) {
+		return fmt.Errorf("cceval tail: unknown method %q (compare, is or plain)", *method)
 	}
 	spec, err := cf.scenario()
 	if err != nil {
@@ -261,9 +289,8 @@ func ccevalTail(args []string) error {
 			return err
 		}
 		fmt.Printf("p%g %s: %v in %d cycles (%d in the search), %d runs, tilt %v\n", 100*res.P, res.Metric, res.Interval, res.Cycles, res.SearchCycles, res.Runs, res.Tilt)
-		return nil
 	}
-	return fmt.Errorf("cceval tail: unknown method %q (compare, is or plain)", *method)
+	return nil
 }
 
 // ccevalSizeFits draws Fig. 14b: the spec's size CDF with its
@@ -295,8 +322,11 @@ func ccevalDurations(args []string) error {
 	options := fs.String("options", "", "estimator options as a JSON object")
 	counts := fs.String("counts", "10,30,100,300,1000", "flows per trial to study")
 	metric := fs.String("metric", "fct_p99", "metric (an overall percentile)")
-	maxTrials := fs.Int("max-trials", 2000, "trials per length at most")
-	if err := fs.Parse(args); err != nil {
+	maxTrials := intFlag(fs, "max-trials", 2000, 1, math.MaxInt, "trials per length at most")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := estimator.Check(*name); err != nil {
 		return err
 	}
 	spec, err := cf.scenario()
@@ -306,8 +336,8 @@ func ccevalDurations(args []string) error {
 	var ns []int
 	for _, s := range split(*counts) {
 		n, err := strconv.Atoi(s)
-		if err != nil {
-			return fmt.Errorf("cceval durations: --counts: %w", err)
+		if err != nil || n < 1 {
+			return fmt.Errorf("cceval durations: --counts: %q: want an integer >= 1", s)
 		}
 		ns = append(ns, n)
 	}

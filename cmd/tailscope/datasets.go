@@ -39,11 +39,8 @@ func writeMatrices(args []string) error {
 	fs := flag.NewFlagSet("datasets matrices", flag.ContinueOnError)
 	out := fs.String("out", "datasets/matrices", "directory to write <name>-<racks>.csv into")
 	seed := fs.Uint64("seed", 1, "seed of the synthesis")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
 	for _, s := range workload.MatrixSpecs() {
 		m, err := workload.SynthesizeMatrix(s, *seed)
@@ -92,9 +89,9 @@ func matrixHeader(s workload.MatrixSpec, seed uint64) []string {
 
 func summarizeDatasets(args []string) error {
 	fs := flag.NewFlagSet("datasets summary", flag.ContinueOnError)
-	samples := fs.Int("samples", 1000000, "size samples drawn per distribution")
+	samples := intFlag(fs, "samples", 1000000, 1, math.MaxInt, "size samples drawn per distribution")
 	seed := fs.Uint64("seed", 1, "seed of the size samples")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *samples < 1 {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,14 +25,14 @@ func runDSCALE(args []string) error {
 	fs := flag.NewFlagSet("dscale", flag.ContinueOnError)
 	name := fs.String("scenario", "cenic", "cenic (DSCALE's CENIC-like backbone) or fabric (32-rack fabric with hot hosts)")
 	specFile := fs.String("spec", "", "scenario spec file or preset instead of --scenario")
-	flows := fs.Int("flows", 20_000, "cenic: flows")
-	load := fs.Float64("load", 0, "cenic: load of the busiest channel (default 0.85); fabric: load of the hot hosts' downlinks (default 0.7)")
-	durationMs := fs.Float64("duration-ms", 40, "fabric: arrival window in ms")
+	flows := intFlag(fs, "flows", 20_000, 1, math.MaxInt, "cenic: flows")
+	load := floatFlag(fs, "load", 0, span{lo: 0, hi: 1, loOpen: true, hiOpen: true, zeroDefault: true}, "cenic: load of the busiest channel (default 0.85); fabric: load of the hot hosts' downlinks (default 0.7)")
+	durationMs := floatFlag(fs, "duration-ms", 40, positive, "fabric: arrival window in ms")
 	seed := fs.Uint64("seed", 1, "scenario and sampling seed")
 	alphas := fs.String("alphas", "0.5,0.2", "DSCALEs sampling factors (comma-separated; empty for none)")
-	minQueue := fs.Float64("min-queue-ns", 0, "queueing floor of the congested-link test (0: 100 us for cenic, 10 us for fabric, one packet for --spec)")
+	minQueue := floatFlag(fs, "min-queue-ns", 0, nonNegative, "queueing floor of the congested-link test (0: 100 us for cenic, 10 us for fabric, one packet for --spec)")
 	out := fs.String("out", "out/dscale", "output directory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var spec scenario.Spec
@@ -53,7 +54,7 @@ func runDSCALE(args []string) error {
 	if *minQueue > 0 {
 		floor = *minQueue
 	}
-	as, err := floats(*alphas)
+	as, err := floats(*alphas, span{lo: 0, hi: 1, loOpen: true})
 	if err != nil {
 		return fmt.Errorf("--alphas: %w", err)
 	}

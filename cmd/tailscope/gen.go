@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,10 +40,10 @@ func runGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	spec := fs.String("spec", "default", specUsage)
 	out := fs.String("out", "flows.parquet", "flows frame to write (.parquet or .arrow); the topology goes to <out stem>.nodes/.channels")
-	seed := fs.Int64("seed", -1, "override the spec's seed")
-	flows := fs.Int("flows", 0, "override the spec's flow count")
+	seed := int64Flag(fs, "seed", -1, -1, math.MaxInt64, "override the spec's seed (-1: keep it)")
+	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	printSpec := fs.Bool("print-spec", false, "print the spec as JSON and exit (a template for your own)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	s, err := loadSpec(*spec)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,13 +52,13 @@ func envInt(name string, def int) (int, error) {
 func runM3Gendata(args []string) error {
 	fs := flag.NewFlagSet("m3 gendata", flag.ContinueOnError)
 	out := fs.String("out", "out/m3data", "directory of task frames (one per task; existing ones are skipped)")
-	tasks := fs.Int("tasks", 1000, "number of tasks in the data set")
-	flows := fs.Int("flows", 4000, "flows per parking lot (foreground and background)")
+	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
+	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
-	workers := fs.Int("workers", runtime.NumCPU(), "tasks run in parallel")
-	shard := fs.Int("shard", -1, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
-	shards := fs.Int("shards", -1, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
-	if err := fs.Parse(args); err != nil {
+	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "tasks run in parallel")
+	shard := intFlag(fs, "shard", -1, -1, math.MaxInt, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
+	shards := intFlag(fs, "shards", -1, -1, math.MaxInt, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var err error
@@ -164,18 +165,18 @@ func runM3Train(args []string) error {
 	out := fs.String("out", "datasets/models/m3.model", "model file to write; provenance goes to <out>.json")
 	report := fs.String("report", "out/m3eval", "directory for the held-out ablation frames and figure")
 	seed := fs.Uint64("seed", 1, "training seed (initialisation, shuffling, thinning)")
-	epochs := fs.Int("epochs", 60, "training epochs (the best validation epoch is kept)")
+	epochs := intFlag(fs, "epochs", 60, 1, math.MaxInt, "training epochs (the best validation epoch is kept)")
 	hidden := fs.String("hidden", "96,96", "hidden layer widths")
-	members := fs.Int("members", 3, "ensemble members (trained in parallel, corrections averaged)")
-	lr := fs.Float64("lr", 1e-3, "Adam step size at the start (cosine decay to a tenth)")
-	if err := fs.Parse(args); err != nil {
+	members := intFlag(fs, "members", 3, 1, 64, "ensemble members (trained in parallel, corrections averaged)")
+	lr := floatFlag(fs, "lr", 1e-3, positive, "Adam step size at the start (cosine decay to a tenth)")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var widths []int
 	for _, w := range strings.Split(*hidden, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(w))
-		if err != nil || n <= 0 {
-			return fmt.Errorf("bad -hidden %q", *hidden)
+		if err != nil || n < 1 || n > 1<<16 {
+			return fmt.Errorf("bad -hidden %q: want widths from 1 to 65536", *hidden)
 		}
 		widths = append(widths, n)
 	}

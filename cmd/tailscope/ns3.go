@@ -27,7 +27,7 @@ func runNS3(args []string) error {
 		return errors.New("ns3: name a subcommand: check or build")
 	}
 	sub := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if err := ns3.Available(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -48,8 +49,8 @@ func pfsScenarioFlags(fs *flag.FlagSet) pfsScenario {
 	return pfsScenario{
 		name:  fs.String("scenario", "dumbbell", "dumbbell (pfs Fig. 2, eight pairs) or fabric (32-rack 2:1, matrix B, CacheFollower)"),
 		spec:  fs.String("spec", "", "scenario spec file or preset instead of --scenario"),
-		flows: fs.Int("flows", 50_000, "flows (with --scenario)"),
-		load:  fs.Float64("load", 0, "max link load (with --scenario; default 0.6 dumbbell, 0.5 fabric)"),
+		flows: intFlag(fs, "flows", 50_000, 1, math.MaxInt, "flows (with --scenario)"),
+		load:  floatFlag(fs, "load", 0, span{lo: 0, hi: 1, loOpen: true, hiOpen: true, zeroDefault: true}, "max link load (with --scenario; default 0.6 dumbbell, 0.5 fabric)"),
 		seed:  fs.Uint64("seed", 1, "seed (with --scenario)"),
 	}
 }
@@ -71,7 +72,7 @@ func (s pfsScenario) get() (scenario.Spec, error) {
 // directory *out; it returns the scenario with the frame metadata of its
 // outputs.
 func (s pfsScenario) parse(fs *flag.FlagSet, args []string, out *string) (*scenario.Scenario, frame.Meta, error) {
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return nil, frame.Meta{}, err
 	}
 	spec, err := s.get()
@@ -157,8 +158,8 @@ func runPFSRun(args []string) error {
 func runPFSCurves(args []string) error {
 	fs := flag.NewFlagSet("pfs curves", flag.ContinueOnError)
 	sf := pfsScenarioFlags(fs)
-	workers := fs.Int("workers", runtime.NumCPU(), "workers of the measured parallel runs")
-	repeats := fs.Int("repeats", 3, "runs per timing (the minimum is kept)")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "workers of the measured parallel runs")
+	repeats := intFlag(fs, "repeats", 3, 1, math.MaxInt, "runs per timing (the minimum is kept)")
 	temporal := fs.String("temporal", "2,4,8,16,30,60", "temporal chunk counts (Fig. 4)")
 	spatial := fs.String("spatial", "1,2,4,8", "spatial chunk counts (Fig. 6)")
 	st := fs.String("spatio-temporal", "2,4,8", "temporal chunk counts with the largest spatial count (Fig. 7)")
@@ -173,7 +174,7 @@ func runPFSCurves(args []string) error {
 		for _, f := range split(s) {
 			n, err := strconv.Atoi(f)
 			if err != nil || n < 1 {
-				return nil, fmt.Errorf("bad chunk count %q", f)
+				return nil, fmt.Errorf("bad chunk count %q: want an integer >= 1", f)
 			}
 			v = append(v, n)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -46,13 +47,13 @@ func split(s string) []string {
 	return out
 }
 
-// floats is a comma-separated list of numbers.
-func floats(s string) ([]float64, error) {
+// floats is a comma-separated list of numbers, each in sp.
+func floats(s string, sp span) ([]float64, error) {
 	var out []float64
 	for _, v := range split(s) {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, err
+		if err != nil || !sp.contains(f) {
+			return nil, fmt.Errorf("%q: want %s", v, sp)
 		}
 		out = append(out, f)
 	}
@@ -64,9 +65,9 @@ func plotCDF(args []string) error {
 	records := fs.String("records", "", "comma-separated record frames (one per estimator, same scenario)")
 	names := fs.String("names", "", "comma-separated legend names (default: each frame's estimator)")
 	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
-	tail := fs.Float64("tail", 0.9, "lower end of the CDF axis (0 for the whole CDF)")
+	tail := floatFlag(fs, "tail", 0.9, span{lo: 0, hi: 1, hiOpen: true}, "lower end of the CDF axis (0 for the whole CDF)")
 	out := fs.String("out", "cdf.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	paths := split(*records)
@@ -104,7 +105,7 @@ func plotHeatmap(args []string) error {
 	records := fs.String("records", "", "record frame")
 	bins := fs.String("bins", "m3", "size bins (rows): parsimon, ns3, m3, m3out, all")
 	out := fs.String("out", "heatmap.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *records == "" {
@@ -141,11 +142,11 @@ func plotSummary(args []string) error {
 	dir := fs.String("dir", "out", "results directory of \"tailscope run\"")
 	baseline := fs.String("baseline", "packetsim", "baseline estimator the others are compared with")
 	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
-	pct := fs.Float64("percentile", 99, "slowdown percentile compared")
+	pct := floatFlag(fs, "percentile", 99, span{lo: 0, hi: 100, loOpen: true}, "slowdown percentile compared")
 	out := fs.String("out", "summary.parquet", "summary frame to write (.parquet or .arrow)")
-	level := fs.Float64("level", 0.95, "confidence level of the intervals over seeds")
+	level := floatFlag(fs, "level", 0.95, unitOpen, "confidence level of the intervals over seeds")
 	perSeed := fs.Bool("per-seed", false, "keep one row per seed instead of combining a scenario's seeds")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	b, err := metrics.BinsByName(*bins)
@@ -198,14 +199,14 @@ func plotError(args []string) error {
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	edges := fs.String("edges", "0.41,0.56", "max-load bin edges (fractions)")
 	out := fs.String("out", "error_cdf.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)
 	if err != nil {
 		return err
 	}
-	e, err := floats(*edges)
+	e, err := floats(*edges, span{lo: 0, hi: 1})
 	if err != nil {
 		return fmt.Errorf("plot error: --edges: %w", err)
 	}
@@ -220,10 +221,10 @@ func plotViolin(args []string) error {
 	fs := flag.NewFlagSet("plot violin", flag.ContinueOnError)
 	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
-	lo := fs.Float64("load-lo", 0, "keep scenarios with max load above this")
-	hi := fs.Float64("load-hi", 0.5, "and at most this (Parsimon Fig. 9a: 0-0.5, 9b: 0.5-1)")
+	lo := floatFlag(fs, "load-lo", 0, span{lo: 0, hi: 1}, "keep scenarios with max load above this")
+	hi := floatFlag(fs, "load-hi", 0.5, span{lo: 0, hi: 1}, "and at most this (Parsimon Fig. 9a: 0-0.5, 9b: 0.5-1)")
 	out := fs.String("out", "violins.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)
@@ -242,8 +243,8 @@ func plotTable(args []string) error {
 	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	kind := fs.String("kind", "top", "top (Parsimon Table 4: largest errors), compare (m3 Table 5) or stats (errors and speed per estimator and load range)")
 	est := fs.String("estimator", "parsimon", "estimator for -kind top")
-	k := fs.Int("k", 5, "rows for -kind top")
-	if err := fs.Parse(args); err != nil {
+	k := intFlag(fs, "k", 5, 1, math.MaxInt, "rows for -kind top")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)
@@ -268,7 +269,7 @@ func plotErrorByLoad(args []string) error {
 	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	out := fs.String("out", "error_load.png", "figure to write (.png or .svg)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	rows, err := readSummary(*summary)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,9 +28,13 @@ func runRun(args []string) error {
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
-	flows := fs.Int("flows", 0, "override the spec's flow count")
+	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := fs.String("executor", "inproc", "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	est := split(*names)
+	if err := estimator.Check(est...); err != nil {
 		return err
 	}
 	ex, err := taskExecutor(*executor, runtime.NumCPU())
@@ -46,8 +51,8 @@ func runRun(args []string) error {
 	// Estimators that stream take the flows as they are drawn and write
 	// records as flows finish: a run of millions of flows holds neither.
 	streaming := ex == nil
-	for _, name := range strings.Split(*names, ",") {
-		streaming = streaming && estimator.Streams(strings.TrimSpace(name))
+	for _, name := range est {
+		streaming = streaming && estimator.Streams(name)
 	}
 	build := scenario.Build
 	if streaming {
@@ -59,17 +64,15 @@ func runRun(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// The output directory is made when the first records are written, so
+	// a run that fails first leaves none behind.
 	dir := filepath.Join(*out, sc.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	nflows := fmt.Sprint(len(sc.Flows))
 	if streaming {
 		nflows = "streaming " + describeFlows(s.Workload)
 	}
 	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
-	for _, name := range strings.Split(*names, ",") {
-		name = strings.TrimSpace(name)
+	for _, name := range est {
 		t0 := time.Now()
 		fmt.Fprintf(os.Stderr, "%s: running...\n", name)
 		var res *estimator.Result
@@ -80,7 +83,12 @@ func runRun(args []string) error {
 		case ex != nil:
 			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor, name)
 		case streaming:
-			res, err = estimator.Stream(ctx, name, sc, *options, filepath.Join(dir, name+".parquet"))
+			if err = os.MkdirAll(dir, 0o755); err == nil {
+				res, err = estimator.Stream(ctx, name, sc, *options, filepath.Join(dir, name+".parquet"))
+				if err != nil {
+					os.Remove(dir) // only if the failed run left it empty
+				}
+			}
 		default:
 			res, err = estimator.Run(ctx, name, sc, *options)
 		}
@@ -90,6 +98,9 @@ func runRun(args []string) error {
 		path := filepath.Join(dir, name+".parquet")
 		n := res.Streamed
 		if !streaming {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
 			if err := res.Write(path, sc); err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,16 +24,16 @@ func init() {
 func runSweep(args []string) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	space := fs.String("space", "default", "sample space (JSON file) or \"default\" (Parsimon Table 3 on the 32-rack fabrics)")
-	n := fs.Int("n", 192, "scenarios to sample")
+	n := intFlag(fs, "n", 192, 1, math.MaxInt, "scenarios to sample")
 	seed := fs.Uint64("seed", 1, "sampling seed")
-	flows := fs.Int("flows", 0, "override the space's flow counts")
-	seeds := fs.Int("seeds", 1, "run every scenario with this many seeds (its seed, seed+1, ...); \"plot summary\" then reports each error with its confidence interval")
+	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the space's flow counts (0: keep them)")
+	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "run every scenario with this many seeds (its seed, seed+1, ...); \"plot summary\" then reports each error with its confidence interval")
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"packetsim":{"stop_at_ns":1000000}}`)
 	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
 	executor := executorFlags(fs)
 	printSpace := fs.Bool("print-space", false, "print the space as JSON and exit (a template for your own)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	sp, err := experiment.LoadSpace(*space)
@@ -115,15 +116,18 @@ func taskExecutor(name string, workers int) (experiment.Executor, error) {
 // returns the function that builds it once fs is parsed.
 func executorFlags(fs *flag.FlagSet) func() (experiment.Executor, error) {
 	executor := fs.String("executor", "local", "local or slurm")
-	workers := fs.Int("workers", 1, "local: tasks run at once")
+	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
 	partition := fs.String("partition", "", "slurm: partition")
-	timeLimit := fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's)")
-	cpus := fs.Int("cpus-per-task", 0, "slurm: CPUs per task")
+	timeLimit := fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's) [a duration >= 0]")
+	cpus := intFlag(fs, "cpus-per-task", 0, 0, math.MaxInt, "slurm: CPUs per task")
 	return func() (experiment.Executor, error) {
 		switch *executor {
 		case "local":
 			return experiment.Local{Workers: *workers}, nil
 		case "slurm":
+			if *timeLimit < 0 {
+				return nil, fmt.Errorf("--time-limit %v: want a duration >= 0", *timeLimit)
+			}
 			return experiment.Slurm{Partition: *partition, TimeLimit: *timeLimit, CPUsPerTask: *cpus}, nil
 		}
 		return nil, fmt.Errorf("unknown executor %q (local or slurm)", *executor)

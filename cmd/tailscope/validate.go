@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -25,15 +26,15 @@ func runValidate(args []string) error {
 		return errors.New("usage: tailscope validate ns3 [flags] (\"tailscope validate ns3 -h\" for flags)")
 	}
 	fs := flag.NewFlagSet("validate ns3", flag.ContinueOnError)
-	flows := fs.Int("flows", 2000, "flows per case")
+	flows := intFlag(fs, "flows", 2000, 1, math.MaxInt, "flows per case")
 	loads := fs.String("loads", "0.3,0.6", "target max loads, comma-separated")
 	seed := fs.Uint64("seed", 1, "workload seed")
 	out := fs.String("out", "out/validate-ns3", "directory: task results, validate.parquet, validate.png and validate.svg")
 	executor := executorFlags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	ls, err := floats(*loads)
+	ls, err := floats(*loads, unitOpen)
 	if err != nil {
 		return fmt.Errorf("validate ns3: --loads: %w", err)
 	}

@@ -19,6 +19,14 @@ const (
 	MetricDelay    = "delay"    // FCT minus the ideal FCT, ns: the queueing delay
 )
 
+// CheckMetric returns an error unless metric is a response metric
+// (MetricFCT, MetricSlowdown or MetricDelay), so that a command can refuse
+// a misspelt one before it starts any work.
+func CheckMetric(metric string) error {
+	_, err := responseOf(metric)
+	return err
+}
+
 func responseOf(metric string) (func(r *metrics.Record) float64, error) {
 	switch metric {
 	case MetricFCT:

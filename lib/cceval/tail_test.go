@@ -352,3 +352,16 @@ func TestNewModel(t *testing.T) {
 		t.Error("two components: no error")
 	}
 }
+
+func TestCheckMetric(t *testing.T) {
+	for _, m := range []string{MetricFCT, MetricSlowdown, MetricDelay} {
+		if err := CheckMetric(m); err != nil {
+			t.Errorf("CheckMetric(%q): %v", m, err)
+		}
+	}
+	for _, m := range []string{"", "FCT", "fct_p99"} {
+		if err := CheckMetric(m); err == nil {
+			t.Errorf("CheckMetric(%q) accepted", m)
+		}
+	}
+}

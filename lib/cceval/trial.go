@@ -25,6 +25,30 @@ func MetricName(quantity string, p float64, label string) string {
 	return n
 }
 
+// CheckTargets returns an error naming the first target that RecordMetrics
+// with bins and pcts never produces, so that a misspelt metric is refused
+// before any trial runs.
+func CheckTargets(targets []string, bins metrics.Bins, pcts []float64) error {
+	known := map[string]bool{"fct_mean": true, "slowdown_mean": true}
+	labels := []string{""}
+	if bins.Len() > 1 {
+		labels = append(labels, bins.Labels...)
+	}
+	for _, q := range []string{"fct", "slowdown"} {
+		for _, p := range pcts {
+			for _, l := range labels {
+				known[MetricName(q, p, l)] = true
+			}
+		}
+	}
+	for _, t := range targets {
+		if !known[t] {
+			return fmt.Errorf("cceval: unknown metric %q (fct_mean, slowdown_mean, or fct_pP / slowdown_pP, optionally with a size bin label [...] of the chosen bins)", t)
+		}
+	}
+	return nil
+}
+
 // RecordMetrics summarizes one trial's flow records: the percentiles pcts
 // of FCT (ns) and slowdown over all flows and, when bins has more than one
 // bin, per size bin (MetricName), plus "fct_mean" and "slowdown_mean". A

@@ -205,3 +205,31 @@ func TestEstimateSweep(t *testing.T) {
 		t.Errorf("%d tasks run the first time, %d after the second (want no more, and at least %d)", ran, again, want.Metrics[0].Trials)
 	}
 }
+
+// CheckTargets accepts exactly the names RecordMetrics produces when every
+// bin has flows.
+func TestCheckTargets(t *testing.T) {
+	var recs []metrics.Record
+	for i := 1; i <= 100; i++ {
+		recs = append(recs, metrics.Record{Size: int64(i) * 1000, FCT: int64(i), Slowdown: 1})
+	}
+	bins, err := metrics.NewBins([]int64{50_000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcts := []float64{50, 99.9}
+	m, err := RecordMetrics(recs, bins, pcts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	candidates := []string{"fct_mean", "slowdown_mean", "fct_p50", "fct_p99", "fct_p99.9", "slowdown_p99.9", "fct_p120", "bogus", "FCT_p50"}
+	for _, l := range bins.Labels {
+		candidates = append(candidates, "fct_p50["+l+"]", "slowdown_p99["+l+"]")
+	}
+	for _, c := range candidates {
+		_, produced := m[c]
+		if err := CheckTargets([]string{c}, bins, pcts); (err == nil) != produced {
+			t.Errorf("CheckTargets(%q) = %v, but RecordMetrics produces it: %v", c, err, produced)
+		}
+	}
+}

@@ -24,16 +24,13 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		extra := map[string]string{
-			"congested": strconv.Itoa(len(est.Congested)),
-			"pilot_s":   fmtSeconds(est.PilotSeconds),
-			"replica_s": fmtSeconds(est.ReplicaSeconds),
-		}
+		extra := map[string]string{"congested": strconv.Itoa(len(est.Congested))}
+		timings := map[string]float64{"pilot_s": est.PilotSeconds, "replica_s": est.ReplicaSeconds}
 		if r := est.Replica; r != nil {
 			extra["replica_flows"] = strconv.Itoa(len(r.Flows))
 			extra["replica_groups"] = strconv.Itoa(len(r.Groups))
-			extra["build_s"] = fmtSeconds(r.BuildSeconds)
+			timings["build_s"] = r.BuildSeconds
 		}
-		return &Result{Records: recs, Options: encode(o), Extra: extra}, nil
+		return &Result{Records: recs, Options: encode(o), Extra: extra, Timings: timings}, nil
 	})
 }

@@ -31,6 +31,9 @@ type Result struct {
 	Extra map[string]string
 	// Streamed is the number of records Stream wrote to its frame.
 	Streamed int
+	// Timings holds further run times in seconds by name, stored with
+	// WallSeconds in the run log beside the frame (frame.Meta.Timings).
+	Timings map[string]float64
 }
 
 // runner runs one estimator; opts is its options as JSON (possibly empty).
@@ -50,13 +53,28 @@ func Names() []string {
 	return names
 }
 
+// Check returns an error naming the first of names that is not a known
+// estimator, or an error if there are none: commands check every name
+// before they start any work.
+func Check(names ...string) error {
+	if len(names) == 0 {
+		return fmt.Errorf("estimator: no estimators named (known: %s)", strings.Join(Names(), ", "))
+	}
+	for _, n := range names {
+		if _, ok := registry[n]; !ok {
+			return fmt.Errorf("estimator: unknown estimator %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+	}
+	return nil
+}
+
 // Run runs the named estimator on sc. options is a JSON object of the
 // estimator's options ("" for defaults); unknown options are errors.
 func Run(ctx context.Context, name string, sc *scenario.Scenario, options string) (*Result, error) {
-	r, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("estimator: unknown estimator %q (known: %s)", name, strings.Join(Names(), ", "))
+	if err := Check(name); err != nil {
+		return nil, err
 	}
+	r := registry[name]
 	return timed(name, sc, func() (*Result, error) { return r(ctx, sc, []byte(options)) })
 }
 
@@ -112,6 +130,7 @@ func (r *Result) meta(sc *scenario.Scenario) frame.Meta {
 		Seed:        sc.Spec.Seed,
 		Options:     r.Options,
 		WallSeconds: r.WallSeconds,
+		Timings:     r.Timings,
 		Extra:       r.Extra,
 	}
 }
@@ -164,6 +183,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	if !ok {
 		return nil, fmt.Errorf("estimator: %s does not stream (streaming: %s)", name, strings.Join(streamNames(), ", "))
 	}
+	t0 := time.Now()
 	return timed(name, sc, func() (*Result, error) {
 		canon, err := s.options([]byte(options))
 		if err != nil {
@@ -188,7 +208,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 			return nil, err
 		}
 		res.Streamed = w.Len()
-		return res, w.Close(res.Extra)
+		return res, w.Close(res.Extra, time.Since(t0).Seconds())
 	})
 }
 

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -222,5 +223,41 @@ func TestStream(t *testing.T) {
 	}
 	if _, err := Stream(context.Background(), "flowsim", sc, "", bad); err == nil || !strings.Contains(err.Error(), "does not stream") {
 		t.Errorf("flowsim: %v", err)
+	}
+}
+
+// Two runs of the same scenario, estimator and options write byte-identical
+// frames (their wall times, which differ, go to the run logs).
+func TestRerunsWriteIdenticalFrames(t *testing.T) {
+	sc := small(t)
+	for _, name := range []string{"packetsim", "flowsim"} {
+		var frames [2][]byte
+		for i := range frames {
+			res, err := Run(context.Background(), name, sc, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name+".parquet")
+			if err := res.Write(path, sc); err != nil {
+				t.Fatal(err)
+			}
+			if frames[i], err = os.ReadFile(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(frames[0], frames[1]) {
+			t.Errorf("%s: two runs wrote different frames", name)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	if err := Check("packetsim", "flowsim"); err != nil {
+		t.Error(err)
+	}
+	for _, names := range [][]string{nil, {"packetsim", "bogus"}, {""}} {
+		if err := Check(names...); err == nil {
+			t.Errorf("Check(%q) accepted", names)
+		}
 	}
 }

@@ -61,10 +61,8 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Records: recs, Options: encode(o), Extra: map[string]string{
-			"channel":    strconv.Itoa(o.Channel),
-			LinkSimExtra: fmtSeconds(wall),
-		}}, nil
+		return &Result{Records: recs, Options: encode(o), Extra: map[string]string{"channel": strconv.Itoa(o.Channel)},
+			Timings: map[string]float64{LinkSimTimer: wall}}, nil
 	})
 }
 
@@ -76,9 +74,9 @@ func init() {
 // whose host ids Src and Dst are), not estimates for the scenario.
 const ParsimonLink = "parsimon-link"
 
-// LinkSimExtra is the metadata key of a parsimon-link frame holding the
-// link simulation's wall time in seconds.
-const LinkSimExtra = "link_sim_s"
+// LinkSimTimer names the link simulation's wall time in seconds in the run
+// log of a parsimon-link frame (frame.Meta.Timings).
+const LinkSimTimer = "link_sim_s"
 
 // ParsimonLinkOptions select one link simulation: the channel, of the run
 // of Variant ("parsimon", "parsimon-c" or "parsimon-ns3") with Options
@@ -93,7 +91,7 @@ type ParsimonLinkOptions struct {
 // "parsimon-ns3") on sc with its options JSON, like Run, but with its link
 // simulations run by links (nil: the in-process pool). The Parsimon/inf
 // figure (longest link simulation plus fixed costs) goes into the
-// metadata as inf_s.
+// Timings as inf_s.
 func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
 	return timed(name, sc, func() (*Result, error) { return runParsimon(ctx, name, sc, opts, links) })
 }
@@ -112,14 +110,16 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 		Records: res.Records,
 		Options: provenance,
 		Extra: map[string]string{
-			"link_sims":          strconv.Itoa(res.Simulated),
-			"link_sims_pruned":   strconv.Itoa(res.Pruned),
-			"link_sims_sparse":   strconv.Itoa(res.Sparse),
-			"setup_s":            fmtSeconds(res.SetupSeconds),
-			"link_sims_s":        fmtSeconds(res.SimSeconds),
-			"convolve_s":         fmtSeconds(res.ConvolveSeconds),
-			"longest_link_sim_s": fmtSeconds(res.LongestSimSeconds),
-			"inf_s":              fmtSeconds(res.InfSeconds()),
+			"link_sims":        strconv.Itoa(res.Simulated),
+			"link_sims_pruned": strconv.Itoa(res.Pruned),
+			"link_sims_sparse": strconv.Itoa(res.Sparse),
+		},
+		Timings: map[string]float64{
+			"setup_s":            res.SetupSeconds,
+			"link_sims_s":        res.SimSeconds,
+			"convolve_s":         res.ConvolveSeconds,
+			"longest_link_sim_s": res.LongestSimSeconds,
+			"inf_s":              res.InfSeconds(),
 		},
 	}, nil
 }

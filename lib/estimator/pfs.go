@@ -23,13 +23,14 @@ func init() {
 			return nil, err
 		}
 		return &Result{Records: res.Records, Options: encode(o), Extra: map[string]string{
-			"chunks":     strconv.Itoa(res.Chunks),
-			"injected":   strconv.Itoa(res.Injected),
-			"workers":    strconv.Itoa(res.Workers),
-			"prep_s":     fmtSeconds(res.PrepSeconds),
-			"merge_s":    fmtSeconds(res.MergeSeconds),
-			"critical_s": fmtSeconds(res.CriticalSeconds()),
-			"sum_s":      fmtSeconds(res.SumSeconds()),
+			"chunks":   strconv.Itoa(res.Chunks),
+			"injected": strconv.Itoa(res.Injected),
+			"workers":  strconv.Itoa(res.Workers),
+		}, Timings: map[string]float64{
+			"prep_s":     res.PrepSeconds,
+			"merge_s":    res.MergeSeconds,
+			"critical_s": res.CriticalSeconds(),
+			"sum_s":      res.SumSeconds(),
 		}}, nil
 	})
 	register("pfs-chunk", func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
@@ -48,9 +49,9 @@ func init() {
 		return &Result{Records: res.Records, Options: encode(o), Extra: map[string]string{
 			pfs.ExtraKey: extra,
 			"chunks":     strconv.Itoa(len(plan.Chunks)),
-			"prep_s":     fmtSeconds(plan.PrepSeconds),
+		}, Timings: map[string]float64{
+			"prep_s":       plan.PrepSeconds,
+			pfs.ChunkTimer: res.WallSeconds,
 		}}, nil
 	})
 }
-
-func fmtSeconds(s float64) string { return strconv.FormatFloat(s, 'g', 6, 64) }

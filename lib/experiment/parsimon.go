@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
@@ -48,9 +47,9 @@ func ParsimonLinks(dir string, spec scenario.Spec, variant, opts string, exec Ex
 			if len(recs) != len(links[i].Flows) {
 				return nil, fmt.Errorf("experiment: %s holds %d records for the %d flows of channel %d", path, len(recs), len(links[i].Flows), links[i].Channel)
 			}
-			wall, err := strconv.ParseFloat(meta.Extra[estimator.LinkSimExtra], 64)
-			if err != nil {
-				return nil, fmt.Errorf("experiment: %s: link simulation time: %w", path, err)
+			wall, ok := meta.Timings[estimator.LinkSimTimer]
+			if !ok {
+				return nil, fmt.Errorf("experiment: %s: no link simulation time in its run log %s", path, frame.RunLogPath(path))
 			}
 			results[i] = parsimon.NewTaskResult(links[i].Channel, recs, wall)
 		}

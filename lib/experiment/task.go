@@ -154,20 +154,11 @@ func journal(dir, line string) error {
 // scenario by scenario. options maps an estimator name to its options
 // JSON; estimators not in it run with their defaults.
 func Tasks(specs []scenario.Spec, estimators []string, options map[string]string) ([]Task, error) {
-	if len(estimators) == 0 {
-		return nil, errors.New("experiment: no estimators")
-	}
-	known := map[string]bool{}
-	for _, n := range estimator.Names() {
-		known[n] = true
-	}
-	for _, e := range estimators {
-		if !known[e] {
-			return nil, fmt.Errorf("experiment: unknown estimator %q (known: %s)", e, strings.Join(estimator.Names(), ", "))
-		}
+	if err := estimator.Check(estimators...); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
 	}
 	for e := range options {
-		if !known[e] {
+		if estimator.Check(e) != nil {
 			return nil, fmt.Errorf("experiment: options for unknown estimator %q", e)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 // Version is the tailscope toolkit version recorded in every frame written
 // with an empty Meta.Version.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Column is one named column. Exactly one of Int64, Float64 and String is
 // non-nil; an empty column holds an empty, non-nil slice (the constructors

@@ -66,12 +66,16 @@ func testFlows(n int) []workload.Flow {
 
 func testNetwork(t *testing.T) *topo.Network {
 	t.Helper()
-	net, err := topo.Fabric(topo.FabricSpec{Pods: 2, RacksPerPod: 3, HostsPerRack: 2, Planes: 2, SpinesPerPlane: 2,
-		HostBandwidth: 25 * topo.Gbps, Delay: 1500})
+	net, err := testNetworkErr()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return net
+}
+
+func testNetworkErr() (*topo.Network, error) {
+	return topo.Fabric(topo.FabricSpec{Pods: 2, RacksPerPod: 3, HostsPerRack: 2, Planes: 2, SpinesPerPlane: 2,
+		HostBandwidth: 25 * topo.Gbps, Delay: 1500})
 }
 
 func TestTableRoundTrip(t *testing.T) {
@@ -354,9 +358,26 @@ func TestReadTableErrors(t *testing.T) {
 	nulls := filepath.Join(dir, "nulls.arrow")
 	writeArrow(t, nulls, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil),
 		[]arrow.Array{int64Array([]int64{1, 0}, []bool{true, false})})
-	badSeed := filepath.Join(dir, "seed.arrow")
-	md := arrow.NewMetadata([]string{"tailscope.seed"}, []string{"-3"})
-	writeArrow(t, badSeed, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, &md),
+	// Malformed metadata in frames whose digest is intact: written so, not
+	// altered later.
+	sealed := func(name, key, val string) string {
+		p := filepath.Join(dir, name)
+		md := arrow.NewMetadata([]string{key, keyDigest}, []string{val, digestPlaceholder})
+		writeArrow(t, p, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, &md),
+			[]arrow.Array{int64Array([]int64{1}, nil)})
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := seal(f); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noDigest := filepath.Join(dir, "nodigest.arrow")
+	md := arrow.NewMetadata([]string{"tailscope.seed"}, []string{"3"})
+	writeArrow(t, noDigest, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64}}, &md),
 		[]arrow.Array{int64Array([]int64{1}, nil)})
 
 	for _, tc := range []struct {
@@ -368,7 +389,10 @@ func TestReadTableErrors(t *testing.T) {
 		{"garbage arrow", write("g.arrow", "not an arrow file at all"), "g.arrow"},
 		{"int32", i32, `column "n" has type int32`},
 		{"nulls", nulls, `column "n" has 1 null values`},
-		{"bad seed", badSeed, `tailscope.seed="-3" is malformed`},
+		{"bad seed", sealed("seed.arrow", "tailscope.seed", "-3"), `tailscope.seed="-3" is malformed`},
+		{"bad spec", sealed("spec.arrow", "tailscope.spec", "{"), `tailscope.spec="{" is malformed: not valid JSON`},
+		{"bad options", sealed("opts.arrow", "tailscope.options", "[1,"), `tailscope.options="[1," is malformed`},
+		{"no digest", noDigest, "tailscope metadata but no intact digest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadTable(tc.path)

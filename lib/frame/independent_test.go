@@ -2,7 +2,9 @@ package frame
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -51,14 +53,13 @@ func stringCol(name string, n int, f func(i int) string) wantCol {
 // wantMeta lists the metadata every frame written with m must carry.
 func wantMeta(m Meta) map[string]string {
 	w := map[string]string{
-		"tailscope.version":      m.Version,
-		"tailscope.scenario_id":  m.ScenarioID,
-		"tailscope.estimator":    m.Estimator,
-		"tailscope.network":      m.Network,
-		"tailscope.spec":         m.Spec,
-		"tailscope.seed":         strconv.FormatUint(m.Seed, 10),
-		"tailscope.options":      m.Options,
-		"tailscope.wall_seconds": strconv.FormatFloat(m.WallSeconds, 'g', -1, 64),
+		"tailscope.version":     m.Version,
+		"tailscope.scenario_id": m.ScenarioID,
+		"tailscope.estimator":   m.Estimator,
+		"tailscope.network":     m.Network,
+		"tailscope.spec":        m.Spec,
+		"tailscope.seed":        strconv.FormatUint(m.Seed, 10),
+		"tailscope.options":     m.Options,
 	}
 	if m.Version == "" {
 		w["tailscope.version"] = Version
@@ -161,6 +162,10 @@ func compareIndependent(t *testing.T, path string, cols []wantCol, m Meta) {
 			t.Errorf("%s: metadata %s = %q (present %v), want %q", path, k, got, ok, v)
 		}
 	}
+	if _, ok := out.Metadata["tailscope.wall_seconds"]; ok {
+		t.Errorf("%s: the wall time is in the frame; it belongs in the run log", path)
+	}
+	checkDigest(t, path, out.Metadata["tailscope.digest"])
 	n := 0
 	if len(cols) > 0 {
 		n = len(cols[0].vals)
@@ -176,6 +181,29 @@ func compareIndependent(t *testing.T, path string, cols []wantCol, m Meta) {
 				t.Errorf("%s: row %d column %s: %s", path, r, c.name, err)
 			}
 		}
+	}
+}
+
+// checkDigest checks the digest the independent reader found in the
+// metadata: the SHA-256 of the file's bytes with the hex digits of every
+// copy of it read as '0'.
+func checkDigest(t *testing.T, path, digest string) {
+	t.Helper()
+	hexd, ok := strings.CutPrefix(digest, "tailscope-sha256:")
+	if !ok || len(hexd) != 64 {
+		t.Fatalf("%s: metadata tailscope.digest = %q, want tailscope-sha256: and 64 hex digits", path, digest)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copies := bytes.Count(b, []byte(hexd))
+	if want := map[string]int{".parquet": 1, ".arrow": 2}[filepath.Ext(path)]; copies != want {
+		t.Errorf("%s: %d copies of the digest in the file, want %d", path, copies, want)
+	}
+	zeroed := bytes.ReplaceAll(b, []byte(hexd), bytes.Repeat([]byte("0"), 64))
+	if got := fmt.Sprintf("%x", sha256.Sum256(zeroed)); got != hexd {
+		t.Errorf("%s: SHA-256 with the digest zeroed is %s, metadata says %s", path, got, hexd)
 	}
 }
 
@@ -249,7 +277,7 @@ func TestIndependentReaderRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Close(nil); err != nil {
+		if err := w.Close(nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		compareIndependent(t, path, cols, meta)

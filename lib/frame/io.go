@@ -1,7 +1,9 @@
 package frame
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,13 +41,20 @@ func formatOf(path string) (format, error) {
 
 // WriteTable writes t to path: Parquet with zstd compression for a
 // ".parquet" path, the Arrow IPC file format for ".arrow". Columns are
-// non-nullable. The file is removed again if writing fails.
+// non-nullable. The file carries a SHA-256 digest of itself in its metadata,
+// which ReadTable checks. t.Meta.WallSeconds and Timings go to a run log
+// beside the frame (see RunLogPath), not into it, so that reruns of the same
+// spec, seed and options write byte-identical frames. The file is removed
+// again if writing fails.
 func WriteTable(path string, t *Table) (err error) {
 	ff, err := formatOf(path)
 	if err != nil {
 		return err
 	}
 	if err := t.check(); err != nil {
+		return fmt.Errorf("frame: %s: %w", path, err)
+	}
+	if err := t.checkNoMarker(); err != nil {
 		return fmt.Errorf("frame: %s: %w", path, err)
 	}
 	md, err := t.Meta.arrowMetadata()
@@ -80,10 +89,26 @@ func WriteTable(path string, t *Table) (err error) {
 	case arrowFormat:
 		err = writeIPC(f, rec)
 	}
+	if err == nil {
+		err = finish(f, path, t.Meta)
+	}
 	if err != nil {
 		return fmt.Errorf("frame: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// finish seals the frame just written to the temporary file f (with
+// meta's metadata, digest placeholder included) and writes the run log of
+// path, the frame's final name. Every frame writer calls it before renaming
+// f into place, so that a frame never has a run log of an earlier version
+// of it.
+func finish(f *os.File, path string, meta Meta) error {
+	digest, err := seal(f)
+	if err != nil {
+		return err
+	}
+	return writeRunLog(path, digest, meta)
 }
 
 // record builds an Arrow record batch holding t's columns.
@@ -152,102 +177,149 @@ func writeIPC(f *os.File, rec arrow.Record) error {
 }
 
 // ReadTable reads a frame written by WriteTable, or any Parquet or Arrow IPC
-// file whose columns are non-null int64, float64 or string values.
+// file whose columns are non-null int64, float64 or string values. A frame
+// with tailscope metadata must carry the digest WriteTable writes, and the
+// file must still match it; Meta.WallSeconds and Timings come from the run
+// log beside the frame, if there is one. Corrupted or malformed input is an error
+// naming the file, never a panic.
 func ReadTable(path string) (*Table, error) {
 	ff, err := formatOf(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("frame: %w", err)
 	}
-	defer f.Close()
-	var t *Table
-	switch ff {
-	case parquetFormat:
-		t, err = readParquet(f)
-	case arrowFormat:
-		t, err = readIPC(f)
-	}
+	t, err := decode(b, ff)
 	if err != nil {
 		return nil, fmt.Errorf("frame: reading %s: %w", path, err)
 	}
-	return t, nil
+	if err := readRunLog(path, t.digest, &t.Meta); err != nil {
+		return nil, err
+	}
+	return t.Table, nil
 }
 
-func readParquet(f *os.File) (*Table, error) {
-	pf, err := file.NewParquetReader(f)
+// decoded is a table with the digest its file was checked against.
+type decoded struct {
+	*Table
+	digest string
+}
+
+// decode checks the digest of a frame file's bytes b and decodes them.
+// Frames are checked before decoding because the decoders are not safe on
+// corrupted input; for files without a digest (written by other programs)
+// decode recovers from a decoder's panic instead.
+func decode(b []byte, ff format) (d decoded, err error) {
+	digest, err := verifyDigest(b)
+	if err != nil && !errors.Is(err, errNoDigest) {
+		return decoded{}, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = decoded{}, fmt.Errorf("corrupted or malformed file: decoder failed: %v", r)
+		}
+	}()
+	var kv metaKV
+	switch ff {
+	case parquetFormat:
+		d.Table, kv, err = readParquet(bytes.NewReader(b))
+	case arrowFormat:
+		d.Table, kv, err = readIPC(bytes.NewReader(b))
+	}
+	if err == nil {
+		err = d.Table.check()
+	}
 	if err != nil {
-		return nil, err
+		return decoded{}, err
+	}
+	if d.Meta, err = kv.meta(digest); err != nil {
+		return decoded{}, err
+	}
+	return decoded{d.Table, digest}, nil
+}
+
+// readParquet decodes a Parquet file column by column in the caller's
+// goroutine: pqarrow's ReadTable decodes in goroutines of its own, where a
+// decoder's panic cannot be recovered.
+func readParquet(r *bytes.Reader) (*Table, metaKV, error) {
+	pf, err := file.NewParquetReader(r)
+	if err != nil {
+		return nil, metaKV{}, err
 	}
 	defer pf.Close()
-	kv := pf.MetaData().KeyValueMetadata()
-	vals := make([]string, len(kv))
-	for i, e := range kv {
+	var kv metaKV
+	for _, e := range pf.MetaData().KeyValueMetadata() {
+		v := ""
 		if e.Value != nil {
-			vals[i] = *e.Value
+			v = *e.Value
 		}
+		kv.keys, kv.vals = append(kv.keys, e.Key), append(kv.vals, v)
 	}
-	meta, err := metaFrom(kv.Keys(), vals)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
-		return nil, err
+		return nil, metaKV{}, err
 	}
-	r, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, err
-	}
-	at, err := r.ReadTable(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	defer at.Release()
-	t := &Table{Meta: meta}
-	for i := 0; i < int(at.NumCols()); i++ {
-		col := at.Column(i)
-		c, err := newColumn(col.Name(), col.DataType())
+	rows := pf.NumRows()
+	t := &Table{}
+	for i, fd := range fr.Manifest.Fields {
+		c, err := newColumn(fd.Field.Name, fd.Field.Type)
 		if err != nil {
-			return nil, err
+			return nil, metaKV{}, err
 		}
-		for _, chunk := range col.Data().Chunks() {
-			if err := c.appendArray(chunk); err != nil {
-				return nil, err
+		cr, err := fr.GetColumn(context.Background(), i)
+		if err != nil {
+			return nil, metaKV{}, err
+		}
+		chunked, err := cr.NextBatch(rows)
+		cr.Release()
+		if err != nil {
+			return nil, metaKV{}, fmt.Errorf("column %q: %w", c.Name, err)
+		}
+		for _, chunk := range chunked.Chunks() {
+			if err = c.appendArray(chunk); err != nil {
+				break
 			}
+		}
+		chunked.Release()
+		if err != nil {
+			return nil, metaKV{}, err
+		}
+		if int64(c.Len()) != rows {
+			return nil, metaKV{}, fmt.Errorf("column %q has %d values but the file has %d rows", c.Name, c.Len(), rows)
 		}
 		t.Columns = append(t.Columns, c)
 	}
-	return t, nil
+	return t, kv, nil
 }
 
-func readIPC(f *os.File) (*Table, error) {
-	r, err := ipc.NewFileReader(f)
+func readIPC(r *bytes.Reader) (*Table, metaKV, error) {
+	ir, err := ipc.NewFileReader(r)
 	if err != nil {
-		return nil, err
+		return nil, metaKV{}, err
 	}
-	defer r.Close()
-	sc := r.Schema()
-	meta, err := metaFrom(sc.Metadata().Keys(), sc.Metadata().Values())
-	if err != nil {
-		return nil, err
-	}
-	t := &Table{Meta: meta, Columns: make([]Column, sc.NumFields())}
+	defer ir.Close()
+	sc := ir.Schema()
+	kv := metaKV{sc.Metadata().Keys(), sc.Metadata().Values()}
+	t := &Table{Columns: make([]Column, sc.NumFields())}
 	for i, fd := range sc.Fields() {
 		if t.Columns[i], err = newColumn(fd.Name, fd.Type); err != nil {
-			return nil, err
+			return nil, metaKV{}, err
 		}
 	}
-	for b := 0; b < r.NumRecords(); b++ {
-		rec, err := r.Record(b)
+	for b := 0; b < ir.NumRecords(); b++ {
+		rec, err := ir.Record(b)
 		if err != nil {
-			return nil, err
+			return nil, metaKV{}, err
 		}
 		for i := range t.Columns {
 			if err := t.Columns[i].appendArray(rec.Column(i)); err != nil {
-				return nil, err
+				return nil, metaKV{}, err
 			}
 		}
 	}
-	return t, nil
+	return t, kv, nil
 }
 
 // newColumn returns an empty column for an Arrow type Table can hold.

@@ -15,29 +15,35 @@ import (
 // "tailscope.", so any Arrow or Parquet reader can see where a frame came
 // from.
 type Meta struct {
-	Version     string  // toolkit version; the writer records Version when empty
-	ScenarioID  string  // scenario the frame belongs to
-	Estimator   string  // estimator that produced the records, e.g. "parsimon"
-	Network     string  // topology name (WriteTopology sets it from the network)
-	Spec        string  // scenario spec, JSON (empty or valid JSON)
-	Seed        uint64  // seed every random choice of the scenario flowed from
-	Options     string  // estimator options, JSON (empty or valid JSON)
-	WallSeconds float64 // wall-clock time the estimator took
+	Version    string // toolkit version; the writer records Version when empty
+	ScenarioID string // scenario the frame belongs to
+	Estimator  string // estimator that produced the records, e.g. "parsimon"
+	Network    string // topology name (WriteTopology sets it from the network)
+	Spec       string // scenario spec, JSON (empty or valid JSON)
+	Seed       uint64 // seed every random choice of the scenario flowed from
+	Options    string // estimator options, JSON (empty or valid JSON)
+	// WallSeconds is the wall-clock time the estimator took. It is kept
+	// out of the frame, in a run log beside it (RunLogPath), so that the
+	// frame's bytes depend on the spec, seed and options alone.
+	WallSeconds float64
+	// Timings holds further run times in seconds by name (e.g. a
+	// decomposition's "merge_s"), kept in the run log with WallSeconds.
+	Timings map[string]float64
 	// Extra holds further key/value pairs, stored as "tailscope.extra.<key>".
 	Extra map[string]string
 }
 
 const (
-	keyPrefix      = "tailscope."
-	keyVersion     = keyPrefix + "version"
-	keyScenarioID  = keyPrefix + "scenario_id"
-	keyEstimator   = keyPrefix + "estimator"
-	keyNetwork     = keyPrefix + "network"
-	keySpec        = keyPrefix + "spec"
-	keySeed        = keyPrefix + "seed"
-	keyOptions     = keyPrefix + "options"
-	keyWallSeconds = keyPrefix + "wall_seconds"
-	keyExtra       = keyPrefix + "extra."
+	keyPrefix     = "tailscope."
+	keyVersion    = keyPrefix + "version"
+	keyScenarioID = keyPrefix + "scenario_id"
+	keyEstimator  = keyPrefix + "estimator"
+	keyNetwork    = keyPrefix + "network"
+	keySpec       = keyPrefix + "spec"
+	keySeed       = keyPrefix + "seed"
+	keyOptions    = keyPrefix + "options"
+	keyDigest     = keyPrefix + "digest"
+	keyExtra      = keyPrefix + "extra."
 )
 
 // arrowMetadata checks m and encodes it. Every field is written, even when
@@ -53,9 +59,9 @@ func (m Meta) arrowMetadata() (arrow.Metadata, error) {
 	if version == "" {
 		version = Version
 	}
-	keys := []string{keyVersion, keyScenarioID, keyEstimator, keyNetwork, keySpec, keySeed, keyOptions, keyWallSeconds}
+	keys := []string{keyVersion, keyScenarioID, keyEstimator, keyNetwork, keySpec, keySeed, keyOptions, keyDigest}
 	vals := []string{version, m.ScenarioID, m.Estimator, m.Network, m.Spec,
-		strconv.FormatUint(m.Seed, 10), m.Options, strconv.FormatFloat(m.WallSeconds, 'g', -1, 64)}
+		strconv.FormatUint(m.Seed, 10), m.Options, digestPlaceholder}
 	extra := make([]string, 0, len(m.Extra))
 	for k := range m.Extra {
 		if k == "" {
@@ -71,13 +77,22 @@ func (m Meta) arrowMetadata() (arrow.Metadata, error) {
 	return arrow.NewMetadata(keys, vals), nil
 }
 
-// metaFrom decodes the tailscope keys of a file's metadata; other keys (for
+// metaKV is a file's key-value metadata, in file order.
+type metaKV struct{ keys, vals []string }
+
+// meta decodes the tailscope keys of a file's metadata; other keys (for
 // example ARROW:schema) and tailscope keys this version does not know are
-// ignored.
-func metaFrom(keys, vals []string) (Meta, error) {
+// ignored (the digest covers them all the same). digest is the value
+// verifyDigest checked the file's bytes against, empty if none: the
+// metadata must hold that one. Malformed values are errors.
+func (kv metaKV) meta(digest string) (Meta, error) {
 	var m Meta
-	for i, k := range keys {
-		v := vals[i]
+	ours, metaDigest := false, ""
+	for i, k := range kv.keys {
+		v := kv.vals[i]
+		if strings.HasPrefix(k, keyPrefix) {
+			ours = true
+		}
 		var err error
 		switch {
 		case k == keyVersion:
@@ -89,13 +104,13 @@ func metaFrom(keys, vals []string) (Meta, error) {
 		case k == keyNetwork:
 			m.Network = v
 		case k == keySpec:
-			m.Spec = v
+			m.Spec, err = v, validJSON(v)
 		case k == keySeed:
 			m.Seed, err = strconv.ParseUint(v, 10, 64)
 		case k == keyOptions:
-			m.Options = v
-		case k == keyWallSeconds:
-			m.WallSeconds, err = strconv.ParseFloat(v, 64)
+			m.Options, err = v, validJSON(v)
+		case k == keyDigest:
+			metaDigest = v
 		case strings.HasPrefix(k, keyExtra) && len(k) > len(keyExtra):
 			if m.Extra == nil {
 				m.Extra = make(map[string]string)
@@ -103,8 +118,20 @@ func metaFrom(keys, vals []string) (Meta, error) {
 			m.Extra[k[len(keyExtra):]] = v
 		}
 		if err != nil {
-			return Meta{}, fmt.Errorf("metadata %s=%q is malformed: %w", k, v, err)
+			return Meta{}, fmt.Errorf("metadata %s=%.80q is malformed: %w", k, v, err)
 		}
 	}
+	// A file with tailscope keys and no digest was refused by verifyDigest;
+	// a digest in the bytes must also be the one in the metadata.
+	if (ours || digest != "") && metaDigest != digest {
+		return Meta{}, fmt.Errorf("corrupted: metadata %s=%.80q does not hold the file's digest", keyDigest, metaDigest)
+	}
 	return m, nil
+}
+
+func validJSON(v string) error {
+	if v != "" && !json.Valid([]byte(v)) {
+		return fmt.Errorf("not valid JSON")
+	}
+	return nil
 }

@@ -106,9 +106,11 @@ func (w *RecordWriter) open(schema *arrow.Schema) (err error) {
 }
 
 // Close writes the last group, adds extra to the frame's metadata (as
-// Meta.Extra, merged over the meta given to NewRecordWriter) and moves the
-// frame into place. On error the partial frame is removed.
-func (w *RecordWriter) Close(extra map[string]string) (err error) {
+// Meta.Extra, merged over the meta given to NewRecordWriter), seals the
+// frame with its digest, writes its run log with wallSeconds (see
+// RunLogPath) and moves the frame into place. On error the partial frame
+// is removed.
+func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64) (err error) {
 	defer func() {
 		if err != nil {
 			w.tmp.Close()
@@ -157,6 +159,10 @@ func (w *RecordWriter) Close(extra map[string]string) (err error) {
 				return fmt.Errorf("frame: writing %s: %w", w.path, err)
 			}
 		}
+	}
+	final.WallSeconds = wallSeconds
+	if err := finish(w.tmp, w.path, final); err != nil {
+		return fmt.Errorf("frame: writing %s: %w", w.path, err)
 	}
 	if err := w.tmp.Close(); err != nil {
 		return fmt.Errorf("frame: %s: %w", w.path, err)

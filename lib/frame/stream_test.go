@@ -10,7 +10,8 @@ import (
 // Records streamed in groups read back exactly as WriteRecords' frame
 // does, whatever the split into groups (none full, some full, a partial
 // last group, no records), with the metadata given at the start and the
-// extra learnt at the end; nothing is left beside the frame.
+// extra learnt at the end; nothing but the run log (holding the wall time)
+// is left beside the frame.
 func TestRecordWriterRoundTrip(t *testing.T) {
 	for _, ext := range exts {
 		for _, tc := range []struct{ n, group int }{{0, 4}, {3, 4}, {8, 4}, {1001, 100}} {
@@ -30,7 +31,7 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 			if w.Len() != tc.n {
 				t.Errorf("%s n=%d: Len %d", ext, tc.n, w.Len())
 			}
-			if err := w.Close(map[string]string{"events": "42"}); err != nil {
+			if err := w.Close(map[string]string{"events": "42"}, 1.5); err != nil {
 				t.Fatal(err)
 			}
 			got, gotMeta, err := ReadRecords(path)
@@ -41,6 +42,7 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 				t.Errorf("%s n=%d group=%d: records differ after the round trip", ext, tc.n, tc.group)
 			}
 			want := meta
+			want.WallSeconds = 1.5
 			want.Extra = map[string]string{"events": "42"}
 			for k, v := range meta.Extra {
 				want.Extra[k] = v
@@ -48,8 +50,8 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(gotMeta, want) {
 				t.Errorf("%s n=%d: meta got %+v, want %+v", ext, tc.n, gotMeta, want)
 			}
-			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-				t.Errorf("%s n=%d: %d files in the directory, want the frame alone", ext, tc.n, len(ents))
+			if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+				t.Errorf("%s n=%d: %d files in the directory, want the frame and its run log", ext, tc.n, len(ents))
 			}
 		}
 	}

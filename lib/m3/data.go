@@ -96,10 +96,9 @@ func (r *TaskResult) Write(path string) error {
 			Network:   fmt.Sprintf("parkinglot-%dhop", r.Task.Hops),
 			Seed:      r.Task.Seed,
 			Options:   string(task),
-			Extra: map[string]string{
-				"packetsim_seconds": fmt.Sprint(r.PacketSeconds),
-				"flowsim_seconds":   fmt.Sprint(r.FlowSeconds),
-			},
+			// The simulators' time goes to the run log beside the frame,
+			// so that a task's frame depends on the task alone.
+			WallSeconds: r.PacketSeconds + r.FlowSeconds,
 		},
 	}
 	return frame.WriteTable(path, t)

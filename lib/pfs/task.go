@@ -37,6 +37,10 @@ func RunPlannedChunk(net *topo.Network, flows []workload.Flow, cfg netcfg.Config
 // which a chunk task stores its result apart from the records.
 const ExtraKey = "pfs_chunk"
 
+// ChunkTimer names a chunk task's run time in its frame's run log
+// (frame.Meta.Timings).
+const ChunkTimer = "chunk_s"
+
 // Extra encodes the result, without its records (they go into the record
 // frame), for a frame's metadata.
 func (r *ChunkResult) Extra() (string, error) {
@@ -66,6 +70,6 @@ func ReadChunk(path string) (*ChunkResult, error) {
 	if len(r.Pos) != len(recs) {
 		return nil, fmt.Errorf("pfs: %s holds %d records for %d flow positions", path, len(recs), len(r.Pos))
 	}
-	r.Records = recs
+	r.Records, r.WallSeconds = recs, meta.Timings[ChunkTimer]
 	return &r, nil
 }

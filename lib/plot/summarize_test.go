@@ -24,7 +24,7 @@ func TestSummarizeDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	recs := map[string][]metrics.Record{}
+	recs, wall := map[string][]metrics.Record{}, map[string]float64{}
 	for _, name := range []string{"packetsim", "flowsim"} {
 		res, err := estimator.Run(context.Background(), name, sc, "")
 		if err != nil {
@@ -36,7 +36,7 @@ func TestSummarizeDir(t *testing.T) {
 		if err := res.Write(filepath.Join(dir, sc.ID, name+".parquet"), sc); err != nil {
 			t.Fatal(err)
 		}
-		recs[name] = res.Records
+		recs[name], wall[name] = res.Records, res.WallSeconds
 	}
 	rows, err := plot.SummarizeDir(dir, "packetsim", metrics.ParsimonBins(), 99, nil)
 	if err != nil {
@@ -52,6 +52,11 @@ func TestSummarizeDir(t *testing.T) {
 	}
 	if math.Abs(r.P99.ErrorAll-want.ErrorAll) > 1e-12 || math.Abs(r.P99.All-want.All) > 1e-12 {
 		t.Errorf("p99 error %g (p99 %g), want %g (%g)", r.P99.ErrorAll, r.P99.All, want.ErrorAll, want.All)
+	}
+	// The wall times come back from the run logs beside the frames (the
+	// frames themselves hold none), so speed-ups can be computed.
+	if r.WallSeconds != wall["flowsim"] || r.BaseWallSeconds != wall["packetsim"] || r.WallSeconds <= 0 {
+		t.Errorf("wall times %g and %g s, want flowsim's %g and packetsim's %g", r.WallSeconds, r.BaseWallSeconds, wall["flowsim"], wall["packetsim"])
 	}
 	if r.Params.Matrix != "A" || math.Abs(r.MaxLoad-0.4) > 0.004 {
 		t.Errorf("params %+v, max load %g: want matrix A at 0.4", r.Params, r.MaxLoad)

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/tailscope/tailscope/lib/internal/memlimit"
 )
 
 // parsimonJSON is the topology file format of the Parsimon implementation.
@@ -105,6 +109,9 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 			return nil, errf("bad count %q in header", f)
 		}
 	}
+	if err := memlimit.Check(fmt.Sprintf("topo: %s header: node count", name), int64(cnt[0]), int64(unsafe.Sizeof(Node{}))); err != nil {
+		return nil, err
+	}
 	nodes := make([]Node, cnt[0])
 	for i := range nodes {
 		nodes[i] = Node{ID: i, Kind: Host, Rack: -1, Pod: -1}
@@ -125,8 +132,10 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 		}
 		nodes[id].Kind = Switch
 	}
-	links := make([]Link, cnt[2])
-	for i := range links {
+	// Grown line by line: a header claiming more links than the file
+	// holds fails at its end, having allocated only what it read.
+	var links []Link
+	for i := 0; i < cnt[2]; i++ {
 		f, err := next()
 		if err != nil {
 			return nil, fmt.Errorf("topo: %s: header says %d links, found %d: %w", name, cnt[2], i, err)
@@ -152,7 +161,7 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 				return nil, errf("error rate %q is not supported (must be 0)", f[4])
 			}
 		}
-		links[i] = Link{A: a, B: b, Bandwidth: bw, Delay: d}
+		links = append(links, Link{A: a, B: b, Bandwidth: bw, Delay: d})
 	}
 	return New(name, nodes, links)
 }
@@ -184,10 +193,11 @@ func ParseRate(s string) (int64, error) {
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseFloat(num, 64)
-			if err != nil || v <= 0 {
-				return 0, fmt.Errorf("bad rate %q", s)
+			bps := math.Round(v * u.mult)
+			if err != nil || !(bps >= 1 && bps < math.MaxInt64) {
+				return 0, fmt.Errorf("bad rate %q: want a number of %s from 1 bps to 9.2e18 bps", s, u.suffix)
 			}
-			return int64(v*u.mult + 0.5), nil
+			return int64(bps), nil
 		}
 	}
 	return 0, fmt.Errorf("rate %q has no unit (bps, Kbps, Mbps, Gbps, Tbps)", s)
@@ -202,10 +212,11 @@ func ParseDelay(s string) (int64, error) {
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseFloat(num, 64)
-			if err != nil || v < 0 {
-				return 0, fmt.Errorf("bad delay %q", s)
+			ns := math.Round(v * u.mult)
+			if err != nil || !(ns >= 0 && ns < math.MaxInt64) {
+				return 0, fmt.Errorf("bad delay %q: want a number of %s from 0 to 9.2e18 ns", s, u.suffix)
 			}
-			return int64(v*u.mult + 0.5), nil
+			return int64(ns), nil
 		}
 	}
 	return 0, fmt.Errorf("delay %q has no unit (ns, us, ms, s)", s)

@@ -393,6 +393,12 @@ func TestReadErrors(t *testing.T) {
 		{"3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1furlong 0\n", "no unit"},
 		{"3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0.01\n", "error rate"},
 		{"3 2 2\n2\n", "says 2 switches"},
+		{"999999999999 1 0\n0\n", "node count: 999999999999 would need"},
+		{"3 1 999999999999\n2\n0 2 10Gbps 1us 0\n", "says 999999999999 links, found 1"},
+		{"3 1 2\n2\n0 2 NaNGbps 1us 0\n", "bad rate"},
+		{"3 1 2\n2\n0 2 1e30Gbps 1us 0\n", "bad rate"},
+		{"3 1 2\n2\n0 2 10Gbps 1e30s 0\n", "bad delay"},
+		{"3 1 2\n2\n0 2 0.1bps 1us 0\n", "bad rate"},
 	} {
 		_, err := ReadNS3("topology.txt", strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -8,7 +8,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unsafe"
 
+	"github.com/tailscope/tailscope/lib/internal/memlimit"
 	"github.com/tailscope/tailscope/lib/topo"
 )
 
@@ -137,6 +139,15 @@ func Generate(net *topo.Network, spec Spec, seed uint64) ([]Flow, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Collected flows must fit in memory (a Source holds none); in
+	// duration mode their count is known only in expectation.
+	what := "workload: flows"
+	if spec.DurationNs > 0 {
+		what = fmt.Sprintf("workload: duration_ns %d: expected flows", spec.DurationNs)
+	}
+	if err := memlimit.Check(what, src.(*merged).expected(), int64(unsafe.Sizeof(Flow{}))); err != nil {
+		return nil, err
+	}
 	all := make([]Flow, 0, spec.Flows)
 	for f, ok := src.Next(); ok; f, ok = src.Next() {
 		all = append(all, f)
@@ -206,6 +217,20 @@ func (m *merged) Next() (Flow, bool) {
 }
 
 func (m *merged) Err() error { return nil }
+
+// expected is the number of flows m will yield: exact by count, the
+// expectation by duration.
+func (m *merged) expected() int64 {
+	total := 0.0
+	for _, c := range m.comps {
+		if c.n >= 0 {
+			total += float64(c.n)
+		} else {
+			total += float64(c.dur) / c.meanGap
+		}
+	}
+	return int64(min(total, math.MaxInt64/2))
+}
 
 // componentSource draws one component's flows in start order from its own
 // random stream.

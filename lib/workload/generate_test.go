@@ -96,6 +96,25 @@ func TestDurationMode(t *testing.T) {
 	}
 }
 
+// Flow counts beyond the machine's memory, given or implied by a duration,
+// are refused before any flow is drawn.
+func TestTooManyFlows(t *testing.T) {
+	d, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := workload.Component{Pairs: [][2]int{{0, 2}}, Sizes: workload.SizeSpec{Dist: "exp", Mean: 10000},
+		Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.4}
+	for _, spec := range []workload.Spec{
+		{Flows: 999_999_999_999, Components: []workload.Component{comp}},
+		{DurationNs: math.MaxInt64 / 2, Components: []workload.Component{comp}},
+	} {
+		if _, err := workload.Generate(d, spec, 1); err == nil || !strings.Contains(err.Error(), "would need") {
+			t.Errorf("flows %d, duration %d ns: error %v, want one saying the memory it would need", spec.Flows, spec.DurationNs, err)
+		}
+	}
+}
+
 func TestMixedWorkload(t *testing.T) {
 	// Parsimon App. A: three workloads, each with its own matrix and sizes,
 	// merged over one duration.

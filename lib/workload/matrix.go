@@ -91,8 +91,9 @@ func ReadMatrixCSV(name string, r io.Reader) (*Matrix, error) {
 		}
 		fields := strings.Split(t, ",")
 		if m.Racks == 0 {
+			// W grows row by row: the first row's length is not yet
+			// known to be the matrix's.
 			m.Racks = len(fields)
-			m.W = make([]float64, 0, m.Racks*m.Racks)
 		}
 		row := len(m.W) / m.Racks
 		switch {
@@ -120,6 +121,8 @@ func ReadMatrixCSV(name string, r io.Reader) (*Matrix, error) {
 		return nil, fmt.Errorf("workload: matrix %s has %d rows of %d columns; it must be square", name, len(m.W)/m.Racks, m.Racks)
 	case !(total > 0):
 		return nil, fmt.Errorf("workload: matrix %s is all zero", name)
+	case math.IsInf(total, 0):
+		return nil, fmt.Errorf("workload: matrix %s: its weights sum beyond the float64 range; scale them down", name)
 	}
 	for i := range m.W {
 		m.W[i] /= total

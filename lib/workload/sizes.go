@@ -147,6 +147,10 @@ type empirical struct {
 	mean      float64
 }
 
+// maxCDFSize is the largest size a CDF may name: 2^62 bytes, so that every
+// sample, rounded up, is an int64 and the mean is finite.
+const maxCDFSize = 1 << 62
+
 // ReadCDF reads a flow-size CDF: lines starting with '#' are comments, an
 // optional "size_bytes,cdf" header, then rows "size,cdf" with sizes
 // positive and strictly increasing, cdf values non-decreasing in [0, 1] and
@@ -177,8 +181,8 @@ func ReadCDF(name string, r io.Reader) (SizeDist, error) {
 		}
 		n := len(e.size)
 		switch {
-		case !(s > 0) || math.IsInf(s, 0):
-			return nil, fmt.Errorf("workload: %s line %d: size %v must be a positive number of bytes", name, line, s)
+		case !(s > 0 && s <= maxCDFSize):
+			return nil, fmt.Errorf("workload: %s line %d: size %v must be a positive number of bytes, at most 2^62", name, line, s)
 		case !(c >= 0 && c <= 1):
 			return nil, fmt.Errorf("workload: %s line %d: cdf %v must lie in [0, 1]", name, line, c)
 		case n > 0 && s <= e.size[n-1]:

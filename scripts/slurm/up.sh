@@ -43,6 +43,10 @@ conf=$(cat <<CONF
 # Written by scripts/slurm/up.sh: one node on loopback.
 ClusterName=tailscope
 SlurmctldHost=$node(127.0.0.1)
+# Listen on the node's address (127.0.0.1) only, not on every interface:
+# NoCtldInAddrAny for slurmctld (6817), NoInAddrAny for slurmd (6818) and
+# the ports srun and slurmstepd open.
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -80,14 +84,23 @@ if [ "$(cat /etc/slurm/slurm.conf 2>/dev/null)" != "$conf" ]; then
 fi
 
 running() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
-if running /run/slurmctld.pid; then
-  [ $changed -eq 1 ] && scontrol reconfigure
-else
-  slurmctld
+# A changed slurm.conf restarts the daemons: "scontrol reconfigure" does not
+# rebind their listening sockets (the loopback-only setting above). Jobs in
+# flight survive: slurmctld keeps its state in StateSaveLocation and job
+# steps are run by slurmstepd, not slurmd.
+stop() {
+  running "$1" || return 0
+  kill "$(cat "$1")"
+  for _ in $(seq 100); do running "$1" || return 0; sleep 0.1; done
+  echo "slurm/up.sh: daemon of $1 did not stop" >&2
+  exit 1
+}
+if [ $changed -eq 1 ]; then
+  stop /run/slurmd.pid
+  stop /run/slurmctld.pid
 fi
-if ! running /run/slurmd.pid; then
-  slurmd
-fi
+running /run/slurmctld.pid || slurmctld
+running /run/slurmd.pid || slurmd
 
 # Wait until the node takes jobs; a node left down or drained by an earlier
 # run is resumed.

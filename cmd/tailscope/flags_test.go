@@ -1,0 +1,77 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestRangedFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // error substring, "" for accepted
+	}{
+		{[]string{"-flows", "0"}, ""},
+		{[]string{"-flows", "20000"}, ""},
+		{[]string{"-flows", "-5"}, `invalid value "-5" for flag -flows: want an integer >= 0`},
+		{[]string{"-flows", "1e3"}, "want an integer >= 0"},
+		{[]string{"-members", "65"}, "want an integer from 1 to 64"},
+		{[]string{"-members", "64"}, ""},
+		{[]string{"-seed", "-2"}, "want an integer >= -1"},
+		{[]string{"-seed", "9223372036854775807"}, ""},
+		{[]string{"-load", "0"}, ""},
+		{[]string{"-load", "0.3"}, ""},
+		{[]string{"-load", "NaN"}, "want a number in (0, 1), or 0 for the default"},
+		{[]string{"-load", "-0.1"}, "want a number in (0, 1), or 0 for the default"},
+		{[]string{"-load", "1"}, "want a number in (0, 1)"},
+		{[]string{"-percentile", "100"}, ""},
+		{[]string{"-percentile", "120"}, "want a number in (0, 100]"},
+		{[]string{"-percentile", "0"}, "want a number in (0, 100]"},
+		{[]string{"-lr", "+Inf"}, "want a number > 0"},
+		{[]string{"-min-queue-ns", "0"}, ""},
+		{[]string{"-min-queue-ns", "-1"}, "want a number >= 0"},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		flows := intFlag(fs, "flows", 7, 0, math.MaxInt, "flows")
+		intFlag(fs, "members", 3, 1, 64, "members")
+		int64Flag(fs, "seed", -1, -1, math.MaxInt64, "seed")
+		load := floatFlag(fs, "load", 0.25, span{lo: 0, hi: 1, loOpen: true, hiOpen: true, zeroDefault: true}, "load")
+		floatFlag(fs, "percentile", 99, span{lo: 0, hi: 100, loOpen: true}, "percentile")
+		floatFlag(fs, "lr", 1e-3, positive, "lr")
+		floatFlag(fs, "min-queue-ns", 0, nonNegative, "queue")
+		if *flows != 7 || *load != 0.25 {
+			t.Fatalf("defaults %d, %g; want 7, 0.25", *flows, *load)
+		}
+		err := fs.Parse(c.args)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestFloatsList(t *testing.T) {
+	if v, err := floats("0.3, 0.6", unitOpen); err != nil || len(v) != 2 || v[1] != 0.6 {
+		t.Errorf("floats: %v, %v", v, err)
+	}
+	for _, s := range []string{"0.3,1.5", "x", "NaN"} {
+		if _, err := floats(s, unitOpen); err == nil || !strings.Contains(err.Error(), "want a number in (0, 1)") {
+			t.Errorf("floats(%q): %v, want a range error", s, err)
+		}
+	}
+}
+
+func TestParseFlagsRefusesArguments(t *testing.T) {
+	fs := flag.NewFlagSet("dscale", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	alphas := fs.String("alphas", "0.5", "")
+	err := parseFlags(fs, []string{"run", "--alphas", "0"})
+	if err == nil || !strings.Contains(err.Error(), `unexpected argument "run"`) {
+		t.Errorf("error %v, want one naming the stray argument", err)
+	}
+	if err := parseFlags(fs, []string{"--alphas", "0.2"}); err != nil || *alphas != "0.2" {
+		t.Errorf("flags only: %v, alphas %q", err, *alphas)
+	}
+}
