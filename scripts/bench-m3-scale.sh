@@ -3,7 +3,7 @@
 # on the 6,144-host fabric (meta384-2:1, matrix B, WebServer, sigma 2, 30%
 # max load) at the given flow counts, plus flowsim on each scenario: wall,
 # process CPU (user + system) and peak RSS of every run, the m3 records of
-# old and new compared row for row (tools/samerecords), and the new run's
+# old and new compared row for row (scripts/bench/cmprecords), and the new run's
 # own figures (phase times, m3's CPU time, heap, peak RSS).
 #
 # Usage: scripts/bench-m3-scale.sh OLD_TAILSCOPE NEW_TAILSCOPE OUT [FLOWS...]
@@ -19,7 +19,7 @@ flows=${*:-300000 1000000}
 rounds=${ROUNDS:-2}
 others=${OTHERS:-flowsim}
 mkdir -p "$out"
-go build -o "$out/samerecords" ./tools/samerecords
+go build -o "$out/cmprecords" ./scripts/bench/cmprecords
 
 cat >"$out/meta32.json" <<'JSON'
 {"name": "m3-scale-meta32", "topology": {"preset": "meta32-2:1"}, "seed": 1,
@@ -47,7 +47,7 @@ scenario() { # SPEC FLOWS
 		run "$old" old "$1" "$2" m3
 		o=$last
 		run "$new" new "$1" "$2" m3
-		"$out/samerecords" "$o" "$last"
+		"$out/cmprecords" "$o" "$last"
 	done
 	for e in $others; do
 		run "$new" new "$1" "$2" "$e"

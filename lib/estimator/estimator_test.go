@@ -132,8 +132,7 @@ func TestM3Options(t *testing.T) {
 		}
 		// The records alone take a heap of 72 bytes per flow; the process
 		// holds at least that resident.
-		heap, _ := strconv.ParseInt(res.Extra["heap_bytes"], 10, 64)
-		rss, _ := strconv.ParseInt(res.Extra["peak_rss_bytes"], 10, 64)
+		heap, rss := int64(res.Timings["heap_bytes"]), int64(res.Timings["peak_rss_bytes"])
 		if min := int64(72 * len(sc.Flows)); heap < min || (runtime.GOOS == "linux" && rss < min) {
 			t.Errorf("options %s: heap %d bytes, peak RSS %d bytes for %d records", tc.opts, heap, rss, len(sc.Flows))
 		}
@@ -230,7 +229,7 @@ func TestStream(t *testing.T) {
 // frames (their wall times, which differ, go to the run logs).
 func TestRerunsWriteIdenticalFrames(t *testing.T) {
 	sc := small(t)
-	for _, name := range []string{"packetsim", "flowsim"} {
+	for _, name := range []string{"packetsim", "flowsim", "m3", "parsimon"} {
 		var frames [2][]byte
 		for i := range frames {
 			res, err := Run(context.Background(), name, sc, "")

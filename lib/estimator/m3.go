@@ -55,18 +55,21 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	return &Result{
 		Records: est.Records,
 		Options: encode(o),
-		// Where time and memory went. CPU time is the process's during
-		// the run (model loading excluded), peak RSS the process's so far
-		// (scenario building and earlier estimators included).
 		Extra: map[string]string{
 			"paths":           strconv.Itoa(est.Paths),
 			"paths_simulated": strconv.Itoa(est.Simulated),
-			"decompose_s":     strconv.FormatFloat(est.Stats.DecomposeSeconds, 'f', 3, 64),
-			"simulate_s":      strconv.FormatFloat(est.Stats.SimulateSeconds, 'f', 3, 64),
-			"records_s":       strconv.FormatFloat(est.Stats.RecordsSeconds, 'f', 3, 64),
-			"cpu_s":           strconv.FormatFloat((cputime.Used() - cpu0).Seconds(), 'f', 3, 64),
-			"heap_bytes":      strconv.FormatUint(est.Stats.HeapBytes, 10),
-			"peak_rss_bytes":  strconv.FormatInt(cputime.PeakRSS(), 10),
+		},
+		// Where time and memory went, in the run log beside the frame
+		// (they differ between reruns). CPU time is the process's during
+		// the run (model loading excluded), peak RSS the process's so far
+		// (scenario building and earlier estimators included).
+		Timings: map[string]float64{
+			"decompose_s":    est.Stats.DecomposeSeconds,
+			"simulate_s":     est.Stats.SimulateSeconds,
+			"records_s":      est.Stats.RecordsSeconds,
+			"cpu_s":          (cputime.Used() - cpu0).Seconds(),
+			"heap_bytes":     float64(est.Stats.HeapBytes),
+			"peak_rss_bytes": float64(cputime.PeakRSS()),
 		},
 	}, nil
 }
