@@ -135,18 +135,23 @@ func (c Component) pairs(net *topo.Network) (pairSampler, error) {
 // and numbered from 0 in that order; the same spec and seed always give the
 // same flows. It collects what NewSource yields.
 func Generate(net *topo.Network, spec Spec, seed uint64) ([]Flow, error) {
+	// Collected flows must fit in memory (a Source holds none): a count is
+	// checked before NewSource's first pass draws them; the count a
+	// duration implies is known, in expectation, once NewSource has drawn
+	// its pilot sample.
+	size := int64(unsafe.Sizeof(Flow{}))
+	if err := memlimit.Check("workload: flows", int64(spec.Flows), size); err != nil {
+		return nil, err
+	}
 	src, err := NewSource(net, spec, seed)
 	if err != nil {
 		return nil, err
 	}
-	// Collected flows must fit in memory (a Source holds none); in
-	// duration mode their count is known only in expectation.
-	what := "workload: flows"
 	if spec.DurationNs > 0 {
-		what = fmt.Sprintf("workload: duration_ns %d: expected flows", spec.DurationNs)
-	}
-	if err := memlimit.Check(what, src.(*merged).expected(), int64(unsafe.Sizeof(Flow{}))); err != nil {
-		return nil, err
+		what := fmt.Sprintf("workload: duration_ns %d: expected flows", spec.DurationNs)
+		if err := memlimit.Check(what, src.(*merged).expected(), size); err != nil {
+			return nil, err
+		}
 	}
 	all := make([]Flow, 0, spec.Flows)
 	for f, ok := src.Next(); ok; f, ok = src.Next() {
