@@ -93,7 +93,7 @@ func (f ccevalFlags) scenario() (scenario.Spec, error) {
 // makes if need be (commands make it only once they have output, so that a
 // failed run leaves no empty directory).
 func (f ccevalFlags) write(name string, t *frame.Table, fig *plot.Figure) error {
-	if err := os.MkdirAll(*f.out, 0o755); err != nil {
+	if err := mkdirOut(*f.out); err != nil {
 		return err
 	}
 	if t != nil {
@@ -166,7 +166,7 @@ func ccevalEstimate(args []string) error {
 		var res *cceval.Result
 		switch *executor {
 		case "":
-			if err := os.MkdirAll(*cf.out, 0o755); err != nil {
+			if err := mkdirOut(*cf.out); err != nil {
 				return err
 			}
 			journal := filepath.Join(*cf.out, name+".trials.jsonl")

@@ -67,7 +67,7 @@ func runDSCALE(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := mkdirOut(*out); err != nil {
 		return err
 	}
 	label := nodeLabels(sc.Net)

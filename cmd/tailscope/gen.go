@@ -70,7 +70,7 @@ func runGen(args []string) error {
 	meta := frame.Meta{ScenarioID: sc.ID, Spec: s.JSON(), Seed: s.Seed, WallSeconds: wall}
 	stem := strings.TrimSuffix(strings.TrimSuffix(*out, ".parquet"), ".arrow")
 	ext := strings.TrimPrefix(*out, stem)
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	if err := mkdirOut(filepath.Dir(*out)); err != nil {
 		return err
 	}
 	if err := frame.WriteFlows(*out, sc.Flows, meta); err != nil {

@@ -72,7 +72,7 @@ func runM3Gendata(args []string) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := mkdirOut(*out); err != nil {
 		return err
 	}
 	if err := writeManifest(*out, dataManifest{Tasks: *tasks, Flows: *flows, Seed: *seed, GitCommit: gitCommit()}); err != nil {
@@ -198,13 +198,13 @@ func runM3Train(args []string) error {
 	}
 	trainSec := time.Since(t1).Seconds()
 	model.Info.Notes = "ensemble of MLP corrections of flowSim; see lib/m3 and the provenance file"
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	if err := mkdirOut(filepath.Dir(*out)); err != nil {
 		return err
 	}
 	if err := model.Save(*out); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*report, 0o755); err != nil {
+	if err := mkdirOut(*report); err != nil {
 		return err
 	}
 	p := provenance{

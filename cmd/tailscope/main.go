@@ -60,6 +60,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err := c.run(os.Args[2:]); err != nil {
+		removeEmptyCreated()
 		if err == flag.ErrHelp {
 			os.Exit(2)
 		}

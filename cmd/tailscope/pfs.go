@@ -84,7 +84,7 @@ func (s pfsScenario) parse(fs *flag.FlagSet, args []string, out *string) (*scena
 		return nil, frame.Meta{}, err
 	}
 	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: sc.Spec.JSON(), Seed: sc.Spec.Seed}
-	return sc, meta, os.MkdirAll(*out, 0o755)
+	return sc, meta, mkdirOut(*out)
 }
 
 func orDefault(x, def float64) float64 {

@@ -83,11 +83,8 @@ func runRun(args []string) error {
 		case ex != nil:
 			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor, name)
 		case streaming:
-			if err = os.MkdirAll(dir, 0o755); err == nil {
+			if err = mkdirOut(dir); err == nil {
 				res, err = estimator.Stream(ctx, name, sc, *options, filepath.Join(dir, name+".parquet"))
-				if err != nil {
-					os.Remove(dir) // only if the failed run left it empty
-				}
 			}
 		default:
 			res, err = estimator.Run(ctx, name, sc, *options)
@@ -98,7 +95,7 @@ func runRun(args []string) error {
 		path := filepath.Join(dir, name+".parquet")
 		n := res.Streamed
 		if !streaming {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
+			if err := mkdirOut(dir); err != nil {
 				return err
 			}
 			if err := res.Write(path, sc); err != nil {

@@ -77,7 +77,7 @@ func runSweep(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := mkdirOut(*out); err != nil {
 		return err
 	}
 	// The sweep's definition beside its results, for provenance.
