@@ -109,6 +109,12 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 			return nil, errf("bad count %q in header", f)
 		}
 	}
+	// Every node needs a link (the network refuses disconnected hosts), so
+	// a header with more than two nodes per link is refused before the
+	// nodes are allocated (fuzzing found "200666666 0 0" taking 7 GB).
+	if cnt[0] > 2*cnt[2] {
+		return nil, errf("header says %d nodes but only %d links: at most %d nodes can each have a link", cnt[0], cnt[2], 2*cnt[2])
+	}
 	if err := memlimit.Check(fmt.Sprintf("topo: %s header: node count", name), int64(cnt[0]), int64(unsafe.Sizeof(Node{}))); err != nil {
 		return nil, err
 	}
