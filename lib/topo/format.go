@@ -118,10 +118,6 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 	if err := memlimit.Check(fmt.Sprintf("topo: %s header: node count", name), int64(cnt[0]), int64(unsafe.Sizeof(Node{}))); err != nil {
 		return nil, err
 	}
-	nodes := make([]Node, cnt[0])
-	for i := range nodes {
-		nodes[i] = Node{ID: i, Kind: Host, Rack: -1, Pod: -1}
-	}
 	var sw []string
 	if cnt[1] > 0 {
 		if sw, err = next(); err != nil {
@@ -131,15 +127,17 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 	if len(sw) != cnt[1] {
 		return nil, errf("header says %d switches but the line lists %d", cnt[1], len(sw))
 	}
-	for _, f := range sw {
+	switches := make([]int, len(sw))
+	for i, f := range sw {
 		id, err := strconv.Atoi(f)
 		if err != nil || id < 0 || id >= cnt[0] {
 			return nil, errf("bad switch id %q", f)
 		}
-		nodes[id].Kind = Switch
+		switches[i] = id
 	}
-	// Grown line by line: a header claiming more links than the file
-	// holds fails at its end, having allocated only what it read.
+	// Links are grown line by line and the nodes allocated only once they
+	// are read: a header claiming more nodes or links than the file holds
+	// fails at its end, having allocated only what it read.
 	var links []Link
 	for i := 0; i < cnt[2]; i++ {
 		f, err := next()
@@ -168,6 +166,13 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 			}
 		}
 		links = append(links, Link{A: a, B: b, Bandwidth: bw, Delay: d})
+	}
+	nodes := make([]Node, cnt[0])
+	for i := range nodes {
+		nodes[i] = Node{ID: i, Kind: Host, Rack: -1, Pod: -1}
+	}
+	for _, id := range switches {
+		nodes[id].Kind = Switch
 	}
 	return New(name, nodes, links)
 }
