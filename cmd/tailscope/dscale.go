@@ -14,6 +14,7 @@ import (
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/summary"
 	"github.com/tailscope/tailscope/lib/topo"
 )
 
@@ -81,7 +82,7 @@ func runDSCALE(args []string) error {
 	}
 	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: spec.JSON(), Seed: spec.Seed}
 	tbl := ev.ComparisonTable(spec.Name, metrics.AllSizes(), meta)
-	fmt.Print(plot.Markdown(tbl))
+	fmt.Print(summary.Markdown(tbl))
 	for path, t := range map[string]*frame.Table{"comparison": tbl, "queues": ev.QueueTable(meta), "links": ev.LinkTable(sc.Net, meta)} {
 		if err := frame.WriteTable(filepath.Join(*out, path+".parquet"), t); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/summary"
 )
 
 func init() {
@@ -153,20 +154,20 @@ func plotSummary(args []string) error {
 	if err != nil {
 		return err
 	}
-	rows, err := plot.SummarizeDir(*dir, *baseline, b, *pct, os.Stderr)
+	rows, err := summary.SummarizeDir(*dir, *baseline, b, *pct, os.Stderr)
 	if err != nil {
 		return err
 	}
 	if !*perSeed {
 		n := len(rows)
-		if rows, err = plot.CombineSeeds(rows, *level); err != nil {
+		if rows, err = summary.CombineSeeds(rows, *level); err != nil {
 			return err
 		}
 		if len(rows) < n {
 			fmt.Printf("combined %d rows of scenarios run with several seeds into %d (means with %.0f%% confidence intervals)\n", n, len(rows), 100**level)
 		}
 	}
-	t, err := plot.SummaryTable(rows)
+	t, err := summary.Table(rows)
 	if err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func readSummary(path string) ([]metrics.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := plot.Summaries(t)
+	rows, err := summary.Rows(t)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -195,14 +196,14 @@ func readSummary(path string) ([]metrics.Summary, error) {
 
 func plotError(args []string) error {
 	fs := flag.NewFlagSet("plot error", flag.ContinueOnError)
-	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	summaryPath := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	edges := fs.String("edges", "0.41,0.56", "max-load bin edges (fractions)")
 	out := fs.String("out", "error_cdf.png", "figure to write (.png or .svg)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	rows, err := readSummary(*summary)
+	rows, err := readSummary(*summaryPath)
 	if err != nil {
 		return err
 	}
@@ -219,7 +220,7 @@ func plotError(args []string) error {
 
 func plotViolin(args []string) error {
 	fs := flag.NewFlagSet("plot violin", flag.ContinueOnError)
-	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	summaryPath := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	lo := floatFlag(fs, "load-lo", 0, span{lo: 0, hi: 1}, "keep scenarios with max load above this")
 	hi := floatFlag(fs, "load-hi", 0.5, span{lo: 0, hi: 1}, "and at most this (Parsimon Fig. 9a: 0-0.5, 9b: 0.5-1)")
@@ -227,7 +228,7 @@ func plotViolin(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	rows, err := readSummary(*summary)
+	rows, err := readSummary(*summaryPath)
 	if err != nil {
 		return err
 	}
@@ -240,24 +241,24 @@ func plotViolin(args []string) error {
 
 func plotTable(args []string) error {
 	fs := flag.NewFlagSet("plot table", flag.ContinueOnError)
-	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	summaryPath := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	kind := fs.String("kind", "top", "top (Parsimon Table 4: largest errors), compare (m3 Table 5) or stats (errors and speed per estimator and load range)")
 	est := fs.String("estimator", "parsimon", "estimator for -kind top")
 	k := intFlag(fs, "k", 5, 1, math.MaxInt, "rows for -kind top")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	rows, err := readSummary(*summary)
+	rows, err := readSummary(*summaryPath)
 	if err != nil {
 		return err
 	}
 	switch *kind {
 	case "top":
-		fmt.Print(plot.Markdown(plot.TopErrors(rows, *est, *k)))
+		fmt.Print(summary.Markdown(summary.TopErrors(rows, *est, *k)))
 	case "compare":
-		fmt.Print(plot.Markdown(plot.ComparisonTable(rows)))
+		fmt.Print(summary.Markdown(summary.ComparisonTable(rows)))
 	case "stats":
-		fmt.Print(plot.Markdown(plot.ErrorStats(rows, plot.ParsimonLoadEdges())))
+		fmt.Print(summary.Markdown(summary.ErrorStats(rows, metrics.ParsimonLoadEdges())))
 	default:
 		return fmt.Errorf("plot table: unknown -kind %q (top, compare or stats)", *kind)
 	}
@@ -266,13 +267,13 @@ func plotTable(args []string) error {
 
 func plotErrorByLoad(args []string) error {
 	fs := flag.NewFlagSet("plot error-load", flag.ContinueOnError)
-	summary := fs.String("summary", "", "summary frame (tailscope plot summary)")
+	summaryPath := fs.String("summary", "", "summary frame (tailscope plot summary)")
 	est := fs.String("estimator", "parsimon", "estimator whose errors to plot")
 	out := fs.String("out", "error_load.png", "figure to write (.png or .svg)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	rows, err := readSummary(*summary)
+	rows, err := readSummary(*summaryPath)
 	if err != nil {
 		return err
 	}

@@ -197,7 +197,7 @@ func Sample(s Space, n int, seed uint64) ([]scenario.Spec, error) {
 // copies of each with seeds Seed, Seed+1, ..., Seed+n-1. The first copy is
 // the spec itself, so a sweep replicated later reuses its results. The
 // copies share the spec's FamilyID, by which summaries combine them into
-// means with confidence intervals (plot.CombineSeeds).
+// means with confidence intervals (summary.CombineSeeds).
 func Replicate(specs []scenario.Spec, n int) ([]scenario.Spec, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("experiment: %d seeds per scenario; at least 1", n)

@@ -118,3 +118,7 @@ func ByteSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + "B"
 }
+
+// ParsimonLoadEdges are the max-load bins of Parsimon's Fig. 8: up to 41%,
+// 41% to 56%, above 56%.
+func ParsimonLoadEdges() []float64 { return []float64{0.41, 0.56} }

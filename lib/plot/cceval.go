@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"github.com/tailscope/tailscope/lib/cceval"
 	"gonum.org/v1/plot"
@@ -25,7 +26,7 @@ func CITrace(r *cceval.Result, names []string) (*Figure, error) {
 	}
 	var panels []*plot.Plot
 	for _, m := range r.Metrics {
-		if len(names) > 0 && !containsString(names, m.Name) {
+		if len(names) > 0 && !slices.Contains(names, m.Name) {
 			continue
 		}
 		var pts plotter.XYs

@@ -141,10 +141,6 @@ func grid(panels []*plot.Plot, cols int) [][]*plot.Plot {
 	return append(rows, panels)
 }
 
-// ParsimonLoadEdges are the max-load bins of Parsimon's Fig. 8: up to 41%,
-// 41% to 56%, above 56%.
-func ParsimonLoadEdges() []float64 { return []float64{0.41, 0.56} }
-
 // loadBin is the index of the load bin of load: (-inf, e0], (e0, e1], ...
 func loadBin(edges []float64, load float64) int {
 	return sort.Search(len(edges), func(i int) bool { return load <= edges[i] })
@@ -152,7 +148,7 @@ func loadBin(edges []float64, load float64) int {
 
 // ErrorCDF draws the CDFs of the overall p99-slowdown error of estimator
 // across the summary rows (one per scenario), one curve per bin of measured
-// max load split at edges (ParsimonLoadEdges for Parsimon's Fig. 8) plus
+// max load split at edges (metrics.ParsimonLoadEdges for Parsimon's Fig. 8) plus
 // one over all scenarios. Each legend entry gives the bin's max-load range
 // and, as in the paper, the largest top-10% mean load in it; dotted lines
 // mark +-10%. Rows that combine several seeds (CombineSeeds) get

@@ -2,8 +2,8 @@
 // per size bin with a zoom on the tail (Parsimon Fig. 7 and 10), CDFs of p99
 // error binned by load (Parsimon Fig. 8), violins of error faceted by
 // scenario parameter (Parsimon Fig. 9), slowdown heatmaps by size bucket and
-// percentile (m3 Fig. 3), and the summary tables (Parsimon Table 4, m3
-// Table 5) as frames and Markdown.
+// percentile (m3 Fig. 3). It draws from records and summary rows; building
+// and combining those rows, and the tables, are lib/summary's.
 //
 // Every figure is a Figure: a grid of gonum plots that Save writes as PNG or
 // SVG and Image renders for a notebook cell. The API is non-generic so that

@@ -3,7 +3,6 @@ package plot
 import (
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/internal/synth"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"gonum.org/v1/plot/vg"
 )
@@ -40,35 +39,6 @@ func synthRecords(seed uint64, n int, scale float64) []metrics.Record {
 		recs[i] = metrics.Record{FlowID: i, Size: size + 1, Slowdown: 1 + scale*math.Exp(r.NormFloat64()*1.1)}
 	}
 	return recs
-}
-
-// synthSummaries draws sweep rows whose error grows with load, more so
-// with matrix A and 4:1 oversubscription (the shape of Parsimon Fig. 9).
-func synthSummaries(seed uint64, n int) []metrics.Summary {
-	r := rand.New(rand.NewPCG(seed, 9))
-	bins := metrics.ParsimonBins()
-	rows := make([]metrics.Summary, n)
-	for i := range rows {
-		p := metrics.Params{Matrix: []string{"A", "B", "C"}[r.IntN(3)], Sizes: []string{"cachefollower", "webserver", "hadoop"}[r.IntN(3)],
-			Oversub: []float64{1, 2, 4}[r.IntN(3)], Sigma: float64(1 + r.IntN(2)), TargetLoad: 0.25 + 0.5*r.Float64()}
-		load := p.TargetLoad * 1.06
-		e := 0.02 + 0.1*math.Max(0, load-0.4)*r.ExpFloat64()
-		if p.Matrix == "A" && p.Oversub == 4 {
-			e *= 3
-		}
-		c := metrics.Comparison{Percentile: 99, Labels: bins.Labels, Count: make([]int, 4), BaseCount: make([]int, 4)}
-		for b := 0; b < 4; b++ {
-			base := 2 + float64(b) + r.Float64()
-			eb := e + 0.02*r.NormFloat64()
-			c.Est, c.Base, c.Error = append(c.Est, base*(1+eb)), append(c.Base, base), append(c.Error, eb)
-		}
-		c.BaseAll = 3 + r.Float64()
-		c.All = c.BaseAll * (1 + e)
-		c.ErrorAll = metrics.P99Error(c.All, c.BaseAll)
-		rows[i] = metrics.Summary{ScenarioID: fmt.Sprintf("s%03d", i), Estimator: "parsimon", Baseline: "ns3", Params: p,
-			Flows: 20000, MaxLoad: load, Top10Load: 0.8 * load, WallSeconds: 2 + r.Float64(), BaseWallSeconds: 300 + 100*r.Float64(), P99: c}
-	}
-	return rows
 }
 
 func TestSilvermanBandwidth(t *testing.T) {
@@ -244,7 +214,7 @@ func saveBoth(t *testing.T, f *Figure, name string) {
 
 func TestFigures(t *testing.T) {
 	base, est := synthRecords(1, 20000, 1), synthRecords(2, 20000, 1.15)
-	rows := synthSummaries(5, 192)
+	rows := synth.Summaries(5, 192)
 	for _, tc := range []struct {
 		name string
 		make func() (*Figure, error)
@@ -255,7 +225,7 @@ func TestFigures(t *testing.T) {
 		{"slowdown_cdf_all", func() (*Figure, error) {
 			return SlowdownCDF([]string{"ns-3"}, [][]metrics.Record{base}, metrics.AllSizes(), 0)
 		}},
-		{"error_cdf", func() (*Figure, error) { return ErrorCDF(rows, "parsimon", ParsimonLoadEdges()) }},
+		{"error_cdf", func() (*Figure, error) { return ErrorCDF(rows, "parsimon", metrics.ParsimonLoadEdges()) }},
 		{"violins_low", func() (*Figure, error) { return ErrorViolins(rows, "parsimon", 0, 0.5) }},
 		{"violins_high", func() (*Figure, error) { return ErrorViolins(rows, "parsimon", 0.5, 1) }},
 		{"heatmap", func() (*Figure, error) { return SlowdownHeatmap(base, metrics.M3Bins(), "synthetic records") }},
@@ -285,7 +255,7 @@ func TestFigureErrors(t *testing.T) {
 		{"no records", second(SlowdownCDF([]string{"a"}, [][]metrics.Record{nil}, metrics.ParsimonBins(), 0.9)), "no records"},
 		{"no error rows", second(ErrorCDF(nil, "parsimon", nil)), `estimator "parsimon"`},
 		{"edges", second(ErrorCDF(nil, "x", []float64{0.5, 0.4})), "must increase"},
-		{"no violin rows", second(ErrorViolins(synthSummaries(1, 10), "m3", 0, 1)), `estimator "m3"`},
+		{"no violin rows", second(ErrorViolins(synth.Summaries(1, 10), "m3", 0, 1)), `estimator "m3"`},
 		{"empty heatmap", second(SlowdownHeatmap(nil, metrics.M3Bins(), "")), "no records"},
 		{"format", Save(Single(newPlot("", "", "")), "fig.pdf"), `unknown figure format ".pdf"`},
 		{"no panels", Save(&Figure{}, "fig.png"), "no panels"},
@@ -297,137 +267,3 @@ func TestFigureErrors(t *testing.T) {
 }
 
 func second(_ *Figure, err error) error { return err }
-
-// summariesViaParquet writes a summary frame as Parquet and reads its rows
-// back.
-func summariesViaParquet(t *testing.T, tab *frame.Table) []metrics.Summary {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "summary.parquet")
-	if err := frame.WriteTable(path, tab); err != nil {
-		t.Fatal(err)
-	}
-	back, err := frame.ReadTable(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Summaries(back)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-// A summary frame survives Parquet: the rows read back equal the rows
-// written (bin flow counts are not stored).
-func TestSummaryTableRoundTrip(t *testing.T) {
-	rows := synthSummaries(8, 12)
-	tab, err := SummaryTable(rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := summariesViaParquet(t, tab)
-	if len(got) != len(rows) {
-		t.Fatalf("%d rows back, want %d", len(got), len(rows))
-	}
-	for i := range rows {
-		want := rows[i]
-		want.P99.Count, want.P99.BaseCount = nil, nil
-		if fmt.Sprintf("%+v", got[i]) != fmt.Sprintf("%+v", want) {
-			t.Errorf("row %d:\n got %+v\nwant %+v", i, got[i], want)
-		}
-	}
-	mixed := append(synthSummaries(1, 2), metrics.Summary{P99: metrics.Compare(nil, nil, metrics.NS3Bins(), 99)})
-	if _, err := SummaryTable(mixed); err == nil || !strings.Contains(err.Error(), "has bins") {
-		t.Errorf("rows with different bins: %v", err)
-	}
-	if _, err := Summaries(frame.RecordsTable(nil, frame.Meta{})); err == nil || !strings.Contains(err.Error(), "not a summary frame") {
-		t.Errorf("records frame read as summaries: %v", err)
-	}
-}
-
-func TestTopErrorsMarkdown(t *testing.T) {
-	rows := synthSummaries(5, 50)
-	rows[17].P99.ErrorAll = -0.9 // the largest magnitude, an underestimate
-	md := Markdown(TopErrors(rows, "parsimon", 5))
-	lines := strings.Split(strings.TrimSuffix(md, "\n"), "\n")
-	if len(lines) != 7 {
-		t.Fatalf("Markdown has %d lines, want header, separator and 5 rows:\n%s", len(lines), md)
-	}
-	if lines[0] != "| Error | Max load | Matrix | Sizes | Oversub | σ | Scenario |" || lines[1] != "| --- | --- | --- | --- | --- | --- | --- |" {
-		t.Errorf("header:\n%s\n%s", lines[0], lines[1])
-	}
-	if !strings.HasPrefix(lines[2], "| -90.0% |") || !strings.HasSuffix(lines[2], "| s017 |") {
-		t.Errorf("first row %q, want scenario s017 at -90.0%%", lines[2])
-	}
-	prev := math.Inf(1)
-	for _, l := range lines[2:] {
-		var e float64
-		fmt.Sscanf(strings.TrimPrefix(strings.Fields(l)[1], "+"), "%g", &e)
-		if math.Abs(e) > prev {
-			t.Errorf("rows not ordered by |error|: %q", l)
-		}
-		prev = math.Abs(e)
-	}
-	num := &frame.Table{Columns: []frame.Column{frame.Float64Column("x", []float64{1.23456}), frame.StringColumn("s|t", []string{"a|b"})}}
-	if got, want := Markdown(num), "| x | s\\|t |\n| ---: | --- |\n| 1.235 | a\\|b |\n"; got != want {
-		t.Errorf("Markdown:\n%s\nwant\n%s", got, want)
-	}
-}
-
-func TestComparisonTable(t *testing.T) {
-	rows := synthSummaries(2, 3)
-	m3 := rows[0]
-	m3.Estimator, m3.WallSeconds = "m3", 1
-	m3.P99.All, m3.P99.ErrorAll = m3.P99.BaseAll*0.99, -0.01
-	tab := ComparisonTable(append(rows, m3))
-	if tab.Len() != 3 {
-		t.Fatalf("%d rows, want one per scenario", tab.Len())
-	}
-	scen, _ := tab.Strings("Scenario")
-	speed, _ := tab.Strings("m3 speed-up")
-	errs, _ := tab.Strings("m3 error")
-	for i, s := range scen {
-		if s == m3.ScenarioID {
-			if want := fmt.Sprintf("%.0fx", m3.BaseWallSeconds); speed[i] != want || errs[i] != "-1.0%" {
-				t.Errorf("m3 on %s: speed-up %q error %q, want %q and -1.0%%", s, speed[i], errs[i], want)
-			}
-		} else if speed[i] != "" {
-			t.Errorf("m3 did not run %s but shows speed-up %q", s, speed[i])
-		}
-	}
-	load, _ := tab.Strings("Max load")
-	for i := 1; i < len(load); i++ {
-		if load[i] < load[i-1] {
-			t.Errorf("rows not ordered by max load: %v", load)
-		}
-	}
-}
-
-// ErrorStats on hand-made rows: two estimators, errors chosen so that each
-// statistic has a known value per load range.
-func TestErrorStats(t *testing.T) {
-	row := func(est string, load, err, wall float64) metrics.Summary {
-		r := metrics.Summary{Estimator: est, Baseline: "packetsim", MaxLoad: load, WallSeconds: wall, BaseWallSeconds: 10}
-		r.P99.ErrorAll = err
-		return r
-	}
-	rows := []metrics.Summary{
-		row("parsimon", 0.30, 0.05, 20), row("parsimon", 0.35, 0.20, 20),
-		row("parsimon", 0.70, 0.40, 20), row("parsimon", 0.80, -0.08, 20),
-		row("m3", 0.30, -0.02, 1), row("m3", 0.60, math.NaN(), 1),
-		row("packetsim", 0.30, 0, 10), // the baseline's own row is left out
-	}
-	tab := ErrorStats(rows, []float64{0.5})
-	got := Markdown(tab)
-	want := `| Estimator | Max load | Scenarios | Within 10% | Median \|error\| | Mean \|error\| | Max \|error\| | Over | Speed-up |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- |
-| m3 | all | 1 | 100.0% | 2.0% | 2.0% | 2.0% | 0.0% | 10x |
-| m3 | <= 50.0% | 1 | 100.0% | 2.0% | 2.0% | 2.0% | 0.0% | 10x |
-| parsimon | all | 4 | 50.0% | 14.0% | 18.2% | 40.0% | 75.0% | 0.50x |
-| parsimon | <= 50.0% | 2 | 50.0% | 12.5% | 12.5% | 20.0% | 100.0% | 0.50x |
-| parsimon | > 50.0% | 2 | 50.0% | 24.0% | 24.0% | 40.0% | 50.0% | 0.50x |
-`
-	if got != want {
-		t.Errorf("ErrorStats:\n%s\nwant\n%s", got, want)
-	}
-}

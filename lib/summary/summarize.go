@@ -1,4 +1,4 @@
-package plot
+package summary
 
 import (
 	"fmt"
@@ -39,11 +39,11 @@ func ScenarioParams(s scenario.Spec) metrics.Params {
 // rebuilt from the spec in the metadata (the flows are a function of it).
 func Summarize(est []metrics.Record, estMeta frame.Meta, base []metrics.Record, baseMeta frame.Meta, bins metrics.Bins, p float64) (metrics.Summary, error) {
 	if estMeta.ScenarioID != baseMeta.ScenarioID {
-		return metrics.Summary{}, fmt.Errorf("plot: %s records are for scenario %q but the baseline %s's are for %q",
+		return metrics.Summary{}, fmt.Errorf("summary: %s records are for scenario %q but the baseline %s's are for %q",
 			estMeta.Estimator, estMeta.ScenarioID, baseMeta.Estimator, baseMeta.ScenarioID)
 	}
 	if estMeta.Spec == "" {
-		return metrics.Summary{}, fmt.Errorf("plot: %s records for scenario %q carry no spec in their metadata", estMeta.Estimator, estMeta.ScenarioID)
+		return metrics.Summary{}, fmt.Errorf("summary: %s records for scenario %q carry no spec in their metadata", estMeta.Estimator, estMeta.ScenarioID)
 	}
 	spec, err := scenario.Parse(strings.NewReader(estMeta.Spec))
 	if err != nil {
@@ -78,7 +78,7 @@ func SummarizeDir(dir, baseline string, b metrics.Bins, pct float64, log io.Writ
 		return nil, err
 	}
 	if len(basePaths) == 0 {
-		return nil, fmt.Errorf("plot: no %s/*/%s.parquet baseline frames", dir, baseline)
+		return nil, fmt.Errorf("summary: no %s/*/%s.parquet baseline frames", dir, baseline)
 	}
 	var rows []metrics.Summary
 	for _, bp := range basePaths {
@@ -110,7 +110,7 @@ func SummarizeDir(dir, baseline string, b metrics.Bins, pct float64, log io.Writ
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("plot: no estimator frames beside the %s baselines in %s", baseline, dir)
+		return nil, fmt.Errorf("summary: no estimator frames beside the %s baselines in %s", baseline, dir)
 	}
 	return rows, nil
 }

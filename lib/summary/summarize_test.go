@@ -1,4 +1,4 @@
-package plot_test
+package summary_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/metrics"
-	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/summary"
 )
 
 func TestSummarizeDir(t *testing.T) {
@@ -38,7 +38,7 @@ func TestSummarizeDir(t *testing.T) {
 		}
 		recs[name], wall[name] = res.Records, res.WallSeconds
 	}
-	rows, err := plot.SummarizeDir(dir, "packetsim", metrics.ParsimonBins(), 99, nil)
+	rows, err := summary.SummarizeDir(dir, "packetsim", metrics.ParsimonBins(), 99, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestSummarizeDir(t *testing.T) {
 	if r.Params.Matrix != "A" || math.Abs(r.MaxLoad-0.4) > 0.004 {
 		t.Errorf("params %+v, max load %g: want matrix A at 0.4", r.Params, r.MaxLoad)
 	}
-	if _, err := plot.SummarizeDir(dir, "ns3", metrics.ParsimonBins(), 99, nil); err == nil {
+	if _, err := summary.SummarizeDir(dir, "ns3", metrics.ParsimonBins(), 99, nil); err == nil {
 		t.Error("no error for a baseline with no frames")
 	}
 }
