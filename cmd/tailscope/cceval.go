@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
@@ -184,7 +185,7 @@ func ccevalEstimate(args []string) error {
 				exec = experiment.Slurm{Partition: *partition}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			res, err = cceval.EstimateSweep(ctx, spec, name, *options, b, pl, cfg, exec, filepath.Join(*cf.out, name), experiment.NewProgress(os.Stderr, name))
+			res, err = cceval.EstimateSweep(ctx, spec, name, *options, b, pl, cfg, exec, filepath.Join(*cf.out, name), progress.NewLine(os.Stderr, name))
 			stop()
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
@@ -123,7 +124,7 @@ func runPFSRun(args []string) error {
 	if ex == nil {
 		res, err = pfs.Run(ctx, sc.Net, sc.Flows, spec.Network, o)
 	} else {
-		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), sc, o, ex, experiment.NewProgress(os.Stderr, "pfs chunks"))
+		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), sc, o, ex, progress.NewLine(os.Stderr, "pfs chunks"))
 	}
 	if err != nil {
 		return err

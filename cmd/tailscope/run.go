@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
@@ -78,7 +79,7 @@ func runRun(args []string) error {
 		var res *estimator.Result
 		switch {
 		case ex != nil && strings.HasPrefix(name, "parsimon"):
-			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, *options, ex, experiment.NewProgress(os.Stderr, name+" links"))
+			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, *options, ex, progress.NewLine(os.Stderr, name+" links"))
 			res, err = estimator.RunParsimon(ctx, name, sc, *options, links)
 		case ex != nil:
 			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor, name)

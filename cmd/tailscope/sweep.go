@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
@@ -91,7 +92,7 @@ func runSweep(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	t0 := time.Now()
-	rep, err := experiment.Sweep(ctx, *out, tasks, exec, experiment.NewProgress(os.Stderr, "sweep"))
+	rep, err := experiment.Sweep(ctx, *out, tasks, exec, progress.NewLine(os.Stderr, "sweep"))
 	fmt.Printf("sweep: %d tasks (%d scenarios x %d seeds x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
 		rep.Total, len(sampled), *seeds, len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, time.Since(t0).Round(time.Millisecond), *out)
 	return err

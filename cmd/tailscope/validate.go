@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
-	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/validate"
@@ -51,7 +51,7 @@ func runValidate(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	outs, err := validate.Run(ctx, *out, cases, exec, experiment.NewProgress(os.Stderr, "validate ns3"))
+	outs, err := validate.Run(ctx, *out, cases, exec, progress.NewLine(os.Stderr, "validate ns3"))
 	if err != nil {
 		return err
 	}

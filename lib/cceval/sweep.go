@@ -3,6 +3,7 @@ package cceval
 import (
 	"context"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 
 	"github.com/tailscope/tailscope/lib/experiment"
@@ -23,7 +24,7 @@ import (
 // point are left unused). cfg.Workers is ignored; exec sets the
 // parallelism. p (which may be nil) reports each wave.
 func EstimateSweep(ctx context.Context, spec scenario.Spec, name, options string, bins metrics.Bins, pcts []float64,
-	cfg Config, exec experiment.Executor, dir string, p *experiment.Progress) (*Result, error) {
+	cfg Config, exec experiment.Executor, dir string, p progress.Reporter) (*Result, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
@@ -17,7 +18,7 @@ import (
 // Link simulations already done under dir are reused, so an interrupted
 // Parsimon run resumes with the simulations it had not finished; on Slurm
 // every link simulation is an array element.
-func ParsimonLinks(dir string, spec scenario.Spec, variant, opts string, exec Executor, p *Progress) parsimon.LinkRunner {
+func ParsimonLinks(dir string, spec scenario.Spec, variant, opts string, exec Executor, p progress.Reporter) parsimon.LinkRunner {
 	return func(ctx context.Context, links []*parsimon.Task) ([]*parsimon.TaskResult, error) {
 		var raw json.RawMessage
 		if opts != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/pfs"
@@ -30,7 +31,7 @@ func PFSTasks(spec scenario.Spec, opts pfs.Options, plan *pfs.Plan) ([]Task, err
 // under dir are reused, so an interrupted run resumes. The result's
 // WallSeconds covers planning, the sweep and the merge, like pfs.Run's;
 // chunk times are the tasks' own.
-func RunPFS(ctx context.Context, dir string, sc *scenario.Scenario, opts pfs.Options, exec Executor, p *Progress) (*pfs.Result, error) {
+func RunPFS(ctx context.Context, dir string, sc *scenario.Scenario, opts pfs.Options, exec Executor, p progress.Reporter) (*pfs.Result, error) {
 	t0 := time.Now()
 	plan, err := pfs.NewPlan(sc.Net, sc.Flows, sc.Spec.Network, opts)
 	if err != nil {

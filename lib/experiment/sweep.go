@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"sync"
 )
 
@@ -69,7 +70,7 @@ type Report struct {
 // redone, so a sweep killed at any moment and started again completes with
 // the same results and no repeated work. Failed tasks do not stop the
 // others; their errors are returned together.
-func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p *Progress) (Report, error) {
+func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p progress.Reporter) (Report, error) {
 	rep := Report{Total: len(tasks)}
 	var todo []Task
 	seen := map[string]bool{}
@@ -92,8 +93,7 @@ func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p *Prog
 			todo = append(todo, t)
 		}
 	}
-	p.Start(rep.Total, rep.Skipped)
-	defer p.Finish()
+	progress.Report(p, rep.Skipped, rep.Total, "")
 	if len(todo) == 0 {
 		return rep, nil
 	}
@@ -105,7 +105,11 @@ func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p *Prog
 		} else {
 			rep.Ran++
 		}
-		p.Step(err)
+		failed := ""
+		if rep.Failed > 0 {
+			failed = fmt.Sprintf("%d failed", rep.Failed)
+		}
+		progress.Report(p, rep.Skipped+rep.Ran+rep.Failed, rep.Total, failed)
 	})
 	if err != nil {
 		errs = append([]error{err}, errs...)

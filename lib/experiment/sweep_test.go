@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,7 +111,7 @@ func TestSweepRunsMissingTasksOnce(t *testing.T) {
 	tasks := smallTasks(t)[:6]
 	dir := t.TempDir()
 	var log bytes.Buffer
-	rep, err := Sweep(context.Background(), dir, tasks, Local{Workers: 2}, NewProgress(&log, "sweep"))
+	rep, err := Sweep(context.Background(), dir, tasks, Local{Workers: 2}, progress.NewLine(&log, "sweep"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/progress"
 	"io"
 	"math"
 	"strings"
@@ -110,7 +111,7 @@ func Tasks(cases []Case) []experiment.Task {
 // (experiment.Local{} runs them here), reporting progress to p (may be
 // nil), and returns the outcomes. Finished tasks are kept, so an
 // interrupted validation continues where it stopped.
-func Run(ctx context.Context, dir string, cases []Case, exec experiment.Executor, p *experiment.Progress) ([]Outcome, error) {
+func Run(ctx context.Context, dir string, cases []Case, exec experiment.Executor, p progress.Reporter) ([]Outcome, error) {
 	if err := ns3.Available(); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
-package experiment
+package progress
 
 import (
-	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,32 +11,35 @@ import (
 // rate of the tasks run (skipped ones excluded), failures counted.
 func TestProgressLines(t *testing.T) {
 	var b strings.Builder
-	p := NewProgress(&b, "sweep")
+	p := NewLine(&b, "sweep")
 	if p.terminal {
 		t.Fatal("a strings.Builder is not a terminal")
 	}
 	clock := time.Unix(0, 0)
 	p.now = func() time.Time { return clock }
 	p.Interval = 10 * time.Second
-	p.Start(10, 2)
+	p.Progress(2, 10, "") // 2 done before the run
 	steps := []struct {
-		after time.Duration
-		err   error
+		after  time.Duration
+		failed int
 	}{
-		{5 * time.Second, nil},  // 3/10 after 5 s: throttled (5 s since the start line)
-		{5 * time.Second, nil},  // 4/10 at 10 s: 2 ran in 10 s, 6 left: ETA 30 s
-		{20 * time.Second, nil}, // 5/10 at 30 s: 3 in 30 s, 5 left: ETA 50 s
-		{1 * time.Second, errors.New("x")},
-		{1 * time.Second, nil},
-		{1 * time.Second, nil},
-		{1 * time.Second, nil},
-		{1 * time.Second, nil}, // 10/10: always reported
+		{5 * time.Second, 0},  // 3/10 after 5 s: throttled (5 s since the start line)
+		{5 * time.Second, 0},  // 4/10 at 10 s: 2 ran in 10 s, 6 left: ETA 30 s
+		{20 * time.Second, 0}, // 5/10 at 30 s: 3 in 30 s, 5 left: ETA 50 s
+		{1 * time.Second, 1},
+		{1 * time.Second, 1},
+		{1 * time.Second, 1},
+		{1 * time.Second, 1},
+		{1 * time.Second, 1}, // 10/10: always reported
 	}
-	for _, s := range steps {
+	for i, s := range steps {
 		clock = clock.Add(s.after)
-		p.Step(s.err)
+		what := ""
+		if s.failed > 0 {
+			what = fmt.Sprintf("%d failed", s.failed)
+		}
+		p.Progress(3+i, 10, what)
 	}
-	p.Finish()
 	want := "sweep: 2/10 already done, skipped\n" +
 		"sweep 2/10 done, ETA ?\n" +
 		"sweep 4/10 done, ETA 30s\n" +
@@ -50,16 +53,15 @@ func TestProgressLines(t *testing.T) {
 // On a terminal the bar is redrawn in place after every task.
 func TestProgressBar(t *testing.T) {
 	var b strings.Builder
-	p := NewProgress(&b, "sweep")
+	p := NewLine(&b, "sweep")
 	p.terminal = true
 	clock := time.Unix(0, 0)
 	p.now = func() time.Time { return clock }
-	p.Start(3, 0)
+	p.Progress(0, 3, "")
 	for i := 0; i < 3; i++ {
 		clock = clock.Add(time.Minute)
-		p.Step(nil)
+		p.Progress(i+1, 3, "")
 	}
-	p.Finish()
 	frames := strings.Split(b.String(), "\r")[1:]
 	if len(frames) != 4 {
 		t.Fatalf("%d bar frames, want 4: %q", len(frames), b.String())
@@ -70,8 +72,7 @@ func TestProgressBar(t *testing.T) {
 	if !strings.HasPrefix(frames[3], "sweep [==============================] 3/3, ETA 0s") || !strings.HasSuffix(frames[3], "\n") {
 		t.Errorf("last frame %q", frames[3])
 	}
-	var nilp *Progress
-	nilp.Start(1, 0) // a nil reporter is silent, not a crash
-	nilp.Step(nil)
-	nilp.Finish()
+	var nilp *Line
+	nilp.Progress(1, 2, "") // a nil reporter is silent, not a crash
+	Report(nil, 1, 2, "")
 }
