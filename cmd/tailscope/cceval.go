@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
@@ -22,6 +21,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -162,7 +162,7 @@ func ccevalEstimate(args []string) error {
 	var labels []string
 	var results []*cceval.Result
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
-		Workers: *cf.workers, Seed: *cf.seed, Targets: targets, Progress: os.Stderr}
+		Workers: *cf.workers, Seed: *cf.seed, Targets: targets, Progress: progress.NewLine(os.Stderr, "cceval")}
 	for _, name := range split(*names) {
 		var res *cceval.Result
 		switch *executor {
@@ -265,7 +265,7 @@ func ccevalTail(args []string) error {
 		m.Arrival, m.Size, m.SizeFit.Of, m.SizeFit.RMSE, m.MeanFlows())
 	cfg := cceval.TailConfig{P: *p, Metric: *metric, Level: *cf.level, Margin: *cf.margin, TiltArrivals: *tiltArr,
 		Epochs: *epochs, CECycles: *ceCycles, BatchCycles: *batch, MaxBatches: *maxBatches,
-		Workers: *cf.workers, Seed: *cf.seed, Progress: os.Stderr}
+		Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")}
 	if err := ccevalSizeFits(cf, spec); err != nil {
 		return err
 	}
@@ -343,7 +343,7 @@ func ccevalDurations(args []string) error {
 		ns = append(ns, n)
 	}
 	pts, err := cceval.DurationStudy(spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
-		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: os.Stderr})
+		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/summary"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -63,8 +64,10 @@ func runDSCALE(args []string) error {
 	if err != nil {
 		return err
 	}
+	lines := progress.NewLine(os.Stderr, "dscale")
+	lines.Interval = 0 // a line per simulation: there are few
 	ev, err := dscale.Evaluate(sc.Net, sc.Flows, spec.Network, dscale.EvalOptions{Alphas: as, Seed: spec.Seed,
-		Detect: dscale.DetectOptions{MinQueueNs: floor}, Progress: os.Stderr})
+		Detect: dscale.DetectOptions{MinQueueNs: floor}, Progress: lines})
 	if err != nil {
 		return err
 	}

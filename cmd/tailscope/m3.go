@@ -16,6 +16,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 func init() {
@@ -80,7 +81,7 @@ func runM3Gendata(args []string) error {
 	}
 	t0 := time.Now()
 	n, err := m3.GenerateData(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
-		Shard: *shard, Shards: *shards, Progress: os.Stderr})
+		Shard: *shard, Shards: *shards, Progress: progress.NewLine(os.Stderr, "m3 gendata")})
 	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
 	return err
 }
@@ -192,7 +193,7 @@ func runM3Train(args []string) error {
 	fmt.Fprintf(os.Stderr, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
 		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
 	t1 := time.Now()
-	model, err := m3.Train(ds.Train, ds.Val, m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: os.Stderr})
+	model, err := m3.Train(ds.Train, ds.Val, m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")})
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 	"os"
 	"os/signal"
@@ -18,6 +17,7 @@ import (
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -214,7 +214,9 @@ func runPFSCurves(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, set := range sets {
-		pts, _, err := pfs.Sweep(ctx, sc.Net, sc.Flows, spec.Network, set.opts, *workers, *repeats, metrics.ParsimonBins(), os.Stdout)
+		lines := progress.NewLine(os.Stdout, "pfs "+set.name)
+		lines.Interval = 0 // a line per point: they are the sweep's report
+		pts, _, err := pfs.Sweep(ctx, sc.Net, sc.Flows, spec.Network, set.opts, *workers, *repeats, metrics.ParsimonBins(), lines)
 		if err != nil {
 			return err
 		}

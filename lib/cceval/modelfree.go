@@ -1,14 +1,15 @@
 package cceval
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"sort"
-	"sync"
-	"time"
+
+	"github.com/tailscope/tailscope/lib/internal/pool"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 // Metrics are the named values one trial produced, such as "fct_p99".
@@ -28,10 +29,9 @@ type Config struct {
 	Workers     int      // trials run at once; default GOMAXPROCS
 	Targets     []string // metrics that must converge; default every metric of the first trial
 	Seed        uint64   // trial i (from 0) runs with seed Seed+i
-	// Progress, when set, gets a line every ProgressEvery (default 10 s)
-	// with the trials done and the widest target's relative half-width.
-	Progress      io.Writer
-	ProgressEvery time.Duration
+	// Progress, when set, gets every trial counted toward the result, with
+	// the widest target's relative half-width.
+	Progress progress.Reporter
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -49,9 +49,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
-	}
-	if c.ProgressEvery == 0 {
-		c.ProgressEvery = 10 * time.Second
 	}
 	if err := checkLevel(c.Level); err != nil {
 		return c, err
@@ -135,73 +132,35 @@ func Estimate(trial Trial, cfg Config) (*Result, error) {
 		return nil, errors.New("cceval: nil trial")
 	}
 	res := &Result{Level: cfg.Level, Margin: cfg.Margin, Exploratory: cfg.Exploratory}
-	var (
-		mu      sync.Mutex
-		done    = map[int]Metrics{}
-		errAt   = -1
-		trialEr error
-		next    int  // next trial index to hand out
-		stop    bool // the prefix converged (or failed): hand out no more
-		wg      sync.WaitGroup
-	)
 	col := &collector{cfg: cfg, names: append([]string(nil), cfg.Targets...)}
-	lastReport := time.Now()
-	// advance consumes finished trials in seed order; mu is held.
-	advance := func() {
-		for !stop {
-			m, ok := done[len(res.Trials)]
-			if !ok {
-				return
-			}
-			delete(done, len(res.Trials))
-			res.Trials = append(res.Trials, m)
-			if err := col.add(m); err != nil {
-				trialEr, stop = fmt.Errorf("cceval: trial %d (seed %d): %w", len(res.Trials)-1, cfg.Seed+uint64(len(res.Trials)-1), err), true
-				return
-			}
-			if col.allConverged() || len(res.Trials) == cfg.MaxTrials {
-				stop = true
-			}
-			if cfg.Progress != nil && (stop || time.Since(lastReport) >= cfg.ProgressEvery) {
-				lastReport = time.Now()
-				fmt.Fprintf(cfg.Progress, "cceval: %d trials, %s\n", len(res.Trials), col.widest())
-			}
+	trials := make([]Metrics, cfg.MaxTrials)
+	// The pool hands finished trials to inOrder in seed order; it stops
+	// the run at the first prefix that converged.
+	inOrder := func(i int) (bool, error) {
+		m := trials[i]
+		trials[i] = nil
+		res.Trials = append(res.Trials, m)
+		if err := col.add(m); err != nil {
+			return false, fmt.Errorf("cceval: trial %d (seed %d): %w", i, cfg.Seed+uint64(i), err)
 		}
-	}
-	worker := func() {
-		defer wg.Done()
-		for {
-			mu.Lock()
-			if stop || next >= cfg.MaxTrials {
-				mu.Unlock()
-				return
-			}
-			i := next
-			next++
-			mu.Unlock()
-			m, err := trial(cfg.Seed + uint64(i))
-			mu.Lock()
-			switch {
-			case err == nil:
-				done[i] = m
-				advance()
-			case stop && trialEr == nil:
-				// Converged before this trial was needed: its failure
-				// does not affect the result.
-			case errAt < 0 || i < errAt:
-				errAt, trialEr = i, fmt.Errorf("cceval: trial %d (seed %d): %w", i, cfg.Seed+uint64(i), err)
-				stop = true
-			}
-			mu.Unlock()
+		stop := col.allConverged() || len(res.Trials) == cfg.MaxTrials
+		total := 0 // not known until the intervals converge
+		if stop {
+			total = len(res.Trials)
 		}
+		progress.Report(cfg.Progress, len(res.Trials), total, "cceval trials, "+col.widest())
+		return stop, nil
 	}
-	wg.Add(cfg.Workers)
-	for range cfg.Workers {
-		go worker()
-	}
-	wg.Wait()
-	if trialEr != nil {
-		return nil, trialEr
+	err = pool.Run(context.Background(), cfg.MaxTrials, pool.Options{Workers: cfg.Workers, InOrder: inOrder}, func(_ context.Context, i int) error {
+		m, err := trial(cfg.Seed + uint64(i))
+		if err != nil {
+			return fmt.Errorf("cceval: trial %d (seed %d): %w", i, cfg.Seed+uint64(i), err)
+		}
+		trials[i] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	res.Metrics = col.out
 	return res, nil

@@ -3,12 +3,12 @@ package cceval
 import (
 	"context"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 	"math"
 
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 

@@ -1,15 +1,16 @@
 package cceval
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 // Response metrics: what a flow's response time R is (§4.3.2).
@@ -70,9 +71,9 @@ type TailConfig struct {
 	// Workers is the number of cycles run at once; default GOMAXPROCS.
 	Workers int
 	Seed    uint64
-	// Progress, when set, gets the search's epochs and a line about the
-	// batches every 10 s (Config.Progress).
-	Progress io.Writer
+	// Progress, when set, gets the search's epochs, then the batches
+	// (Config.Progress).
+	Progress progress.Reporter
 }
 
 func (c TailConfig) withDefaults() (TailConfig, error) {
@@ -250,30 +251,12 @@ func (s *sampler) records(seed uint64, c cycle) ([]metrics.Record, error) {
 // order.
 func (s *sampler) cycles(seeds []uint64, tilt *Tilt, workers int) ([]cycleResult, error) {
 	out := make([]cycleResult, len(seeds))
-	errs := make([]error, len(seeds))
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next int
-	)
-	for range min(workers, len(seeds)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(seeds) {
-					return
-				}
-				out[i], errs[i] = s.cycle(seeds[i], tilt)
-			}
-		}()
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
+	err := pool.Run(context.Background(), len(seeds), pool.Options{Workers: workers}, func(_ context.Context, i int) error {
+		var err error
+		out[i], err = s.cycle(seeds[i], tilt)
+		return err
+	})
+	return out, err
 }
 
 // quantileOf is Eq. 12-13 (Eq. 7-8 when every weight is 1): the
@@ -547,9 +530,8 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 		}
 		ep.TailShare = float64(tail) / float64(len(all))
 		res.Epochs = append(res.Epochs, ep)
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "cceval: epoch %d: sizes %v (model's share %.3g), p%g %.4g\n", e+1, ep.Tilt.Size, ep.Tilt.Defensive, 100*cfg.P, gamma)
-		}
+		progress.Report(cfg.Progress, e+1, cfg.Epochs, fmt.Sprintf("cross-entropy epochs, sizes %v (model's share %.3g), p%g %.4g",
+			ep.Tilt.Size, ep.Tilt.Defensive, 100*cfg.P, gamma))
 		var (
 			sizes   []weighted
 			own, ar ceSums

@@ -2,7 +2,6 @@ package dscale
 
 import (
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -26,8 +26,9 @@ type EvalOptions struct {
 	SampleEveryNanos int64
 	MaxSampled       int
 	Seed             uint64
-	// Progress, when not nil, gets a line per simulation.
-	Progress io.Writer
+	// Progress, when not nil, gets every simulation: the original, then
+	// one per replica.
+	Progress progress.Reporter
 }
 
 // System is the original network or one replica, run.
@@ -80,11 +81,7 @@ func Evaluate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Eva
 	sort.SliceStable(cand, func(a, b int) bool { return load(cand[a]) > load(cand[b]) })
 	cand = cand[:min(o.MaxSampled, len(cand))]
 	sort.Ints(cand)
-	say := func(format string, a ...any) {
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, format+"\n", a...)
-		}
-	}
+	sims := 2 + len(o.Alphas) // the original, DSCALEd and one DSCALEs per alpha
 
 	t0 := time.Now()
 	res, err := packetsim.Run(net, flows, cfg, packetsim.Options{SampleEveryNanos: o.SampleEveryNanos, SampleChannels: cand})
@@ -92,7 +89,7 @@ func Evaluate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Eva
 		return nil, err
 	}
 	orig := &System{Name: "original", Result: res, WallSeconds: time.Since(t0).Seconds(), Flows: len(flows), Links: len(net.Links)}
-	say("dscale: original: %d flows on %d links in %.2f s", orig.Flows, orig.Links, orig.WallSeconds)
+	progress.Report(o.Progress, 1, sims, fmt.Sprintf("original: %d flows on %d links in %.2f s", orig.Flows, orig.Links, orig.WallSeconds))
 	ev := &Evaluation{Systems: []*System{orig}}
 	if ev.Stats, err = Detect(net, flows, cfg, res, o.Detect); err != nil {
 		return nil, err
@@ -132,8 +129,9 @@ func Evaluate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Eva
 			return nil, err
 		}
 		s.Queues = queues(rr, ev.Congested, lo, hi, func(c int) int { return rep.Channel[c] })
-		say("dscale: %s: %d flows on %d kept links (%d replica links) in %.2f s (+%.3f s to build)", s.Name, s.Flows, s.Links, len(rep.Net.Links), s.WallSeconds, s.BuildSeconds)
 		ev.Systems = append(ev.Systems, s)
+		progress.Report(o.Progress, len(ev.Systems), sims, fmt.Sprintf("%s: %d flows on %d kept links (%d replica links) in %.2f s (+%.3f s to build)",
+			s.Name, s.Flows, s.Links, len(rep.Net.Links), s.WallSeconds, s.BuildSeconds))
 		if ro.Method == Delays {
 			// The original's records of the same flows.
 			pos := make(map[int]int, len(res.Records))

@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,19 +41,51 @@ type Result struct {
 // runner runs one estimator; opts is its options as JSON (possibly empty).
 type runner func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error)
 
-var registry = map[string]runner{}
+// entry is a registered estimator: how it reads its options (their
+// canonical JSON, as a run records it in Result.Options) and how it runs.
+type entry struct {
+	options func(opts []byte) (string, error)
+	run     runner
+}
 
-func register(name string, r runner) { registry[name] = r }
+var registry = map[string]entry{}
+
+func register(name string, options func(opts []byte) (string, error), r runner) {
+	registry[name] = entry{options: options, run: r}
+}
+
+// typed reads options strictly into a T and returns their canonical JSON:
+// the options reader of an estimator whose options are a T.
+func typed[T any](opts []byte) (string, error) {
+	var o T
+	if err := decode(opts, &o); err != nil {
+		return "", err
+	}
+	return encode(o), nil
+}
+
+// Resolve returns the canonical JSON of the named estimator's options as
+// a run with options records it (Result.Options, the frame's provenance):
+// read strictly, re-encoded, with the defaults that choose the model
+// filled in (Parsimon's link backend). Runs with equal resolved options do
+// equal work, so a sweep keys its results by them.
+func Resolve(name, options string) (string, error) {
+	if err := Check(name); err != nil {
+		return "", err
+	}
+	canon, err := registry[name].options([]byte(options))
+	if err != nil {
+		return "", fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return canon, nil
+}
+
+// DecodeOptions reads options JSON strictly into v (an unknown field is
+// an error); empty options leave v as it is, the defaults.
+func DecodeOptions(options string, v any) error { return decode([]byte(options), v) }
 
 // Names lists the estimators Run knows.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(registry)) }
 
 // Check returns an error naming the first of names that is not a known
 // estimator, or an error if there are none: commands check every name
@@ -74,7 +108,7 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 	if err := Check(name); err != nil {
 		return nil, err
 	}
-	r := registry[name]
+	r := registry[name].run
 	return timed(name, sc, func() (*Result, error) { return r(ctx, sc, []byte(options)) })
 }
 
@@ -149,7 +183,7 @@ var streamers = map[string]streamer{}
 // estimator collecting its records.
 func registerStream(name string, s streamer) {
 	streamers[name] = s
-	register(name, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	register(name, s.options, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 		src, err := sc.Source()
 		if err != nil {
 			return nil, err

@@ -39,8 +39,6 @@ func TestRunAndWrite(t *testing.T) {
 		switch name {
 		case "ns3":
 			continue // needs the ns-3 installation; lib/ns3 tests it
-		case ParsimonLink:
-			continue // records of one link simulation; lib/experiment tests it
 		}
 		t.Run(name, func(t *testing.T) {
 			res, err := Run(context.Background(), name, sc, "")

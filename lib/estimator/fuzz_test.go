@@ -12,7 +12,7 @@ import (
 // optionTypes returns a fresh value of every estimator's options type.
 func optionTypes() []any {
 	return []any{&flowsimOptions{}, &m3Options{}, &ns3Options{}, &packetsimOptions{}, &parsimonOptions{},
-		&parsimonCOptions{}, &ParsimonLinkOptions{}, &dscale.EstimateOptions{}, &pfs.Options{}, &pfs.ChunkOptions{}}
+		&parsimonCOptions{}, &dscale.EstimateOptions{}, &pfs.Options{}, &pfs.ChunkOptions{}}
 }
 
 // Options decode strictly into every estimator's options or fail; what

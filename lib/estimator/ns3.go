@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tailscope/tailscope/lib/ns3"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -18,7 +19,7 @@ type ns3Options struct {
 	Program          string  `json:"program,omitempty"`
 }
 
-func init() { register(ns3.Name, runNS3) }
+func init() { register(ns3.Name, typed[ns3Options], runNS3) }
 
 func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 	var o ns3Options
@@ -28,7 +29,7 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 	res, err := ns3.Simulate(ctx, sc.Net, sc.Flows, sc.Spec.Network, ns3.Options{
 		WorkDir:     o.WorkDir,
 		TimeLimit:   time.Duration(o.TimeLimitSeconds * float64(time.Second)),
-		Progress:    os.Stderr,
+		Progress:    progress.NewLine(os.Stderr, "ns3"),
 		Program:     o.Program,
 		StopAtNanos: o.StopAtNanos,
 	})

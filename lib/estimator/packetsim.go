@@ -20,12 +20,8 @@ type packetsimOptions struct {
 
 func init() {
 	registerStream(packetsim.Name, streamer{
-		options: func(opts []byte) (string, error) {
-			var o packetsimOptions
-			err := decode(opts, &o)
-			return encode(o), err
-		},
-		run: runPacketsim,
+		options: typed[packetsimOptions],
+		run:     runPacketsim,
 	})
 }
 

@@ -2,12 +2,12 @@ package estimator
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 
 	"github.com/tailscope/tailscope/lib/parsimon"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -41,50 +41,13 @@ var parsimonVariants = map[string]string{
 
 func init() {
 	for name := range parsimonVariants {
-		register(name, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+		register(name, func(opts []byte) (string, error) {
+			_, canon, err := parsimonResolve(name, string(opts))
+			return canon, err
+		}, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 			return runParsimon(ctx, name, sc, string(opts), nil)
 		})
 	}
-	register(ParsimonLink, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-		var o ParsimonLinkOptions
-		if err := decode(opts, &o); err != nil {
-			return nil, err
-		}
-		if o.Variant == "" {
-			o.Variant = "parsimon"
-		}
-		po, _, err := parsimonVariant(o.Variant, sc, string(o.Options))
-		if err != nil {
-			return nil, err
-		}
-		recs, wall, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
-		if err != nil {
-			return nil, err
-		}
-		return &Result{Records: recs, Options: encode(o), Extra: map[string]string{"channel": strconv.Itoa(o.Channel)},
-			Timings: map[string]float64{LinkSimTimer: wall}}, nil
-	})
-}
-
-// ParsimonLink is the estimator that runs one link-level simulation of a
-// Parsimon variant (options: ParsimonLinkOptions), so that a run's link
-// simulations can be swept as tasks through any executor
-// (experiment.ParsimonLinks). Its records are the link simulation's
-// (parsimon.Task.Records: FCTs and ideal FCTs in the link-level topology,
-// whose host ids Src and Dst are), not estimates for the scenario.
-const ParsimonLink = "parsimon-link"
-
-// LinkSimTimer names the link simulation's wall time in seconds in the run
-// log of a parsimon-link frame (frame.Meta.Timings).
-const LinkSimTimer = "link_sim_s"
-
-// ParsimonLinkOptions select one link simulation: the channel, of the run
-// of Variant ("parsimon", "parsimon-c" or "parsimon-ns3") with Options
-// (that variant's options JSON).
-type ParsimonLinkOptions struct {
-	Variant string          `json:"variant"`
-	Options json.RawMessage `json:"options,omitempty"`
-	Channel int             `json:"channel"`
 }
 
 // RunParsimon runs the Parsimon variant name ("parsimon", "parsimon-c" or
@@ -97,7 +60,7 @@ func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 }
 
 func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
-	po, provenance, err := parsimonVariant(name, sc, opts)
+	po, provenance, err := ParsimonOptions(name, sc, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -124,28 +87,47 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	}, nil
 }
 
-// parsimonVariant decodes the options JSON of a Parsimon variant into
-// parsimon.Options and their canonical JSON, which names the backend.
-func parsimonVariant(name string, sc *scenario.Scenario, opts string) (parsimon.Options, string, error) {
+// parsimonResolve reads the options JSON of a Parsimon variant, fills in
+// its default backend and checks it, and returns them with their canonical
+// JSON, which names the backend.
+func parsimonResolve(name, opts string) (parsimonCOptions, string, error) {
 	def, ok := parsimonVariants[name]
 	if !ok {
-		return parsimon.Options{}, "", fmt.Errorf("unknown Parsimon variant %q (parsimon, parsimon-c or parsimon-ns3)", name)
+		return parsimonCOptions{}, "", fmt.Errorf("unknown Parsimon variant %q (parsimon, parsimon-c or parsimon-ns3)", name)
 	}
 	var o parsimonCOptions
 	if name == "parsimon-c" {
 		if err := decode([]byte(opts), &o); err != nil {
-			return parsimon.Options{}, "", err
+			return parsimonCOptions{}, "", err
 		}
 	} else if err := decode([]byte(opts), &o.parsimonOptions); err != nil {
-		return parsimon.Options{}, "", err
+		return parsimonCOptions{}, "", err
 	}
 	switch {
 	case o.Backend == "":
 		o.Backend = def
 	case name == "parsimon-ns3" && o.Backend != def:
-		return parsimon.Options{}, "", fmt.Errorf("parsimon-ns3 runs the ns3 backend, not %q; choose the backend of parsimon or parsimon-c instead", o.Backend)
+		return parsimonCOptions{}, "", fmt.Errorf("parsimon-ns3 runs the ns3 backend, not %q; choose the backend of parsimon or parsimon-c instead", o.Backend)
 	case o.Backend == "ns3":
-		return parsimon.Options{}, "", fmt.Errorf("%s with the ns3 backend is the estimator parsimon-ns3", name)
+		return parsimonCOptions{}, "", fmt.Errorf("%s with the ns3 backend is the estimator parsimon-ns3", name)
+	}
+	if _, err := parsimon.BackendByName(o.Backend); err != nil {
+		return parsimonCOptions{}, "", err
+	}
+	if name == "parsimon-c" {
+		return o, encode(o), nil
+	}
+	return o, encode(o.parsimonOptions), nil
+}
+
+// ParsimonOptions reads the options JSON of the Parsimon variant name
+// ("parsimon", "parsimon-c" or "parsimon-ns3") into parsimon.Options for
+// sc (seed 0 takes the scenario's) and returns them with their canonical
+// JSON (Resolve's).
+func ParsimonOptions(name string, sc *scenario.Scenario, opts string) (parsimon.Options, string, error) {
+	o, canon, err := parsimonResolve(name, opts)
+	if err != nil {
+		return parsimon.Options{}, "", err
 	}
 	backend, err := parsimon.BackendByName(o.Backend)
 	if err != nil {
@@ -157,11 +139,10 @@ func parsimonVariant(name string, sc *scenario.Scenario, opts string) (parsimon.
 	}
 	po := parsimon.Options{
 		Workers: o.Workers, Seed: seed, BucketSize: o.BucketSize, BucketRatio: o.BucketRatio,
-		Inflation: o.Inflation, Backend: backend, Progress: os.Stderr,
+		Inflation: o.Inflation, Backend: backend, Progress: progress.NewLine(os.Stderr, name),
 	}
 	if name == "parsimon-c" {
 		po.Cluster, po.ClusterOptions = true, o.ClusterOptions
-		return po, encode(o), nil
 	}
-	return po, encode(o.parsimonOptions), nil
+	return po, canon, nil
 }

@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 
-	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/parsimon"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 // ParsimonLinks returns a parsimon.LinkRunner that runs the link-level
 // simulations of the Parsimon variant (with its options JSON) on spec as
-// "parsimon-link" tasks through exec, each writing its records under dir.
-// Link simulations already done under dir are reused, so an interrupted
+// tasks of kind KindParsimonLink through exec, each writing its records
+// under dir. Link simulations already done under dir are reused, so an interrupted
 // Parsimon run resumes with the simulations it had not finished; on Slurm
 // every link simulation is an array element.
 func ParsimonLinks(dir string, spec scenario.Spec, variant, opts string, exec Executor, p progress.Reporter) parsimon.LinkRunner {
@@ -26,11 +25,11 @@ func ParsimonLinks(dir string, spec scenario.Spec, variant, opts string, exec Ex
 		}
 		tasks := make([]Task, len(links))
 		for i, l := range links {
-			b, err := json.Marshal(estimator.ParsimonLinkOptions{Variant: variant, Options: raw, Channel: l.Channel})
+			b, err := json.Marshal(ParsimonLinkOptions{Variant: variant, Options: raw, Channel: l.Channel})
 			if err != nil {
 				return nil, fmt.Errorf("experiment: parsimon link options: %w", err)
 			}
-			tasks[i] = Task{Spec: spec, Estimator: estimator.ParsimonLink, Options: string(b)}
+			tasks[i] = Task{Spec: spec, Kind: KindParsimonLink, Options: string(b)}
 		}
 		if _, err := Sweep(ctx, dir, tasks, exec, p); err != nil {
 			return nil, err
@@ -48,7 +47,7 @@ func ParsimonLinks(dir string, spec scenario.Spec, variant, opts string, exec Ex
 			if len(recs) != len(links[i].Flows) {
 				return nil, fmt.Errorf("experiment: %s holds %d records for the %d flows of channel %d", path, len(recs), len(links[i].Flows), links[i].Channel)
 			}
-			wall, ok := meta.Timings[estimator.LinkSimTimer]
+			wall, ok := meta.Timings[LinkSimTimer]
 			if !ok {
 				return nil, fmt.Errorf("experiment: %s: no link simulation time in its run log %s", path, frame.RunLogPath(path))
 			}

@@ -4,15 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/pfs"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// PFSTasks expresses a pfs decomposition of spec as one "pfs-chunk" task
-// per chunk. plan must be pfs.NewPlan of the built spec with opts.
+// PFSTasks expresses a pfs decomposition of spec as one task of kind
+// KindPFSChunk per chunk. plan must be pfs.NewPlan of the built spec with opts.
 func PFSTasks(spec scenario.Spec, opts pfs.Options, plan *pfs.Plan) ([]Task, error) {
 	tasks := make([]Task, len(plan.Chunks))
 	for i := range plan.Chunks {
@@ -20,7 +20,7 @@ func PFSTasks(spec scenario.Spec, opts pfs.Options, plan *pfs.Plan) ([]Task, err
 		if err != nil {
 			return nil, err
 		}
-		tasks[i] = Task{Spec: spec, Estimator: "pfs-chunk", Options: string(b)}
+		tasks[i] = Task{Spec: spec, Kind: KindPFSChunk, Options: string(b)}
 	}
 	return tasks, nil
 }

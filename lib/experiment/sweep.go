@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 	"sync"
+
+	"github.com/tailscope/tailscope/lib/internal/pool"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 // Executor runs tasks, each writing its own result under dir (Task.Run),
@@ -24,37 +26,16 @@ type Local struct {
 	Workers int
 }
 
-// Execute implements Executor.
+// Execute implements Executor. A failed task does not stop the others.
 func (l Local) Execute(ctx context.Context, dir string, tasks []Task, done func(i int, err error)) error {
-	workers := max(1, min(l.Workers, len(tasks)))
-	next := make(chan int)
-	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				err := tasks[i].Run(ctx, dir)
-				mu.Lock()
-				done(i, err)
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range tasks {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	return ctx.Err()
+	var mu sync.Mutex
+	return pool.Run(ctx, len(tasks), pool.Options{Workers: max(1, l.Workers)}, func(ctx context.Context, i int) error {
+		err := tasks[i].Run(ctx, dir)
+		mu.Lock()
+		defer mu.Unlock()
+		done(i, err)
+		return nil
+	})
 }
 
 // Report is the outcome of a sweep.
@@ -93,7 +74,11 @@ func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p progr
 			todo = append(todo, t)
 		}
 	}
-	progress.Report(p, rep.Skipped, rep.Total, "")
+	skipped := ""
+	if rep.Skipped > 0 {
+		skipped = fmt.Sprintf("%d already done, skipped", rep.Skipped)
+	}
+	progress.Report(p, rep.Skipped, rep.Total, skipped)
 	if len(todo) == 0 {
 		return rep, nil
 	}

@@ -18,14 +18,50 @@ import (
 )
 
 // Task is one unit of a sweep: one estimator on one scenario with given
-// options. It is plain data, so that a goroutine, another process or a
-// Slurm array element can run it alike.
+// options, or a piece of a decomposed run (Kind). It is plain data, so
+// that a goroutine, another process or a Slurm array element can run it
+// alike.
 type Task struct {
-	Spec      scenario.Spec `json:"spec"`
-	Estimator string        `json:"estimator"`
-	// Options is the estimator's options as a JSON object, "" for its
-	// defaults.
+	Spec scenario.Spec `json:"spec"`
+	// Kind, when set, is the task kind to run (Kinds: "parsimon-link",
+	// "pfs-chunk") instead of an estimator.
+	Kind      string `json:"kind,omitempty"`
+	Estimator string `json:"estimator,omitempty"`
+	// Options is the estimator's or kind's options as a JSON object, ""
+	// for the defaults.
 	Options string `json:"options,omitempty"`
+}
+
+// work returns what the task runs, its name ("parsimon", "pfs-chunk")
+// and its options' canonical JSON ("" for options that are all
+// defaults). A task whose Estimator names a kind is one written by a
+// tailscope in which the kinds were estimators: it runs as that kind, so
+// that such sweeps resume.
+func (t Task) work() (name, opts string, k *kind, err error) {
+	name = t.Estimator
+	if t.Kind != "" {
+		if t.Estimator != "" {
+			return "", "", nil, fmt.Errorf("experiment: a task of kind %q names estimator %q too", t.Kind, t.Estimator)
+		}
+		name = t.Kind
+	}
+	if kd, ok := kinds[name]; ok {
+		k = &kd
+		opts, err = kd.options(t.Options)
+	} else if t.Kind != "" {
+		return "", "", nil, fmt.Errorf("experiment: unknown task kind %q (known: %s)", t.Kind, strings.Join(Kinds(), ", "))
+	} else if name == "" || strings.ContainsAny(name, `/\@`) {
+		return "", "", nil, fmt.Errorf("experiment: bad estimator name %q", name)
+	} else {
+		opts, err = estimator.Resolve(name, t.Options)
+	}
+	if err != nil {
+		return "", "", nil, fmt.Errorf("experiment: %s: %w", name, err)
+	}
+	if opts, err = canonicalOptions(opts); err != nil {
+		return "", "", nil, err
+	}
+	return name, opts, k, nil
 }
 
 // JournalFile is the file, under a sweep's directory, to which every task
@@ -50,18 +86,18 @@ func canonicalOptions(opts string) (string, error) {
 	return b.String(), nil
 }
 
-// Key names the task's result: "<scenario id>/<estimator>", with
-// "@<hash of the options>" appended when options are set. The scenario id
-// hashes the spec, so equal keys mean equal work.
+// Key names the task's result: "<scenario id>/<estimator or kind>", with
+// "@<hash of the options>" appended unless the options are all defaults.
+// The scenario id hashes the spec and the options are resolved as the run
+// records them (estimator.Resolve: Parsimon's default backend is named,
+// for one), so equal keys mean equal work, and a result made with other
+// defaults by an older tailscope is not taken for this task's.
 func (t Task) Key() (string, error) {
-	if t.Estimator == "" || strings.ContainsAny(t.Estimator, `/\@`) {
-		return "", fmt.Errorf("experiment: bad estimator name %q", t.Estimator)
-	}
-	opts, err := canonicalOptions(t.Options)
+	name, opts, _, err := t.work()
 	if err != nil {
 		return "", err
 	}
-	key := t.Spec.ID() + "/" + t.Estimator
+	key := t.Spec.ID() + "/" + name
 	if opts != "" {
 		h := sha256.Sum256([]byte(opts))
 		key += "@" + hex.EncodeToString(h[:4])
@@ -107,7 +143,7 @@ func (t Task) Run(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	opts, err := canonicalOptions(t.Options)
+	name, _, k, err := t.work()
 	if err != nil {
 		return err
 	}
@@ -122,7 +158,15 @@ func (t Task) Run(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("experiment: %s: %w", key, err)
 	}
-	res, err := estimator.Run(ctx, t.Estimator, sc, opts)
+	var res *estimator.Result
+	if k != nil {
+		t1 := time.Now()
+		if res, err = k.run(ctx, sc, t.Options); err == nil {
+			res.Estimator, res.ScenarioID, res.WallSeconds = name, sc.ID, time.Since(t1).Seconds()
+		}
+	} else {
+		res, err = estimator.Run(ctx, name, sc, t.Options)
+	}
 	if err != nil {
 		return fmt.Errorf("experiment: %s: %w", key, err)
 	}

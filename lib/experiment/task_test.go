@@ -1,16 +1,29 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 func TestTaskKeys(t *testing.T) {
 	spec := scenario.Default()
 	id := spec.ID()
+	// The key of a pfs chunk as tailscope wrote it when pfs-chunk was an
+	// estimator: the hash of the marshalled chunk options.
+	chunk, err := json.Marshal(pfs.ChunkOptions{Options: pfs.Options{Temporal: 2}, Chunk: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(chunk)
+	oldChunkKey := id + "/pfs-chunk@" + hex.EncodeToString(h[:4])
 	tests := []struct {
 		name      string
 		task      Task
@@ -28,6 +41,25 @@ func TestTaskKeys(t *testing.T) {
 			task:      Task{Spec: spec, Estimator: "packetsim", Options: `{"stop_at_ns":5}`},
 			differsOf: &Task{Spec: spec, Estimator: "packetsim", Options: `{"stop_at_ns":6}`}},
 		{name: "bad options", task: Task{Spec: spec, Estimator: "packetsim", Options: `{"stop_at_ns":`}, wantErr: "options"},
+		{name: "field order does not matter",
+			task:   Task{Spec: spec, Estimator: "parsimon", Options: `{"bucket_size":50,"workers":1}`},
+			sameAs: &Task{Spec: spec, Estimator: "parsimon", Options: `{"workers":1,"bucket_size":50}`}},
+		// A result of Parsimon on another default backend (packetsim, in
+		// older versions) is not this one's.
+		{name: "parsimon's default backend is in the key",
+			task:      Task{Spec: spec, Estimator: "parsimon"},
+			sameAs:    &Task{Spec: spec, Estimator: "parsimon", Options: `{"backend":"linksim"}`},
+			differsOf: &Task{Spec: spec, Estimator: "parsimon", Options: `{"backend":"packetsim"}`}},
+		{name: "link simulations name their backend",
+			task:      Task{Spec: spec, Kind: KindParsimonLink, Options: `{"variant":"parsimon","channel":3}`},
+			sameAs:    &Task{Spec: spec, Kind: KindParsimonLink, Options: `{"channel":3,"options":{"backend":"linksim"}}`},
+			differsOf: &Task{Spec: spec, Kind: KindParsimonLink, Options: `{"channel":3,"options":{"backend":"packetsim"}}`}},
+		{name: "pfs chunks keep their keys", task: Task{Spec: spec, Kind: KindPFSChunk, Options: string(chunk)}, want: oldChunkKey},
+		{name: "a kind in the estimator field, as older sweeps wrote it",
+			task: Task{Spec: spec, Estimator: KindPFSChunk, Options: string(chunk)}, want: oldChunkKey},
+		{name: "kind and estimator", task: Task{Spec: spec, Kind: KindPFSChunk, Estimator: "flowsim"}, wantErr: `names estimator "flowsim" too`},
+		{name: "unknown kind", task: Task{Spec: spec, Kind: "flowsim"}, wantErr: `unknown task kind "flowsim"`},
+		{name: "link of no Parsimon variant", task: Task{Spec: spec, Kind: KindParsimonLink, Options: `{"variant":"flowsim"}`}, wantErr: "not a Parsimon variant"},
 		{name: "path in estimator", task: Task{Spec: spec, Estimator: "../x"}, wantErr: `bad estimator name "../x"`},
 		{name: "no estimator", task: Task{Spec: spec}, wantErr: `bad estimator name ""`},
 	}
@@ -52,7 +84,7 @@ func TestTaskKeys(t *testing.T) {
 				}
 			}
 			if tc.differsOf != nil {
-				if other, _ := tc.differsOf.Key(); other == key || !strings.HasPrefix(key, id+"/packetsim@") {
+				if other, _ := tc.differsOf.Key(); other == key || !strings.HasPrefix(key, id+"/") || !strings.Contains(key, "@") {
 					t.Errorf("keys %q and %q", key, other)
 				}
 			}
@@ -61,5 +93,20 @@ func TestTaskKeys(t *testing.T) {
 	p, err := Task{Spec: spec, Estimator: "flowsim"}.ResultPath("out")
 	if want := filepath.Join("out", id, "flowsim.parquet"); err != nil || p != want {
 		t.Errorf("result path %q, %v; want %q", p, err, want)
+	}
+}
+
+// Task kinds are not estimators: estimator.Names does not list them and
+// the estimator registry refuses them.
+func TestKindsAreNotEstimators(t *testing.T) {
+	for _, k := range Kinds() {
+		if estimator.Check(k) == nil {
+			t.Errorf("task kind %s is an estimator too", k)
+		}
+	}
+	for _, n := range estimator.Names() {
+		if _, ok := kinds[n]; ok {
+			t.Errorf("estimator.Names lists task kind %s", n)
+		}
 	}
 }

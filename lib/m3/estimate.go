@@ -10,9 +10,8 @@ import (
 	"sort"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tailscope/tailscope/lib/flowsim"
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -165,33 +164,11 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	return &Estimate{Dist: dist, Records: recs, Paths: d.NumPaths(), Simulated: len(todo), Stats: st}, nil
 }
 
-// parallel runs job(0..n-1) on up to workers goroutines (the errgroup
-// pattern of the other estimators) and returns the error of the
-// lowest-numbered job that failed, or ctx's error if it was cancelled;
-// jobs not yet started when one fails or ctx ends do not run.
+// parallel runs job(0..n-1) on up to workers goroutines (lib/internal/pool)
+// and returns the error of the lowest-numbered job that failed, or ctx's
+// error if it was cancelled.
 func parallel(ctx context.Context, workers, n int, job func(i int) error) error {
-	errs := make([]error, n)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for i := range n {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			errs[i] = job(i)
-			return errs[i]
-		})
-	}
-	werr := g.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	if werr != nil {
-		return werr
-	}
-	return ctx.Err()
+	return pool.Run(ctx, n, pool.Options{Workers: workers}, func(_ context.Context, i int) error { return job(i) })
 }
 
 // simulatePath simulates path p with flowSim and returns its model input.

@@ -1,12 +1,15 @@
 package m3
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/tailscope/tailscope/lib/internal/pool"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 // GenOptions describe a training-data run: tasks 0..Tasks-1 drawn by
@@ -18,8 +21,8 @@ type GenOptions struct {
 	Seed          uint64
 	Workers       int
 	Shard, Shards int
-	// Progress, when set, gets one line per finished task.
-	Progress io.Writer
+	// Progress, when set, gets every finished task.
+	Progress progress.Reporter
 }
 
 // TaskFile is the file task i's result is written to in a data directory.
@@ -48,47 +51,25 @@ func GenerateData(dir string, o GenOptions) (int, error) {
 			todo = append(todo, i)
 		}
 	}
-	jobs := make(chan int)
 	var (
-		mu    sync.Mutex
-		first error
-		done  int
-		wg    sync.WaitGroup
+		mu   sync.Mutex
+		done int
 	)
-	for range o.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				r, err := RunTask(RandomTask(o.Seed, i, o.Flows))
-				if err == nil {
-					err = r.Write(TaskFile(dir, i))
-				}
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				}
-				if err == nil {
-					done++
-					if o.Progress != nil {
-						fmt.Fprintf(o.Progress, "task %d (%d/%d): %d hops, %s, load %.2f: packetsim %.2f s\n",
-							i, done, len(todo), r.Task.Hops, r.Task.Sizes.Dist, r.Task.MaxLoad, r.PacketSeconds)
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, i := range todo {
-		mu.Lock()
-		stop := first != nil
-		mu.Unlock()
-		if stop {
-			break
+	err := pool.Run(context.Background(), len(todo), pool.Options{Workers: o.Workers}, func(_ context.Context, k int) error {
+		i := todo[k]
+		r, err := RunTask(RandomTask(o.Seed, i, o.Flows))
+		if err == nil {
+			err = r.Write(TaskFile(dir, i))
 		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return done, first
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		progress.Report(o.Progress, done, len(todo), fmt.Sprintf("task %d: %d hops, %s, load %.2f: packetsim %.2f s",
+			i, r.Task.Hops, r.Task.Sizes.Dist, r.Task.MaxLoad, r.PacketSeconds))
+		return nil
+	})
+	return done, err
 }

@@ -2,6 +2,7 @@ package m3
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -9,13 +10,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tailscope/tailscope/datasets"
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 // MinTargetFlows is the fewest foreground flows an output bucket of a
@@ -191,8 +193,8 @@ type TrainOptions struct {
 	LR      float64 // Adam step at the start, decaying to a tenth (default 1e-3)
 	Decay   float64 // decoupled weight decay (default 1e-4)
 	Seed    uint64  // initialisation and shuffling
-	// Progress, when set, gets one line per member and epoch.
-	Progress io.Writer
+	// Progress, when set, gets every member's every epoch.
+	Progress progress.Reporter
 }
 
 // Train fits a model to train by Adam on the mean relative error. Each
@@ -239,25 +241,21 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	m.nets = make([]*mlp, o.Members)
 	m.Info.BestEpochs, m.Info.MemberLoss = make([]int, o.Members), make([]float64, o.Members)
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		next = make(chan int)
+		mu     sync.Mutex
+		epochs int
 	)
-	for range min(o.Members, runtime.GOMAXPROCS(0)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				net, best, epoch := trainMember(k, xTrain, xVal, train, val, o, &mu)
-				m.nets[k], m.Info.MemberLoss[k], m.Info.BestEpochs[k] = net, best, epoch
-			}
-		}()
+	report := func(what string) {
+		mu.Lock()
+		defer mu.Unlock()
+		epochs++
+		progress.Report(o.Progress, epochs, o.Members*o.Epochs, what)
 	}
-	for k := range o.Members {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
+	// Members do not fail, so the pool's error is nil.
+	_ = pool.Run(context.Background(), o.Members, pool.Options{}, func(_ context.Context, k int) error {
+		net, best, epoch := trainMember(k, xTrain, xVal, train, val, o, report)
+		m.nets[k], m.Info.MemberLoss[k], m.Info.BestEpochs[k] = net, best, epoch
+		return nil
+	})
 	for _, n := range m.nets {
 		n.roundToFloat32()
 	}
@@ -267,7 +265,7 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 
 // trainMember trains ensemble member k and returns its best weights, their
 // validation loss and epoch. mu serialises progress lines.
-func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOptions, mu *sync.Mutex) (*mlp, float64, int) {
+func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOptions, report func(what string)) (*mlp, float64, int) {
 	r := rand.New(rand.NewPCG(o.Seed, 0x7472+uint64(k))) // "tr"
 	_, in := xTrain.Dims()
 	net := newMLP(append(append([]int{in}, o.Hidden...), outputLen()), r, 0.01)
@@ -299,11 +297,7 @@ func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOp
 		}
 		out, _ := net.forward(xVal)
 		v, _ := loss(out, val)
-		if o.Progress != nil {
-			mu.Lock()
-			fmt.Fprintf(o.Progress, "member %d epoch %d: train %.4f val %.4f\n", k, e, sum/float64(len(train)), v)
-			mu.Unlock()
-		}
+		report(fmt.Sprintf("member %d epoch %d: train %.4f val %.4f", k, e, sum/float64(len(train)), v))
 		if v < best {
 			best, keep, bestEpoch = v, net.clone(), e
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -31,8 +32,9 @@ type Options struct {
 	WorkDir string
 	// TimeLimit bounds the wall time of the simulation; 0 means none.
 	TimeLimit time.Duration
-	// Progress receives the program's progress lines; nil discards them.
-	Progress io.Writer
+	// Progress receives the program's progress reports (flows done of
+	// all); nil discards them.
+	Progress progress.Reporter
 	// Program is the scenario program to run as it is; "" means
 	// DefaultProgram(), built or rebuilt when needed.
 	Program string
@@ -276,9 +278,7 @@ func execute(ctx context.Context, prog string, args []string, opts Options) erro
 		line := sc.Text()
 		if strings.HasPrefix(line, "progress ") {
 			last = line
-			if opts.Progress != nil {
-				fmt.Fprintln(opts.Progress, "ns3:", line)
-			}
+			reportLine(opts.Progress, line)
 		} else if msgs.Len() < 64<<10 {
 			msgs.WriteString(line)
 			msgs.WriteByte('\n')
@@ -419,4 +419,20 @@ func parseEnd(fields []string, res *Result) error {
 		}
 	}
 	return nil
+}
+
+// reportLine passes a progress line of the scenario program ("progress
+// sim_ns=<t> done=<n>/<N> events=<n> wall_s=<s>") to p: flows done of all,
+// and the rest of the line.
+func reportLine(p progress.Reporter, line string) {
+	var done, total int
+	var what []string
+	for _, f := range strings.Fields(strings.TrimPrefix(line, "progress ")) {
+		if d, ok := strings.CutPrefix(f, "done="); ok {
+			fmt.Sscanf(d, "%d/%d", &done, &total)
+			continue
+		}
+		what = append(what, f)
+	}
+	progress.Report(p, done, total, strings.Join(what, " "))
 }

@@ -22,12 +22,12 @@ package parsimon
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -49,8 +49,9 @@ type Options struct {
 	Inflation float64 `json:"inflation,omitempty"`
 	// Backend runs the link-level simulations (default LinkSim).
 	Backend Backend `json:"-"`
-	// Progress, when set, receives progress lines of the link simulations.
-	Progress io.Writer `json:"-"`
+	// Progress, when set, gets how many link simulations are done (and a
+	// warning when links are sparse, see Result.Sparse).
+	Progress progress.Reporter `json:"-"`
 	// Links, when set, runs the link simulations instead of the in-process
 	// pool (RunTasks with Backend, Workers and Progress): lib/experiment's
 	// ParsimonLinks sends them as tasks to the local pool or Slurm.
@@ -187,9 +188,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			res.Sparse++
 		}
 	}
-	if res.Sparse > 0 && o.Progress != nil {
-		fmt.Fprintf(o.Progress, "parsimon: warning: %d of %d simulated links carry fewer than B = %d flows, so their delays form one bucket for all sizes and large flows are overestimated; use more flows or a smaller bucket size\n",
-			res.Sparse, len(tasks), o.BucketSize)
+	if res.Sparse > 0 {
+		progress.Report(o.Progress, 0, len(tasks), fmt.Sprintf("warning: %d of %d simulated links carry fewer than B = %d flows, so their delays form one bucket for all sizes and large flows are overestimated; use more flows or a smaller bucket size",
+			res.Sparse, len(tasks), o.BucketSize))
 	}
 	res.SetupSeconds = time.Since(t0).Seconds()
 

@@ -3,12 +3,12 @@ package pfs
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -42,9 +42,9 @@ func (p Point) CriticalSpeedup() float64 { return p.SerialSeconds / p.CriticalSe
 // Sweep measures each decomposition of configs against the serial run of
 // flows: accuracy, and speed with one worker and with workers (0:
 // runtime.NumCPU()), each timing the minimum over repeats (at least 1)
-// runs. It returns the points and the serial run. progress, when not nil,
-// gets a line per point.
-func Sweep(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, configs []Options, workers, repeats int, bins metrics.Bins, progress io.Writer) ([]Point, *Result, error) {
+// runs. It returns the points and the serial run. p, when not nil, gets
+// every point measured.
+func Sweep(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, configs []Options, workers, repeats int, bins metrics.Bins, p progress.Reporter) ([]Point, *Result, error) {
 	repeats = max(repeats, 1)
 	var base *Result
 	serialSec := math.Inf(1)
@@ -88,11 +88,9 @@ func Sweep(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg ne
 		}
 		pt.Accuracy = acc
 		pts = append(pts, pt)
-		if progress != nil {
-			fmt.Fprintf(progress, "pfs T=%d S=%d %s: %d chunks; serial %.3f s, prep %.3f s, wall %.3f s on %d workers, critical %.3f s, one worker %.3f s: speedup %.2fx (critical path %.2fx); NRMSE %.4f, p50 error %+.1f%%, p99 error %+.1f%%\n",
-				pt.Temporal, pt.Spatial, pt.Background, pt.Chunks, pt.SerialSeconds, pt.PrepSeconds, pt.WallSeconds, pt.Workers, pt.CriticalSeconds, pt.SumSeconds,
-				pt.Speedup(), pt.CriticalSpeedup(), acc.NRMSE, 100*acc.P50.ErrorAll, 100*acc.P99.ErrorAll)
-		}
+		progress.Report(p, len(pts), len(configs), fmt.Sprintf("T=%d S=%d %s: %d chunks; serial %.3f s, prep %.3f s, wall %.3f s on %d workers, critical %.3f s, one worker %.3f s: speedup %.2fx (critical path %.2fx); NRMSE %.4f, p50 error %+.1f%%, p99 error %+.1f%%",
+			pt.Temporal, pt.Spatial, pt.Background, pt.Chunks, pt.SerialSeconds, pt.PrepSeconds, pt.WallSeconds, pt.Workers, pt.CriticalSeconds, pt.SumSeconds,
+			pt.Speedup(), pt.CriticalSpeedup(), acc.NRMSE, 100*acc.P50.ErrorAll, 100*acc.P99.ErrorAll))
 	}
 	return pts, base, nil
 }

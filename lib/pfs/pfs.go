@@ -53,7 +53,7 @@
 // path (pre-processing plus the longest chunk) and the sum over chunks.
 //
 // Chunks are plain data (Chunk, JSON-serializable): RunChunk runs one
-// anywhere, and the "pfs-chunk" estimator (lib/estimator) makes each an
+// anywhere, and lib/experiment's pfs-chunk task kind makes each an
 // experiment task for the local pool or Slurm arrays.
 package pfs
 
@@ -63,9 +63,8 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tailscope/tailscope/lib/flowsim"
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -185,19 +184,12 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		workers = runtime.NumCPU()
 	}
 	results := make([]*ChunkResult, len(plan.Chunks))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
-	for _, i := range plan.Order() {
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			res, err := RunChunk(&plan.Chunks[i])
-			results[i] = res
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	err = pool.Run(ctx, len(plan.Chunks), pool.Options{Workers: workers, Order: plan.Order()}, func(_ context.Context, i int) error {
+		var err error
+		results[i], err = RunChunk(&plan.Chunks[i])
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	t1 := time.Now()

@@ -11,8 +11,8 @@ import (
 )
 
 // ChunkOptions are a decomposition and the index of one of its chunks: the
-// options of the "pfs-chunk" estimator, which runs one chunk as an
-// experiment task (a local pool worker or a Slurm array element). Each
+// options of lib/experiment's pfs-chunk task kind, which runs one chunk as
+// an experiment task (a local pool worker or a Slurm array element). Each
 // such task repeats the pre-processing, which is deterministic, so every
 // element derives the same plan on its own.
 type ChunkOptions struct {

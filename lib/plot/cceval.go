@@ -7,12 +7,13 @@ import (
 	"math"
 	"slices"
 
-	"github.com/tailscope/tailscope/lib/cceval"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tailscope/tailscope/lib/cceval"
 )
 
 // CITrace draws CCEval's Fig. 7 for the named metrics of a model-free

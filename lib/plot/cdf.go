@@ -6,12 +6,13 @@ import (
 	"math"
 	"sort"
 
-	"github.com/tailscope/tailscope/lib/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/tailscope/tailscope/lib/metrics"
 )
 
 // cdfPoints is how many points a CDF curve keeps: enough for a smooth

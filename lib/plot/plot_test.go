@@ -12,9 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/tailscope/tailscope/lib/internal/synth"
 	"github.com/tailscope/tailscope/lib/metrics"
-	"gonum.org/v1/plot/vg"
 )
 
 // outDir is where figures go: TAILSCOPE_FIGURES keeps them for a look,

@@ -85,9 +85,6 @@ func (l *Line) Progress(done, total int, what string) {
 	first := !l.started
 	if first {
 		l.started, l.done0, l.start = true, done, now
-		if done > 0 {
-			fmt.Fprintf(l.w, "%s: %d/%d already done, skipped\n", l.Label, done, total)
-		}
 	}
 	final := total > 0 && done >= total
 	counts := fmt.Sprintf("%d/%d", done, total)

@@ -18,7 +18,7 @@ func TestProgressLines(t *testing.T) {
 	clock := time.Unix(0, 0)
 	p.now = func() time.Time { return clock }
 	p.Interval = 10 * time.Second
-	p.Progress(2, 10, "") // 2 done before the run
+	p.Progress(2, 10, "2 already done") // a resumed run
 	steps := []struct {
 		after  time.Duration
 		failed int
@@ -40,8 +40,7 @@ func TestProgressLines(t *testing.T) {
 		}
 		p.Progress(3+i, 10, what)
 	}
-	want := "sweep: 2/10 already done, skipped\n" +
-		"sweep 2/10 done, ETA ?\n" +
+	want := "sweep 2/10 done, 2 already done, ETA ?\n" +
 		"sweep 4/10 done, ETA 30s\n" +
 		"sweep 5/10 done, ETA 50s\n" +
 		"sweep 10/10 done, 1 failed, ETA 0s\n"

@@ -22,7 +22,6 @@ package validate
 import (
 	"context"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/progress"
 	"io"
 	"math"
 	"strings"
@@ -32,6 +31,7 @@ import (
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 

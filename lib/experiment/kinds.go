@@ -1,0 +1,145 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/parsimon"
+	"github.com/tailscope/tailscope/lib/pfs"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// Task kinds other than an estimator's run: one piece of a decomposed run,
+// whose records are not estimates for the scenario. They run through the
+// executors like any task, so the pieces of one run spread over a pool or
+// Slurm arrays and an interrupted run resumes with the pieces not done.
+const (
+	// KindParsimonLink runs one link-level simulation of a Parsimon
+	// variant (options: ParsimonLinkOptions; ParsimonLinks). Its records
+	// are the link simulation's (parsimon.Task.Records: FCTs and ideal
+	// FCTs in the link-level topology, whose host ids Src and Dst are).
+	KindParsimonLink = "parsimon-link"
+	// KindPFSChunk runs one chunk of a pfs decomposition (options:
+	// pfs.ChunkOptions; RunPFS), merged with pfs.ReadChunk and Plan.Merge.
+	KindPFSChunk = "pfs-chunk"
+)
+
+// LinkSimTimer names the link simulation's wall time in seconds in the run
+// log of a parsimon-link frame (frame.Meta.Timings).
+const LinkSimTimer = "link_sim_s"
+
+// ParsimonLinkOptions select one link simulation: the channel, of the run
+// of Variant ("parsimon", "parsimon-c" or "parsimon-ns3") with Options
+// (that variant's options JSON).
+type ParsimonLinkOptions struct {
+	Variant string          `json:"variant"`
+	Options json.RawMessage `json:"options,omitempty"`
+	Channel int             `json:"channel"`
+}
+
+// kind is a task kind: how it reads its options (their canonical JSON, as
+// estimator.Resolve for an estimator) and how it runs.
+type kind struct {
+	options func(opts string) (string, error)
+	run     func(ctx context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error)
+}
+
+var kinds = map[string]kind{
+	KindParsimonLink: {options: parsimonLinkOptions, run: runParsimonLink},
+	KindPFSChunk:     {options: pfsChunkOptions, run: runPFSChunk},
+}
+
+// Kinds lists the task kinds other than estimators' runs.
+func Kinds() []string { return slices.Sorted(maps.Keys(kinds)) }
+
+// readLink reads parsimon-link options with the variant's options
+// resolved (its backend named), so that equal keys mean equal simulations.
+func readLink(opts string) (ParsimonLinkOptions, error) {
+	var o ParsimonLinkOptions
+	if err := estimator.DecodeOptions(opts, &o); err != nil {
+		return o, err
+	}
+	if o.Variant == "" {
+		o.Variant = "parsimon"
+	}
+	if !strings.HasPrefix(o.Variant, "parsimon") {
+		return o, fmt.Errorf("parsimon-link: %q is not a Parsimon variant (parsimon, parsimon-c or parsimon-ns3)", o.Variant)
+	}
+	canon, err := estimator.Resolve(o.Variant, string(o.Options))
+	if err != nil {
+		return o, err
+	}
+	o.Options = json.RawMessage(canon)
+	return o, nil
+}
+
+func parsimonLinkOptions(opts string) (string, error) {
+	o, err := readLink(opts)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(o)
+	return string(b), err
+}
+
+func runParsimonLink(ctx context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error) {
+	o, err := readLink(opts)
+	if err != nil {
+		return nil, err
+	}
+	po, _, err := estimator.ParsimonOptions(o.Variant, sc, string(o.Options))
+	if err != nil {
+		return nil, err
+	}
+	recs, wall, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	return &estimator.Result{Records: recs, Options: string(b), Extra: map[string]string{"channel": strconv.Itoa(o.Channel)},
+		Timings: map[string]float64{LinkSimTimer: wall}}, nil
+}
+
+func pfsChunkOptions(opts string) (string, error) {
+	var o pfs.ChunkOptions
+	if err := estimator.DecodeOptions(opts, &o); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(o)
+	return string(b), err
+}
+
+func runPFSChunk(_ context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error) {
+	var o pfs.ChunkOptions
+	if err := estimator.DecodeOptions(opts, &o); err != nil {
+		return nil, err
+	}
+	res, plan, err := pfs.RunPlannedChunk(sc.Net, sc.Flows, sc.Spec.Network, o)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := res.Extra()
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	return &estimator.Result{Records: res.Records, Options: string(b), Extra: map[string]string{
+		pfs.ExtraKey: extra,
+		"chunks":     strconv.Itoa(len(plan.Chunks)),
+	}, Timings: map[string]float64{
+		"prep_s":       plan.PrepSeconds,
+		pfs.ChunkTimer: res.WallSeconds,
+	}}, nil
+}
