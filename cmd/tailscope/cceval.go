@@ -17,7 +17,6 @@ import (
 
 	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/estimator"
-	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
@@ -119,8 +118,7 @@ func ccevalEstimate(args []string) error {
 	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
 	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
 	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
-	executor := fs.String("executor", "", `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`)
-	partition := fs.String("partition", "", "slurm: partition")
+	executor := executorFlags(fs, `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`, "", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -159,14 +157,17 @@ func ccevalEstimate(args []string) error {
 	if err := cceval.CheckTargets(targets, b, pl); err != nil {
 		return err
 	}
+	exec, err := executor.build(*cf.workers)
+	if err != nil {
+		return fmt.Errorf("cceval estimate: %w", err)
+	}
 	var labels []string
 	var results []*cceval.Result
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
 		Workers: *cf.workers, Seed: *cf.seed, Targets: targets, Progress: progress.NewLine(os.Stderr, "cceval")}
 	for _, name := range split(*names) {
 		var res *cceval.Result
-		switch *executor {
-		case "":
+		if exec == nil {
 			if err := mkdirOut(*cf.out); err != nil {
 				return err
 			}
@@ -179,19 +180,13 @@ func ccevalEstimate(args []string) error {
 			if res, err = cceval.Estimate(trial, cfg); err != nil {
 				return err
 			}
-		case "local", "slurm":
-			var exec experiment.Executor = experiment.Local{Workers: max(*cf.workers, 1)}
-			if *executor == "slurm" {
-				exec = experiment.Slurm{Partition: *partition}
-			}
+		} else {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			res, err = cceval.EstimateSweep(ctx, spec, name, *options, b, pl, cfg, exec, filepath.Join(*cf.out, name), progress.NewLine(os.Stderr, name))
 			stop()
 			if err != nil {
 				return err
 			}
-		default:
-			return fmt.Errorf("cceval estimate: unknown executor %q (local or slurm)", *executor)
 		}
 		for _, m := range res.Metrics {
 			fmt.Printf("%s %s: %v, real trials %d, forecast %d\n", name, m.Name, m.Interval, m.Trials, m.Forecast)

@@ -4,8 +4,12 @@ import (
 	"flag"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/experiment"
 )
 
 func TestRangedFlags(t *testing.T) {
@@ -73,5 +77,44 @@ func TestParseFlagsRefusesArguments(t *testing.T) {
 	}
 	if err := parseFlags(fs, []string{"--alphas", "0.2"}); err != nil || *alphas != "0.2" {
 		t.Errorf("flags only: %v, alphas %q", err, *alphas)
+	}
+}
+
+// Every command that can send work to an executor takes the same flags,
+// Slurm's included (pfs run and run had no --partition before).
+func TestExecutorFlags(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		args  []string
+		want  experiment.Executor // nil: in-process
+		err   string
+	}{
+		{[]string{"inproc", "local", "slurm"}, nil, nil, ""},
+		{[]string{"inproc", "local", "slurm"}, []string{"-executor", "local"}, experiment.Local{Workers: 3}, ""},
+		{[]string{"inproc", "local", "slurm"}, []string{"-executor", "slurm", "-partition", "p", "-time-limit", "1m", "-cpus-per-task", "2"},
+			experiment.Slurm{Partition: "p", TimeLimit: time.Minute, CPUsPerTask: 2}, ""},
+		{[]string{"inproc", "local", "slurm"}, []string{"-executor", "slurm", "-time-limit", "-1s"}, nil, "want a duration >= 0"},
+		{[]string{"inproc", "local", "slurm"}, []string{"-executor", "bogus"}, nil, `unknown executor "bogus" (inproc, local, slurm)`},
+		{[]string{"local", "slurm"}, []string{"-executor", "inproc"}, nil, `unknown executor "inproc" (local, slurm)`},
+		{[]string{"local", "slurm"}, nil, experiment.Local{Workers: 3}, ""},
+		{[]string{"", "local", "slurm"}, nil, nil, ""},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		choice := executorFlags(fs, "where tasks run", c.names...)
+		if err := parseFlags(fs, c.args); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		got, err := choice.build(3)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: error %v, want %q", c.args, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", c.args, err)
+		case !reflect.DeepEqual(got, c.want):
+			t.Errorf("%v: executor %#v, want %#v", c.args, got, c.want)
+		}
 	}
 }

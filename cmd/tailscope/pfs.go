@@ -103,7 +103,7 @@ func runPFSRun(args []string) error {
 	fs.IntVar(&o.Spatial, "spatial", 1, "spatial chunks (source-destination pair groups)")
 	fs.StringVar(&o.Background, "background", pfs.BackgroundOffered, "load of other spatial chunks on shared channels: offered, windowed or none")
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "inproc: chunks run at once; local: tasks run at once")
-	executor := fs.String("executor", "inproc", "inproc (goroutines), local (experiment tasks, resumable) or slurm (job arrays)")
+	executor := executorFlags(fs, "inproc (goroutines), local (experiment tasks, resumable) or slurm (job arrays)", "inproc", "local", "slurm")
 	out := fs.String("out", "out/pfs", "output directory: serial.parquet, pfs.parquet, received.parquet (and chunks/ for task executors)")
 	sc, meta, err := sf.parse(fs, args, out)
 	if err != nil {
@@ -116,7 +116,7 @@ func runPFSRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	ex, err := taskExecutor(*executor, o.Workers)
+	ex, err := executor.build(o.Workers)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func runPFSRun(args []string) error {
 	}
 	fmt.Printf("%s: %d flows, %d chunks (%d boundary flows injected)\n", sc.Net.Summary(), len(sc.Flows), res.Chunks, res.Injected)
 	fmt.Printf("serial %.3f s; pfs %.3f s with %s (pre-processing %.3f s, critical path %.3f s, one worker %.3f s): speedup %.2fx, critical-path speedup %.2fx\n",
-		base.WallSeconds, res.WallSeconds, *executor, res.PrepSeconds, res.CriticalSeconds(), res.SumSeconds(),
+		base.WallSeconds, res.WallSeconds, *executor.name, res.PrepSeconds, res.CriticalSeconds(), res.SumSeconds(),
 		base.WallSeconds/res.WallSeconds, base.WallSeconds/res.CriticalSeconds())
 	fmt.Printf("received bytes/s: RMSE %.4g B/s (NRMSE %.2f%%), per destination %.4g B/s\n", acc.RMSE, 100*acc.NRMSE, acc.HostRMSE)
 	fmt.Printf("p50 slowdown:\n%sp99 slowdown:\n%s", acc.P50, acc.P99)

@@ -30,7 +30,7 @@ func runRun(args []string) error {
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
-	executor := fs.String("executor", "inproc", "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)")
+	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func runRun(args []string) error {
 	if err := estimator.Check(est...); err != nil {
 		return err
 	}
-	ex, err := taskExecutor(*executor, runtime.NumCPU())
+	ex, err := executor.build(runtime.NumCPU())
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func runRun(args []string) error {
 			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, *options, ex, progress.NewLine(os.Stderr, name+" links"))
 			res, err = estimator.RunParsimon(ctx, name, sc, *options, links)
 		case ex != nil:
-			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor, name)
+			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor.name, name)
 		case streaming:
 			if err = mkdirOut(dir); err == nil {
 				res, err = estimator.Stream(ctx, name, sc, *options, filepath.Join(dir, name+".parquet"))

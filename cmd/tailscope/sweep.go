@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,7 +33,8 @@ func runSweep(args []string) error {
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"packetsim":{"stop_at_ns":1000000}}`)
 	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
-	executor := executorFlags(fs)
+	executor := executorFlags(fs, "local or slurm", "local", "slurm")
+	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
 	printSpace := fs.Bool("print-space", false, "print the space as JSON and exit (a template for your own)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,7 +76,7 @@ func runSweep(args []string) error {
 	if err != nil {
 		return err
 	}
-	exec, err := executor()
+	exec, err := executor.build(*workers)
 	if err != nil {
 		return err
 	}
@@ -98,39 +100,43 @@ func runSweep(args []string) error {
 	return err
 }
 
-// taskExecutor is the executor an "--executor inproc|local|slurm" flag
-// names: nil for inproc (the command's own goroutines), else the local
-// pool of workers tasks at once or Slurm with its defaults.
-func taskExecutor(name string, workers int) (experiment.Executor, error) {
-	switch name {
-	case "inproc":
-		return nil, nil
-	case "local":
-		return experiment.Local{Workers: workers}, nil
-	case "slurm":
-		return experiment.Slurm{}, nil
-	}
-	return nil, fmt.Errorf("unknown executor %q (inproc, local or slurm)", name)
+// executorChoice is where a command's tasks run, as its flags say.
+type executorChoice struct {
+	names     []string
+	name      *string
+	partition *string
+	timeLimit *time.Duration
+	cpus      *int
 }
 
-// executorFlags adds the flags that choose a sweep's executor to fs and
-// returns the function that builds it once fs is parsed.
-func executorFlags(fs *flag.FlagSet) func() (experiment.Executor, error) {
-	executor := fs.String("executor", "local", "local or slurm")
-	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
-	partition := fs.String("partition", "", "slurm: partition")
-	timeLimit := fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's) [a duration >= 0]")
-	cpus := intFlag(fs, "cpus-per-task", 0, 0, math.MaxInt, "slurm: CPUs per task")
-	return func() (experiment.Executor, error) {
-		switch *executor {
-		case "local":
-			return experiment.Local{Workers: *workers}, nil
-		case "slurm":
-			if *timeLimit < 0 {
-				return nil, fmt.Errorf("--time-limit %v: want a duration >= 0", *timeLimit)
-			}
-			return experiment.Slurm{Partition: *partition, TimeLimit: *timeLimit, CPUsPerTask: *cpus}, nil
-		}
-		return nil, fmt.Errorf("unknown executor %q (local or slurm)", *executor)
+// executorFlags adds to fs the one set of flags that choose where a
+// command's tasks run: --executor, one of names (the first is the
+// default; "inproc" and "" mean the command's own goroutines), described
+// by usage, and Slurm's --partition, --time-limit and --cpus-per-task.
+func executorFlags(fs *flag.FlagSet, usage string, names ...string) executorChoice {
+	return executorChoice{
+		names:     names,
+		name:      fs.String("executor", names[0], usage),
+		partition: fs.String("partition", "", "slurm: partition"),
+		timeLimit: fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's) [a duration >= 0]"),
+		cpus:      intFlag(fs, "cpus-per-task", 0, 0, math.MaxInt, "slurm: CPUs per task"),
 	}
+}
+
+// build makes the chosen executor once the flags are parsed, running
+// workers tasks at once on the local pool; nil means in-process.
+func (c executorChoice) build(workers int) (experiment.Executor, error) {
+	if !slices.Contains(c.names, *c.name) {
+		return nil, fmt.Errorf("unknown executor %q (%s)", *c.name, strings.Join(c.names, ", "))
+	}
+	switch *c.name {
+	case "local":
+		return experiment.Local{Workers: max(workers, 1)}, nil
+	case "slurm":
+		if *c.timeLimit < 0 {
+			return nil, fmt.Errorf("--time-limit %v: want a duration >= 0", *c.timeLimit)
+		}
+		return experiment.Slurm{Partition: *c.partition, TimeLimit: *c.timeLimit, CPUsPerTask: *c.cpus}, nil
+	}
+	return nil, nil
 }

@@ -30,7 +30,8 @@ func runValidate(args []string) error {
 	loads := fs.String("loads", "0.3,0.6", "target max loads, comma-separated")
 	seed := fs.Uint64("seed", 1, "workload seed")
 	out := fs.String("out", "out/validate-ns3", "directory: task results, validate.parquet, validate.png and validate.svg")
-	executor := executorFlags(fs)
+	executor := executorFlags(fs, "local or slurm", "local", "slurm")
+	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func runValidate(args []string) error {
 	if err != nil {
 		return err
 	}
-	exec, err := executor()
+	exec, err := executor.build(*workers)
 	if err != nil {
 		return err
 	}
