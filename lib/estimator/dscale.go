@@ -12,7 +12,7 @@ import (
 // alpha, seed, congested channels or pilot_share, detect); DSCALEs
 // returns no records for the flows it did not sample.
 func init() {
-	register("dscale", typed[dscale.EstimateOptions], func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	register("dscale", typed(func() any { return new(dscale.EstimateOptions) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 		var o dscale.EstimateOptions
 		if err := decode(opts, &o); err != nil {
 			return nil, err

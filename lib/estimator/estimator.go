@@ -54,14 +54,18 @@ func register(name string, options func(opts []byte) (string, error), r runner) 
 	registry[name] = entry{options: options, run: r}
 }
 
-// typed reads options strictly into a T and returns their canonical JSON:
-// the options reader of an estimator whose options are a T.
-func typed[T any](opts []byte) (string, error) {
-	var o T
-	if err := decode(opts, &o); err != nil {
-		return "", err
+// typed is the options reader of an estimator whose options are the
+// struct newOpts points to: it reads options strictly into it and returns
+// their canonical JSON. (Not generic: the kernel's interpreter binds this
+// package.)
+func typed(newOpts func() any) func(opts []byte) (string, error) {
+	return func(opts []byte) (string, error) {
+		o := newOpts()
+		if err := decode(opts, o); err != nil {
+			return "", err
+		}
+		return encode(o), nil
 	}
-	return encode(o), nil
 }
 
 // Resolve returns the canonical JSON of the named estimator's options as

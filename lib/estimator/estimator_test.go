@@ -258,3 +258,30 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// Resolve gives the options a run records: strict, re-encoded, with
+// Parsimon's default backend named.
+func TestResolve(t *testing.T) {
+	for _, tc := range []struct{ name, opts, want, err string }{
+		{"parsimon", "", `{"backend":"linksim"}`, ""},
+		{"parsimon", `{"backend":"packetsim", "workers":2}`, `{"backend":"packetsim","workers":2}`, ""},
+		{"parsimon-ns3", "", `{"backend":"ns3"}`, ""},
+		{"parsimon-ns3", `{"backend":"linksim"}`, "", "parsimon-ns3 runs the ns3 backend"},
+		{"flowsim", ` { "host_rate_bps" : 5 } `, `{"host_rate_bps":5}`, ""},
+		{"packetsim", "", `{}`, ""},
+		{"flowsim", `{"bogus":1}`, "", "unknown field"},
+		{"pfs-chunk", "", "", `unknown estimator "pfs-chunk"`},
+	} {
+		got, err := Resolve(tc.name, tc.opts)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %s: error %v, want %q", tc.name, tc.opts, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s %s: %v", tc.name, tc.opts, err)
+		case got != tc.want:
+			t.Errorf("%s %s: resolved %s, want %s", tc.name, tc.opts, got, tc.want)
+		}
+	}
+}

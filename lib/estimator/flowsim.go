@@ -12,7 +12,7 @@ type flowsimOptions struct {
 	HostRateBps int64 `json:"host_rate_bps,omitempty"`
 }
 
-func init() { register(flowsim.Name, typed[flowsimOptions], runFlowsim) }
+func init() { register(flowsim.Name, typed(func() any { return new(flowsimOptions) }), runFlowsim) }
 
 func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 	var o flowsimOptions

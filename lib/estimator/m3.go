@@ -22,7 +22,7 @@ type m3Options struct {
 	Model           string `json:"model,omitempty"`
 }
 
-func init() { register(m3.Name, typed[m3Options], runM3) }
+func init() { register(m3.Name, typed(func() any { return new(m3Options) }), runM3) }
 
 // defaultModel loads the embedded model once per process.
 var defaultModel = sync.OnceValues(m3.DefaultModel)

@@ -19,7 +19,7 @@ type ns3Options struct {
 	Program          string  `json:"program,omitempty"`
 }
 
-func init() { register(ns3.Name, typed[ns3Options], runNS3) }
+func init() { register(ns3.Name, typed(func() any { return new(ns3Options) }), runNS3) }
 
 func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 	var o ns3Options

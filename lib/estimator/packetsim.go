@@ -20,7 +20,7 @@ type packetsimOptions struct {
 
 func init() {
 	registerStream(packetsim.Name, streamer{
-		options: typed[packetsimOptions],
+		options: typed(func() any { return new(packetsimOptions) }),
 		run:     runPacketsim,
 	})
 }

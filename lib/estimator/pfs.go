@@ -11,7 +11,7 @@ import (
 // pfs runs a whole decomposed flowsim run in this process (its chunks as
 // tasks through any executor are lib/experiment's RunPFS).
 func init() {
-	register(pfs.Name, typed[pfs.Options], func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	register(pfs.Name, typed(func() any { return new(pfs.Options) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 		var o pfs.Options
 		if err := decode(opts, &o); err != nil {
 			return nil, err
