@@ -7,19 +7,15 @@ import (
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// flowsimOptions are the flowsim options settable from JSON.
-type flowsimOptions struct {
-	HostRateBps int64 `json:"host_rate_bps,omitempty"`
-}
+func init() { register(flowsim.Name, typed(func() any { return new(flowsim.Options) }), runFlowsim) }
 
-func init() { register(flowsim.Name, typed(func() any { return new(flowsimOptions) }), runFlowsim) }
-
+// runFlowsim runs flowsim with its own Options (host_rate_bps).
 func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-	var o flowsimOptions
+	var o flowsim.Options
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	recs, err := flowsim.Run(sc.Net, sc.Flows, sc.Spec.Network, flowsim.Options{HostRateBps: o.HostRateBps})
+	recs, err := flowsim.Run(sc.Net, sc.Flows, sc.Spec.Network, o)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/dscale"
+	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/pfs"
 )
 
 // optionTypes returns a fresh value of every estimator's options type.
 func optionTypes() []any {
-	return []any{&flowsimOptions{}, &m3Options{}, &ns3Options{}, &packetsimOptions{}, &parsimonOptions{},
+	return []any{&flowsim.Options{}, &m3Options{}, &ns3Options{}, &packetsimOptions{}, &parsimonOptions{},
 		&parsimonCOptions{}, &dscale.EstimateOptions{}, &pfs.Options{}, &pfs.ChunkOptions{}}
 }
 

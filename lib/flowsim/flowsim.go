@@ -53,10 +53,11 @@ type Options struct {
 	// its source NIC's bandwidth. On a full network the NIC cap never
 	// binds on its own (the NIC channel is on the path); a lower host rate
 	// does, and then even a lone flow is slower than its ideal FCT.
-	HostRateBps int64
+	HostRateBps int64 `json:"host_rate_bps,omitempty"`
 	// Meter, when set, is filled with the bits its channels carried per
-	// time bin (Meter.Links are channel ids).
-	Meter *Meter
+	// time bin (Meter.Links are channel ids). It is an output of one run,
+	// not an option a spec or sweep can set.
+	Meter *Meter `json:"-"`
 }
 
 // Run simulates flows on net under max-min fair sharing and returns one
