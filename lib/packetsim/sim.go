@@ -509,9 +509,11 @@ func (s *sim) finish(slot int32, f *flow) {
 func (s *sim) arrive(e event) {
 	r := s.route(e.ref)
 	ack := e.flag()&flagAck != 0
-	if s.dequeue != nil && (e.hop() > 0 || s.opts.HostFIFO) {
-		// The packet has left the FIFO port of the channel it crossed:
-		// mark it if more than K bytes queued behind it there.
+	if e.flag()&flagWaited != 0 {
+		// The packet has left the FIFO port of the channel it crossed,
+		// where it had to wait: mark it if more than K bytes queued
+		// behind it there (none can be behind a packet that did not
+		// wait, so the others skip this).
 		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
 		if behind := d.q.Pop(s.now); !ack && behind > d.k && e.flag()&flagECE == 0 {
 			e.w |= int64(flagECE) << flagPos
@@ -555,8 +557,12 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		p.queueNanos += float64(wait) / 1000
 	}
 	end := max(s.now, p.busyUntil) + p.tx(wire)
-	if wait > 0 && s.dequeue != nil {
-		s.dequeue[c].q.Push(s.now, p.busyUntil, end+p.delay, wire)
+	if s.dequeue != nil {
+		e.w &^= int64(flagWaited) << flagPos
+		if wait > 0 {
+			s.dequeue[c].q.Push(s.now, p.busyUntil, end+p.delay, wire)
+			e.w |= int64(flagWaited) << flagPos
+		}
 	}
 	p.busyUntil = end
 	p.bytes += wire
