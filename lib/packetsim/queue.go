@@ -18,10 +18,10 @@ const (
 
 // Packet flags.
 const (
-	flagAck  uint8 = 1 << iota // an ACK (otherwise a data packet)
-	flagECE                    // data: marked CE on the way; ACK: echoes it
-	flagWaited                 // marking at dequeue: it waited at the port of the channel it is crossing
-	flagNack                   // ACK sent for an out-of-order data packet (the sign bit of event.w: never a constant shift)
+	flagAck    uint8 = 1 << iota // an ACK (otherwise a data packet)
+	flagECE                      // data: marked CE on the way; ACK: echoes it
+	flagWaited                   // marking at dequeue: it waited at the port of the channel it is crossing
+	flagNack                     // ACK sent for an out-of-order data packet (the sign bit of event.w: never a constant shift)
 )
 
 // event is one scheduled happening, 24 bytes. Packets in flight exist
