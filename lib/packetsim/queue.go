@@ -18,16 +18,17 @@ const (
 
 // Packet flags.
 const (
-	flagAck  uint8 = 1 << iota // an ACK (otherwise a data packet)
-	flagECE                    // data: marked CE on the way; ACK: echoes it
-	flagNack                   // ACK sent for an out-of-order data packet
+	flagAck    uint8 = 1 << iota // an ACK (otherwise a data packet)
+	flagECE                      // data: marked CE on the way; ACK: echoes it
+	flagWaited                   // marking at dequeue: it waited at the port of the channel it is crossing
+	flagNack                     // ACK sent for an out-of-order data packet (the sign bit of event.w: never a constant shift)
 )
 
 // event is one scheduled happening, 24 bytes. Packets in flight exist
 // only as events, so moving a packet costs no allocation. The channel a
 // packet crosses is not stored: it is the hop-th channel of its flow's
 // route. The send time shares its word with the small fields: bits 0-49
-// hold it (up to 1125 s), then the hop, the kind and the flags.
+// hold it (up to 562 s), then the hop, the kind and the flags.
 type event struct {
 	t   int64 // ps
 	w   int64 // data: send time (ps), ACK: the echoed send time; hop, kind, flags
@@ -36,7 +37,7 @@ type event struct {
 }
 
 const (
-	tsBits  = 50
+	tsBits  = 49
 	maxTs   = 1<<tsBits - 1 // ps
 	hopPos  = tsBits
 	kindPos = hopPos + 8
@@ -57,7 +58,7 @@ func packet(slot, pkt int32, ts int64, flag uint8) event {
 func (e *event) ts() int64   { return e.w & maxTs }
 func (e *event) hop() uint8  { return uint8(e.w >> hopPos) }
 func (e *event) kind() uint8 { return uint8(e.w>>kindPos) & 7 }
-func (e *event) flag() uint8 { return uint8(e.w>>flagPos) & 7 }
+func (e *event) flag() uint8 { return uint8(e.w>>flagPos) & 15 }
 
 // eventQueue delivers events in (time, scheduling order). It is a
 // calendar queue: a wheel of buckets of 2^bucketShift ps covering the
