@@ -15,9 +15,9 @@
 // Every link is a pair of point-to-point devices with the link's rate and
 // delay, a one-packet device queue and a RED queue disc set up as a DCTCP
 // step marker (instantaneous queue, every packet arriving above K bytes is
-// CE-marked, none dropped early; K = cfg.KBytesFor(rate) unless
-// Options.KBytes overrides a port's). The buffer per
-// port is cfg.BufferBytes (0: unlimited). Senders and receivers are ns-3's
+// CE-marked at enqueue whatever cfg.ECNMark says, none dropped early;
+// K = cfg.KBytesFor(rate) unless Options.KBytes overrides a port's). The
+// buffer per port is cfg.BufferBytes (0: unlimited). Senders and receivers are ns-3's
 // TcpDctcp (window-based, whatever cfg.CC says) with segment size
 // cfg.PayloadBytes, an ACK for every segment, initial window
 // cfg.DCTCP.InitWindow, gain cfg.DCTCP.G, initial alpha cfg.DCTCP.InitAlpha
