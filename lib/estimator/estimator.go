@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -156,6 +158,9 @@ func registerStream(name string, s streamer) {
 		}
 		var recs []metrics.Record
 		res, err := s.run(ctx, sc, src, opts, func(r metrics.Record) error {
+			if err := cancelled(ctx); err != nil {
+				return err
+			}
 			recs = append(recs, r)
 			return nil
 		})
@@ -165,6 +170,39 @@ func registerStream(name string, s streamer) {
 		res.Records = recs
 		return res, nil
 	})
+}
+
+// cancelled returns ctx's error once ctx is done. Streaming estimators
+// (packetsim) take no context, so their emit checks it on every record:
+// a non-blocking receive costs nanoseconds against microseconds per
+// record, and an interrupt stops the run within a record's time.
+func cancelled(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+		return nil
+	}
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context under which Run, RunParsimon and Stream
+// send the progress lines of the estimators that report progress
+// (Parsimon's link simulations, ns-3's output) to w rather than to
+// standard error; io.Discard silences them. A notebook shows them as one
+// updating line this way.
+func WithProgress(ctx context.Context, w io.Writer) context.Context {
+	return context.WithValue(ctx, progressKey{}, w)
+}
+
+// progress is where ctx says progress lines go: standard error unless
+// WithProgress says otherwise.
+func progress(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(progressKey{}).(io.Writer); ok && w != nil {
+		return w
+	}
+	return os.Stderr
 }
 
 // Streams reports whether the named estimator can run through Stream.
@@ -198,8 +236,8 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 			return nil, err
 		}
 		res, err := s.run(ctx, sc, src, []byte(options), func(r metrics.Record) error {
-			if w.Len()%(1<<16) == 0 && ctx.Err() != nil {
-				return ctx.Err()
+			if err := cancelled(ctx); err != nil {
+				return err
 			}
 			return w.Write(r)
 		})

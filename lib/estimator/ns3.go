@@ -2,7 +2,6 @@ package estimator
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"time"
 
@@ -28,7 +27,7 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 	res, err := ns3.Simulate(ctx, sc.Net, sc.Flows, sc.Spec.Network, ns3.Options{
 		WorkDir:     o.WorkDir,
 		TimeLimit:   time.Duration(o.TimeLimitSeconds * float64(time.Second)),
-		Progress:    os.Stderr,
+		Progress:    progress(ctx),
 		Program:     o.Program,
 		StopAtNanos: o.StopAtNanos,
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/tailscope/tailscope/lib/parsimon"
@@ -57,6 +56,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		po.Progress = progress(ctx)
 		recs, wall, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
 		if err != nil {
 			return nil, err
@@ -101,7 +101,7 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	if err != nil {
 		return nil, err
 	}
-	po.Links = links
+	po.Links, po.Progress = links, progress(ctx)
 	res, err := parsimon.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, po)
 	if err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ func parsimonVariant(name string, sc *scenario.Scenario, opts string) (parsimon.
 	}
 	po := parsimon.Options{
 		Workers: o.Workers, Seed: seed, BucketSize: o.BucketSize, BucketRatio: o.BucketRatio,
-		Inflation: o.Inflation, Backend: backend, Progress: os.Stderr,
+		Inflation: o.Inflation, Backend: backend,
 	}
 	if name == "parsimon-c" {
 		po.Cluster, po.ClusterOptions = true, o.ClusterOptions
