@@ -1,0 +1,52 @@
+package nb
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// Sweep is a sweep's results in the book's directory.
+type Sweep struct {
+	experiment.Report
+	Dir string
+	// Bins are the size bins of Summaries (metrics.ParsimonBins unless
+	// set).
+	Bins metrics.Bins
+}
+
+// Sweep runs every named estimator on every spec as a resumable sweep
+// (experiment.Sweep) in the book's directory, one task at a time, with
+// one progress line. Results already there are kept and not redone, so
+// re-running the cell only reads them back; an interrupt (Context) stops
+// the sweep and keeps what finished. Failed tasks stop the cell after the
+// others ran.
+func (b *Book) Sweep(specs []scenario.Spec, names ...string) *Sweep {
+	tasks, err := experiment.Tasks(specs, names, nil)
+	Check(err)
+	line := NewLine(os.Stdout)
+	p := experiment.NewProgress(line, "sweep")
+	p.Interval = time.Second
+	// The tasks' own progress (Parsimon's link simulations) would fight
+	// the sweep's for the line.
+	ctx := estimator.WithProgress(Context(), io.Discard)
+	rep, err := experiment.Sweep(ctx, b.Dir, tasks, experiment.Local{}, p)
+	line.Close()
+	Check(err)
+	return &Sweep{Report: rep, Dir: b.Dir, Bins: metrics.ParsimonBins()}
+}
+
+// Summaries are one row per scenario and estimator but baseline: the
+// scenario's parameters and loads, the p-th percentile slowdown per size
+// bin against baseline's, and wall times (plot.SummarizeDir).
+func (s *Sweep) Summaries(baseline string, p float64) []metrics.Summary {
+	rows, err := plot.SummarizeDir(s.Dir, baseline, s.Bins, p, nil)
+	Check(err)
+	return rows
+}
