@@ -18,6 +18,9 @@ type Book struct {
 	Name  string // the notebook's name, e.g. "01-quickstart"
 	Scale string // ci, quick or paper
 	Dir   string // <output root>/notebooks/<Name>
+	// Workers is the number of sweep tasks run at once (default 1: most
+	// estimators use every core themselves).
+	Workers int
 }
 
 // Scales are the scales a notebook runs at, smallest first.

@@ -222,11 +222,11 @@ func TestInterrupt(t *testing.T) {
 func TestSweep(t *testing.T) {
 	b := openBook(t, "ci")
 	specs := []scenario.Spec{dumbbell(t, 1), dumbbell(t, 2)}
-	sw := b.Sweep(specs[:1], "packetsim", "flowsim")
+	sw := b.Sweep("", specs[:1], "packetsim", "flowsim")
 	if sw.Ran != 2 || sw.Skipped != 0 {
 		t.Errorf("first sweep %+v", sw.Report)
 	}
-	sw = b.Sweep(specs, "packetsim", "flowsim")
+	sw = b.Sweep("", specs, "packetsim", "flowsim")
 	if sw.Ran != 2 || sw.Skipped != 2 {
 		t.Errorf("extended sweep %+v", sw.Report)
 	}
@@ -234,7 +234,7 @@ func TestSweep(t *testing.T) {
 	if len(rows) != 2 || rows[0].Estimator != "flowsim" || rows[0].ScenarioID == rows[1].ScenarioID {
 		t.Errorf("summaries %+v", rows)
 	}
-	if msg := stopped(t, func() { b.Sweep(specs, "ns4") }); !strings.Contains(msg, `unknown estimator "ns4"`) {
+	if msg := stopped(t, func() { b.Sweep("sub", specs, "ns4") }); !strings.Contains(msg, `unknown estimator "ns4"`) {
 		t.Errorf("unknown estimator: %q", msg)
 	}
 }

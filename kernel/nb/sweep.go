@@ -22,12 +22,13 @@ type Sweep struct {
 }
 
 // Sweep runs every named estimator on every spec as a resumable sweep
-// (experiment.Sweep) in the book's directory, one task at a time, with
-// one progress line. Results already there are kept and not redone, so
+// (experiment.Sweep) in dir, a directory under the book's ("" for the
+// book's own), Workers tasks at a time, with one progress line. Results already there are kept and not redone, so
 // re-running the cell only reads them back; an interrupt (Context) stops
 // the sweep and keeps what finished. Failed tasks stop the cell after the
 // others ran.
-func (b *Book) Sweep(specs []scenario.Spec, names ...string) *Sweep {
+func (b *Book) Sweep(dir string, specs []scenario.Spec, names ...string) *Sweep {
+	dir = b.Path(dir)
 	tasks, err := experiment.Tasks(specs, names, nil)
 	Check(err)
 	line := NewLine(os.Stdout)
@@ -36,10 +37,10 @@ func (b *Book) Sweep(specs []scenario.Spec, names ...string) *Sweep {
 	// The tasks' own progress (Parsimon's link simulations) would fight
 	// the sweep's for the line.
 	ctx := estimator.WithProgress(Context(), io.Discard)
-	rep, err := experiment.Sweep(ctx, b.Dir, tasks, experiment.Local{}, p)
+	rep, err := experiment.Sweep(ctx, dir, tasks, experiment.Local{Workers: b.Workers}, p)
 	line.Close()
 	Check(err)
-	return &Sweep{Report: rep, Dir: b.Dir, Bins: metrics.ParsimonBins()}
+	return &Sweep{Report: rep, Dir: dir, Bins: metrics.ParsimonBins()}
 }
 
 // Summaries are one row per scenario and estimator but baseline: the
