@@ -12,7 +12,9 @@ import (
 // over what is left of a longer old one), which JupyterLab, nbconvert's
 // output and terminals all render as a single updating line. The library
 // reports progress as plain lines; a Line turns any of those reporters
-// into one line of a cell's output.
+// into one line of a cell's output. A line containing "warning:" is not
+// progress: it stays, above the progress line, so that a warning written
+// to a progress writer (Parsimon's about sparse links) is not overwritten.
 type Line struct {
 	// Prefix starts every line shown, e.g. "parsimon (2/3): ".
 	Prefix string
@@ -34,8 +36,13 @@ func (l *Line) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		l.Show(string(bytes.TrimRight(l.buf[:i], "\r")))
+		s := string(bytes.TrimRight(l.buf[:i], "\r"))
 		l.buf = l.buf[i+1:]
+		if strings.Contains(s, "warning:") {
+			l.keep(s)
+			continue
+		}
+		l.Show(s)
 	}
 	return len(p), nil
 }
@@ -46,6 +53,13 @@ func (l *Line) Show(s string) {
 	pad := max(0, l.width-len(s))
 	fmt.Fprintf(l.w, "\r%s%s", s, strings.Repeat(" ", pad))
 	l.width = len(s)
+}
+
+// keep shows s on a line of its own that later lines do not replace.
+func (l *Line) keep(s string) {
+	pad := max(0, l.width-len(s))
+	fmt.Fprintf(l.w, "\r%s%s\n", s, strings.Repeat(" ", pad))
+	l.width = 0
 }
 
 // Close ends the line, leaving its last text in place.
