@@ -209,6 +209,25 @@ class KernelSmokeTest(unittest.TestCase):
         self.assertEqual(cell.results, [], "the loop ran to completion")
         self.assertUsable()
 
+    def test_layer_errors_are_messages(self):
+        # A failure in the notebook layer stops the cell with the library's
+        # message as the error, no stack trace, and the kernel goes on.
+        cell = self.execute(
+            'import (\n  "errors"\n  "github.com/tailscope/tailscope/kernel/nb"\n)\n'
+            'nb.Check(errors.New("estimator flowsim: bad options {\\"bogus\\":1}"))\n'
+            '"not reached"'
+        )
+        self.assertEqual(cell.status, "error")
+        self.assertEqual(cell.results, [])
+        evalue = cell.errors[0]["evalue"] if cell.errors else ""
+        self.assertIn('estimator flowsim: bad options {"bogus":1}', evalue)
+        self.assertNotIn("goroutine", evalue)
+        self.assertLessEqual(len(evalue.splitlines()), 2, evalue)
+        cell = self.execute('book := &nb.Book{Name: "x", Scale: "ci"}\nbook.Run(nil, "flowsim")')
+        self.assertEqual(cell.status, "error")
+        self.assertIn("no scenario to run", cell.errors[0]["evalue"] if cell.errors else "")
+        self.assertUsable()
+
     def test_interrupt_library_calls(self):
         # The kernel cancels nb.Context on an interrupt. packetsim on 400k
         # flows runs about half a minute of CPU, Parsimon on them about as
