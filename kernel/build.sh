@@ -28,6 +28,10 @@ done
 
 kernel_go_env
 mkdir -p "$KERNEL_BUILD/bin"
+# The binary gets the time the build started, so that an input
+# edited while the build ran is newer than it and make builds again (a
+# cold build takes minutes; the binary's own time would hide such edits).
+started=$(date +%s.%N)
 say() { echo "kernel/build.sh: $*" >&2; }
 
 if [ "$(go env GOVERSION)" != "$KERNEL_TOOLCHAIN" ]; then
@@ -87,6 +91,7 @@ rm -rf "$W/cmd/tailscope-bindgen"
 # 4. The kernel.
 say "building the kernel"
 (cd "$W" && go build -mod=mod -trimpath -o "$KERNEL_BIN.tmp" . && mv "$KERNEL_BIN.tmp" "$KERNEL_BIN")
+touch -d "@$started" "$KERNEL_BIN"
 if $update_sum; then
 	cp "$W/go.sum" "$KERNEL_DIR/go.sum"
 	say "updated kernel/go.sum"

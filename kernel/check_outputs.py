@@ -8,9 +8,10 @@ import json
 import re
 import sys
 
-# Code that renders a figure (a gonum/plot canvas or an explicit display in
-# Go; seaborn in the Python notebooks).
-DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(Image|SVG)\b|\bsns\.")
+# Code that renders a figure (a gonum/plot canvas, an explicit display or a
+# figure of the notebook layer in Go; seaborn in the Python notebooks).
+DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(Image|SVG)\b|\bplot\.Image\(|"
+                   r"\b(book\.Figure|runs\.SlowdownCDF)\(|\bsns\.")
 IMAGES = ("image/png", "image/svg+xml")
 
 

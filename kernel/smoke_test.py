@@ -9,8 +9,12 @@ display. Run with the project's Python (kernel/kernel-test.sh does):
 """
 
 import base64
+import glob
+import os
 import queue
+import shutil
 import sys
+import tempfile
 import time
 import unittest
 
@@ -19,6 +23,12 @@ from jupyter_client.manager import KernelManager
 KERNEL_NAME = "tailscope-go"
 # Generous bound for one cell's reply; only a hung kernel comes close to it.
 REPLY_TIMEOUT = 300
+# How long an interrupted library call may take to stop. The requirement is
+# a second; the bound leaves room for a loaded machine, and the runs
+# interrupted below would go on for tens of seconds without the interrupt.
+STOP_SECONDS = 5
+# What the interrupt tests measured, printed at the end.
+INTERRUPTS = []
 
 
 class Cell:
@@ -30,6 +40,8 @@ class Cell:
         self.displays = []  # data dicts of display_data messages
         self.errors = []  # content of error messages
         self.stdout = ""
+        # Seconds from the interrupt to the execute reply, when interrupted.
+        self.stop_seconds = None
 
     @property
     def status(self):
@@ -62,15 +74,27 @@ class KernelSmokeTest(unittest.TestCase):
         cls.kc.stop_channels()
         cls.km.shutdown_kernel(now=True)
 
-    def execute(self, code, interrupt_after=None):
+    def execute(self, code, interrupt_after=None, interrupt_when=None):
         """Runs code; optionally interrupts the kernel after that many
-        seconds. Returns the Cell once the kernel is idle again."""
+        seconds, or once interrupt_when() is true. Returns the Cell once the
+        kernel is idle again."""
         msg_id = self.kc.execute(code)
+        interrupted = None
+        if interrupt_when is not None:
+            deadline = time.monotonic() + REPLY_TIMEOUT
+            while not interrupt_when():
+                if time.monotonic() > deadline:
+                    self.fail(f"the interrupt condition never held during {code!r}")
+                time.sleep(0.05)
         if interrupt_after is not None:
             time.sleep(interrupt_after)
+        if interrupt_after is not None or interrupt_when is not None:
             self.km.interrupt_kernel()
+            interrupted = time.monotonic()
         reply = self.shell_reply(msg_id)
         cell = Cell(reply)
+        if interrupted is not None:
+            cell.stop_seconds = time.monotonic() - interrupted
         deadline = time.monotonic() + REPLY_TIMEOUT
         while True:
             try:
@@ -104,6 +128,26 @@ class KernelSmokeTest(unittest.TestCase):
             if reply["parent_header"].get("msg_id") == msg_id:
                 return reply
         self.fail(f"no reply within {REPLY_TIMEOUT} s")
+
+    def kernel_cpu_seconds(self):
+        """User plus system CPU seconds of the kernel process so far."""
+        with open(f"/proc/{self.km.provisioner.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def assertStopsAndIdles(self, cell, what):
+        """An interrupted library call: the cell stopped with an error soon
+        after the interrupt, and the kernel then uses no CPU (the call did
+        not go on in the background)."""
+        self.assertEqual(cell.status, "error", f"{what}: {cell.reply['content']}")
+        self.assertEqual(cell.results, [], f"{what} ran to completion")
+        cpu = self.kernel_cpu_seconds()
+        time.sleep(2)
+        busy = self.kernel_cpu_seconds() - cpu
+        INTERRUPTS.append(f"{what}: stopped {cell.stop_seconds:.2f} s after the interrupt, then {busy:.2f} CPU s in 2 s")
+        self.assertLess(cell.stop_seconds, STOP_SECONDS, f"{what} took {cell.stop_seconds:.1f} s to stop")
+        self.assertLess(busy, 0.5, f"{what}: the kernel used {busy:.2f} CPU s in the 2 s after the interrupt")
+        self.assertUsable()
 
     def assertUsable(self):
         cell = self.execute("6 * 7")
@@ -164,6 +208,81 @@ class KernelSmokeTest(unittest.TestCase):
         self.assertEqual(cell.status, "error")
         self.assertEqual(cell.results, [], "the loop ran to completion")
         self.assertUsable()
+
+    def test_layer_errors_are_messages(self):
+        # A failure in the notebook layer stops the cell with the library's
+        # message as the error, no stack trace, and the kernel goes on.
+        cell = self.execute(
+            'import (\n  "errors"\n  "github.com/tailscope/tailscope/kernel/nb"\n)\n'
+            'nb.Check(errors.New("estimator flowsim: bad options {\\"bogus\\":1}"))\n'
+            '"not reached"'
+        )
+        self.assertEqual(cell.status, "error")
+        self.assertEqual(cell.results, [])
+        evalue = cell.errors[0]["evalue"] if cell.errors else ""
+        self.assertIn('estimator flowsim: bad options {"bogus":1}', evalue)
+        self.assertNotIn("goroutine", evalue)
+        self.assertLessEqual(len(evalue.splitlines()), 2, evalue)
+        cell = self.execute('book := &nb.Book{Name: "x", Scale: "ci"}\nbook.Run(nil, "flowsim")')
+        self.assertEqual(cell.status, "error")
+        self.assertIn("no scenario to run", cell.errors[0]["evalue"] if cell.errors else "")
+        self.assertUsable()
+
+    def test_interrupt_library_calls(self):
+        # The kernel cancels nb.Context on an interrupt. packetsim on 400k
+        # flows runs about half a minute of CPU, Parsimon on them about as
+        # long; each is interrupted 3 s in.
+        cell = self.execute(
+            "import (\n"
+            '  "github.com/tailscope/tailscope/kernel/nb"\n'
+            '  "github.com/tailscope/tailscope/lib/estimator"\n'
+            '  "github.com/tailscope/tailscope/lib/scenario"\n'
+            ")\n"
+            "spec := scenario.Default()\n"
+            "spec.Workload.Flows = 400000\n"
+            "big, err := scenario.Build(spec)\n"
+            "err == nil"
+        )
+        self.assertEqual(cell.text(), "true", cell.errors)
+        for name in ["packetsim", "parsimon"]:
+            cell = self.execute(f'_, err = estimator.Run(nb.Context(), "{name}", big, "")\n"finished"', interrupt_after=3)
+            self.assertStopsAndIdles(cell, name)
+
+    def test_interrupt_sweep_keeps_results(self):
+        # Eight packetsim tasks of 40k flows; interrupted once the first
+        # result is in place, which must stay, and a second sweep skips it.
+        out = self.tmpdir()
+        code = (
+            "import (\n"
+            '  "github.com/tailscope/tailscope/kernel/nb"\n'
+            '  "github.com/tailscope/tailscope/lib/experiment"\n'
+            '  "github.com/tailscope/tailscope/lib/scenario"\n'
+            ")\n"
+            "specs := []scenario.Spec{}\n"
+            "for seed := uint64(1); seed <= 8; seed++ {\n"
+            "  s := scenario.Default()\n"
+            "  s.Workload.Flows = 40000\n"
+            "  s.Seed = seed\n"
+            "  specs = append(specs, s)\n"
+            "}\n"
+            'tasks, err := experiment.Tasks(specs, []string{"packetsim"}, nil)\n'
+            f'rep, err := experiment.Sweep(nb.Context(), "{out}", tasks, experiment.Local{{}}, nil)\n'
+            "rep"
+        )
+        done = lambda: glob.glob(os.path.join(out, "*", "packetsim.parquet"))
+        cell = self.execute(code, interrupt_when=lambda: len(done()) > 0)
+        kept = done()
+        self.assertStopsAndIdles(cell, "sweep")
+        self.assertGreaterEqual(len(kept), 1)
+        self.assertLess(len(kept), 8, "the sweep ran to completion")
+        cell = self.execute(f'rep, err = experiment.Sweep(nb.Context(), "{out}", tasks[:{len(kept)}], experiment.Local{{}}, nil)\n'
+                            "rep.Skipped")
+        self.assertEqual(cell.text(), str(len(kept)), cell.errors)
+
+    def tmpdir(self):
+        d = tempfile.mkdtemp(prefix="tailscope-smoke-")
+        self.addCleanup(shutil.rmtree, d, ignore_errors=True)
+        return d
 
     def test_plot_png(self):
         cell = self.execute(
@@ -230,4 +349,6 @@ class KernelSmokeTest(unittest.TestCase):
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result
     print(f"kernel start-up: {KernelSmokeTest.startup_seconds:.2f} s", file=sys.stderr)
+    for line in INTERRUPTS:
+        print(f"interrupt: {line}", file=sys.stderr)
     sys.exit(0 if result.wasSuccessful() else 1)

@@ -2,6 +2,8 @@ package nb_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/go-gota/gota/dataframe"
 
@@ -26,4 +28,20 @@ func ExampleDataFrame() {
 	// Output:
 	// packetsim 1.500000
 	// parsimon 3.000000
+}
+
+// A notebook's first cell: its scale (TAILSCOPE_SCALE) picks the sizes,
+// and its frames and figures go under TAILSCOPE_OUT.
+func ExampleOpen() {
+	out, err := os.MkdirTemp("", "nb-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(out)
+	os.Setenv("TAILSCOPE_SCALE", "ci")
+	os.Setenv("TAILSCOPE_OUT", out)
+	book := nb.Open("01-quickstart")
+	rel, _ := filepath.Rel(out, book.Dir)
+	fmt.Println(book.Scale, book.Pick(3000, 20000, 200000), rel)
+	// Output: ci 3000 notebooks/01-quickstart
 }

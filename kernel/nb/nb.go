@@ -1,7 +1,18 @@
-// Package nb holds the small helpers notebooks running in the tailscope-go
-// kernel need around the library: a frame shown as an HTML table head, a
-// frame converted to a gota DataFrame for filtering and grouping, and a
-// gonum/plot figure rendered as an image that gophernotes displays inline.
+// Package nb is the notebook-facing layer of tailscope: what a cell of a
+// notebook running in the tailscope-go kernel calls, so that a cell is the
+// one to three lines a researcher means.
+//
+//	book := nb.Open("01-quickstart")        // scale and output directory
+//	sc := book.Build(spec)                  // the scenario, its loads
+//	runs := book.Run(sc, "packetsim", "flowsim")
+//	runs.SlowdownCDF(0.9)                   // saved as PNG and shown
+//
+// Runs and sweeps show their progress as one updating line (Line), and
+// stop when the user interrupts the kernel: the kernel cancels Context,
+// which they run under. A failure stops the cell with the library's
+// message as the cell's error (Check), never a stack trace. Figure and
+// Table save what they show under the book's directory. Show, DataFrame,
+// Image and SVG serve cells that work with frames and plots directly.
 //
 // The kernel links this package in statically (kernel/packages.txt); like
 // every notebook-facing package it exports nothing generic.

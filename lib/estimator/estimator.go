@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -194,6 +196,9 @@ func registerStream(name string, s streamer) {
 		}
 		var recs []metrics.Record
 		res, err := s.run(ctx, sc, src, opts, func(r metrics.Record) error {
+			if err := cancelled(ctx); err != nil {
+				return err
+			}
 			recs = append(recs, r)
 			return nil
 		})
@@ -203,6 +208,39 @@ func registerStream(name string, s streamer) {
 		res.Records = recs
 		return res, nil
 	})
+}
+
+// cancelled returns ctx's error once ctx is done. Streaming estimators
+// (packetsim) take no context, so their emit checks it on every record:
+// a non-blocking receive costs nanoseconds against microseconds per
+// record, and an interrupt stops the run within a record's time.
+func cancelled(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+		return nil
+	}
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context under which Run, RunParsimon and Stream
+// send the progress reports of the estimators that report progress
+// (Parsimon's link simulations, ns-3's simulated time) to r rather than to
+// a progress.Line on standard error; a notebook draws them as one updating
+// line this way, and progress.Func(nil)-like silent reporters mute them.
+func WithProgress(ctx context.Context, r progress.Reporter) context.Context {
+	return context.WithValue(ctx, progressKey{}, r)
+}
+
+// reporter is where ctx says the progress of the estimator name goes: a
+// progress.Line on standard error unless WithProgress says otherwise.
+func reporter(ctx context.Context, name string) progress.Reporter {
+	if r, ok := ctx.Value(progressKey{}).(progress.Reporter); ok && r != nil {
+		return r
+	}
+	return progress.NewLine(os.Stderr, name)
 }
 
 // Streams reports whether the named estimator can run through Stream.
@@ -236,8 +274,8 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 			return nil, err
 		}
 		res, err := s.run(ctx, sc, src, []byte(options), func(r metrics.Record) error {
-			if w.Len()%(1<<16) == 0 && ctx.Err() != nil {
-				return ctx.Err()
+			if err := cancelled(ctx); err != nil {
+				return err
 			}
 			return w.Write(r)
 		})

@@ -3,6 +3,7 @@ package estimator
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/parsimon"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -283,5 +285,81 @@ func TestResolve(t *testing.T) {
 		case got != tc.want:
 			t.Errorf("%s %s: resolved %s, want %s", tc.name, tc.opts, got, tc.want)
 		}
+	}
+}
+
+// afterChecks is a context that is done from its n-th Done call on: it
+// cancels a run in the middle, at a point counted in the run's own checks.
+type afterChecks struct {
+	context.Context
+	n      int
+	closed chan struct{}
+}
+
+func newAfterChecks(n int) *afterChecks {
+	c := make(chan struct{})
+	close(c)
+	return &afterChecks{Context: context.Background(), n: n, closed: c}
+}
+
+func (c *afterChecks) Done() <-chan struct{} {
+	if c.n--; c.n <= 0 {
+		return c.closed
+	}
+	return nil
+}
+
+func (c *afterChecks) Err() error {
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// packetsim takes no context; Run and Stream stop it through the records
+// it emits, so a cancelled run ends early with the context's error and
+// Stream leaves no frame.
+func TestCancelStopsStreamingEstimator(t *testing.T) {
+	built := small(t)
+	const after = 50 // of 300 flows
+	_, err := Run(newAfterChecks(after), "packetsim", built, "")
+	if err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+		t.Fatalf("Run with a context cancelled after %d records: err %v", after, err)
+	}
+	sc, err := scenario.BuildNet(built.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "packetsim.parquet")
+	if _, err := Stream(newAfterChecks(after), "packetsim", sc, "", path); err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
+		t.Fatalf("Stream with a context cancelled after %d records: err %v", after, err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("a cancelled Stream left %s", path)
+	}
+	// The same checks, never cancelling, count the records: one per record.
+	counting := newAfterChecks(1 << 30)
+	res, err := Run(counting, "packetsim", built, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emitted := 1<<30 - counting.n; emitted < len(res.Records) {
+		t.Errorf("%d context checks for %d records: a cancel could go unseen for several records", emitted, len(res.Records))
+	}
+}
+
+// Parsimon's progress reports go where the context says, ending with every
+// link simulation done.
+func TestWithProgress(t *testing.T) {
+	sc := small(t)
+	var last string
+	got := progress.Func(func(done, total int, what string) { last = fmt.Sprintf("%d/%d %s", done, total, what) })
+	res, err := Run(WithProgress(context.Background(), got), "parsimon", sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sims := res.Extra["link_sims"]
+	if want := sims + "/" + sims + " link sims"; last != want {
+		t.Errorf("last progress report %q, want %q", last, want)
 	}
 }

@@ -2,12 +2,10 @@ package estimator
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/ns3"
-	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -29,7 +27,7 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 	res, err := ns3.Simulate(ctx, sc.Net, sc.Flows, sc.Spec.Network, ns3.Options{
 		WorkDir:     o.WorkDir,
 		TimeLimit:   time.Duration(o.TimeLimitSeconds * float64(time.Second)),
-		Progress:    progress.NewLine(os.Stderr, "ns3"),
+		Progress:    reporter(ctx, "ns3"),
 		Program:     o.Program,
 		StopAtNanos: o.StopAtNanos,
 	})

@@ -3,11 +3,9 @@ package estimator
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/tailscope/tailscope/lib/parsimon"
-	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -64,7 +62,7 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	if err != nil {
 		return nil, err
 	}
-	po.Links = links
+	po.Links, po.Progress = links, reporter(ctx, name)
 	res, err := parsimon.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, po)
 	if err != nil {
 		return nil, err
@@ -139,7 +137,7 @@ func ParsimonOptions(name string, sc *scenario.Scenario, opts string) (parsimon.
 	}
 	po := parsimon.Options{
 		Workers: o.Workers, Seed: seed, BucketSize: o.BucketSize, BucketRatio: o.BucketRatio,
-		Inflation: o.Inflation, Backend: backend, Progress: progress.NewLine(os.Stderr, name),
+		Inflation: o.Inflation, Backend: backend,
 	}
 	if name == "parsimon-c" {
 		po.Cluster, po.ClusterOptions = true, o.ClusterOptions

@@ -136,6 +136,11 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if err != nil {
 		return nil, err
 	}
+	// Setup takes seconds at hundreds of thousands of flows, most of it
+	// building the link tasks: an interrupt (ctx) stops it between steps.
+	if err := interrupted(ctx); err != nil {
+		return nil, err
+	}
 	loads, err := metrics.LinkLoads(net, flows)
 	if err != nil {
 		return nil, fmt.Errorf("parsimon: %w", err)
@@ -172,6 +177,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	var tasks []*Task
 	for _, c := range busy {
+		if err := interrupted(ctx); err != nil {
+			return nil, err
+		}
 		if res.Channels[c].Representative != c {
 			res.Pruned++
 			continue
@@ -225,6 +233,14 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	res.ConvolveSeconds = time.Since(t2).Seconds()
 	return res, nil
+}
+
+// interrupted is ctx's error, if it is done, as Run reports it.
+func interrupted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("parsimon: interrupted: %w", err)
+	}
+	return nil
 }
 
 // RunLink runs the link-level simulation of one channel of a Run with the

@@ -177,3 +177,21 @@ func TestSparseWarning(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted run stops during its setup: no link simulation starts.
+func TestRunInterruptedInSetup(t *testing.T) {
+	net, flows := tinyScenario(t, 300)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	started := false
+	_, err := Run(ctx, net, flows, netcfg.Default(), Options{Links: func(context.Context, []*Task) ([]*TaskResult, error) {
+		started = true
+		return nil, fmt.Errorf("link simulations started")
+	}})
+	if err == nil || !strings.Contains(err.Error(), "parsimon: interrupted: context canceled") {
+		t.Errorf("err = %v, want the interrupt", err)
+	}
+	if started {
+		t.Error("the link simulations started after the interrupt")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -30,7 +29,7 @@ func Ablation(labels []string, flowSim, model []float64, title string) (*Figure,
 			return nil, err
 		}
 		bars.Offset = vg.Length(2*i-1) * w / 2
-		bars.Color = plotutil.Color(i)
+		bars.Color = seriesColor(i)
 		bars.LineStyle.Width = 0
 		p.Add(bars)
 		p.Legend.Add(s.name, bars)

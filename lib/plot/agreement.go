@@ -80,7 +80,7 @@ func Agreement(title string, panels []AgreementPanel, tol float64) (*Figure, err
 			if err != nil {
 				return nil, fmt.Errorf("plot: Agreement series %q: %w", s.Name, err)
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(k), Shape: plotutil.Shape(k), Radius: vg.Points(3.5)}
+			sc.GlyphStyle = draw.GlyphStyle{Color: seriesColor(k), Shape: plotutil.Shape(k), Radius: vg.Points(3.5)}
 			p.Add(sc)
 			p.Legend.Add(s.Name, sc)
 		}

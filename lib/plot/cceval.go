@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -117,16 +116,16 @@ func CIByLabel(labels []string, results []*cceval.Result, metric string) (*Figur
 	if err != nil {
 		return nil, err
 	}
-	s.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(0), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: seriesColor(0), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	a.Add(s, ciBars(est, halves, true))
 	a.X.Min, a.X.Max = -0.5, float64(len(labels))-0.5
 	b := newPlot("trials to the margin", "", "trials (log scale)")
 	b.NominalX(labels...)
 	b.Y.Scale, b.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	sr, _ := plotter.NewScatter(rtc)
-	sr.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(1), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+	sr.GlyphStyle = draw.GlyphStyle{Color: seriesColor(1), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 	se, _ := plotter.NewScatter(etc)
-	se.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(2), Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+	se.GlyphStyle = draw.GlyphStyle{Color: seriesColor(2), Radius: vg.Points(5), Shape: draw.RingGlyph{}}
 	b.Add(sr, se)
 	lo, hi := math.Inf(1), 0.0
 	for i := range rtc {
@@ -209,12 +208,12 @@ func TailComparison(c *cceval.TailComparison) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = plotutil.Color(0)
+	bars.Color = seriesColor(0)
 	sb, err := plotter.NewBarChart(search, vg.Points(28))
 	if err != nil {
 		return nil, err
 	}
-	sb.Color = plotutil.Color(1)
+	sb.Color = seriesColor(1)
 	a.Add(bars, sb)
 	a.Legend.Add("trials", bars)
 	a.Legend.Add("of which cross-entropy search", sb)
@@ -238,7 +237,7 @@ func TailComparison(c *cceval.TailComparison) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(0), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: seriesColor(0), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	b.Add(s, ciBars(est, halves, true))
 	b.X.Min, b.X.Max = -0.5, 2.5
 	return &Figure{Panels: [][]*plot.Plot{{a, b}}, Width: 10 * vg.Inch, Height: 4 * vg.Inch}, nil
@@ -256,7 +255,7 @@ func addLines(p *plot.Plot, names []string, series []plotter.XYs) error {
 			return fmt.Errorf("plot: %s: %w", names[i], err)
 		}
 		l.LineStyle = lineStyle(i)
-		pts.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(i), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+		pts.GlyphStyle = draw.GlyphStyle{Color: seriesColor(i), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 		p.Add(l, pts)
 		p.Legend.Add(names[i], l, pts)
 	}

@@ -39,7 +39,7 @@ func cdfCurve(xs []float64, lo float64) plotter.XYs {
 // lineStyle is the i-th series' style: colour and dash pattern both vary,
 // so curves stay apart in greyscale print.
 func lineStyle(i int) draw.LineStyle {
-	return draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1.8), Dashes: plotutil.Dashes(i)}
+	return draw.LineStyle{Color: seriesColor(i), Width: vg.Points(1.8), Dashes: plotutil.Dashes(i)}
 }
 
 // refLine adds a dotted grey reference line from (x0, y0) to (x1, y1).
@@ -56,7 +56,8 @@ func refLine(p *plot.Plot, x0, y0, x1, y1 float64) {
 // record set (one per estimator, named by names) on a logarithmic slowdown
 // axis, zoomed on the tail: the y axis runs from tail (e.g. 0.9; 0 shows
 // the whole CDF) to 1, with a dotted line at the 99th percentile, as in
-// Parsimon's Fig. 7 and 10. Panels are laid out four to a row; a bin
+// Parsimon's Fig. 7 and 10. Panels are laid out two to a row (four
+// would shrink to unreadable text at a notebook's width); a bin
 // without flows in any set is left out.
 func SlowdownCDF(names []string, sets [][]metrics.Record, bins metrics.Bins, tail float64) (*Figure, error) {
 	if len(names) != len(sets) || len(sets) == 0 {
@@ -130,7 +131,7 @@ func SlowdownCDF(names []string, sets [][]metrics.Record, bins metrics.Bins, tai
 	if len(panels) == 0 {
 		return nil, fmt.Errorf("plot: SlowdownCDF: no records to plot")
 	}
-	return &Figure{Panels: grid(panels, 4)}, nil
+	return &Figure{Panels: grid(panels, 2)}, nil
 }
 
 // grid lays panels out at most cols to a row.

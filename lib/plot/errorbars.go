@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -91,7 +90,7 @@ func ErrorByLoad(rows []metrics.Summary, estimator string) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(0), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: seriesColor(0), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 	p.Add(s, ciBars(pts, halves, true))
 	return Single(p), nil
 }

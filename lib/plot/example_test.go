@@ -31,6 +31,6 @@ func ExampleSlowdownCDF() {
 	if err := plot.Save(f, filepath.Join(dir, "cdf.png")); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(len(f.Panels[0]), "panels;", plot.Image(f).Bounds().Size())
-	// Output: 4 panels; (2592,504)
+	fmt.Println(len(f.Panels), "rows of", len(f.Panels[0]), "panels;", plot.Image(f).Bounds().Size())
+	// Output: 2 rows of 2 panels; (1296,1008)
 }

@@ -187,6 +187,24 @@ func textStyle(size vg.Length) text.Style {
 
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
+// palette is the series colours: Okabe and Ito's colour-blind-safe set
+// (Color Universal Design, 2008) without its yellow, which is too light
+// on white, strongest contrasts first. gonum's default soft colours are
+// hard to tell apart in thin lines at notebook size.
+var palette = []color.Color{
+	color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue
+	color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermillion
+	color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // bluish green
+	color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
+	color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
+	color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
+	color.Black,
+}
+
+// seriesColor is the colour of the i-th series; it repeats after
+// len(palette) series, where dashes (plotutil.Dashes) still differ.
+func seriesColor(i int) color.Color { return palette[i%len(palette)] }
+
 // newPlot returns a plot with the figures' fonts: 13 pt titles, 12 pt axis
 // labels, 10 pt ticks and 10 pt legends, and a light grid.
 func newPlot(title, xlabel, ylabel string) *plot.Plot {

@@ -40,9 +40,12 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // logTicks labels a logarithmic axis at 1, 2 and 5 x 10^k (only at 10^k
 // when the axis spans more than three decades, where the others would
-// collide), with unlabelled minor ticks at the other integers times 10^k.
-// With log10 set the axis carries log10 values (a colour bar of log10
-// slowdowns) and the labels show 10^v; with bytes set labels read 1KB, 1MB.
+// collide), with unlabelled minor ticks at the other integers times 10^k,
+// and labels its ends when no label is near them, so that a reader sees
+// where the axis stops (a slowdown axis ending at 37 would otherwise read
+// as ending at 20). With log10 set the axis carries log10 values (a colour
+// bar of log10 slowdowns) and the labels show 10^v; with bytes set labels
+// read 1KB, 1MB.
 type logTicks struct{ log10, bytes bool }
 
 // Ticks implements plot.Ticker.
@@ -50,8 +53,13 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if t.log10 {
 		lo, hi = math.Pow(10, lo), math.Pow(10, hi)
 	}
+	label := func(v float64, digits int) string {
+		if t.bytes {
+			return metrics.ByteSize(int64(v + 0.5))
+		}
+		return strconv.FormatFloat(v, 'g', digits, 64)
+	}
 	var ts []plot.Tick
-	labelled := 0
 	wide := math.Log10(hi/lo) > 3
 	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
 		for m := 1.0; m <= 9; m++ {
@@ -61,26 +69,31 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			tick := plot.Tick{Value: v}
 			if m == 1 || !wide && (m == 2 || m == 5) {
-				tick.Label = strconv.FormatFloat(v, 'g', 4, 64)
-				if t.bytes {
-					tick.Label = metrics.ByteSize(int64(v + 0.5))
-				}
-				labelled++
+				tick.Label = label(v, 4)
 			}
 			ts = append(ts, tick)
 		}
 	}
-	if labelled < 2 { // a narrow range: label its ends too
-		// A label within a tenth of the axis of an end would print over
-		// the end's label: keep its tick, drop its label.
-		near := 0.1 * math.Log10(hi/lo)
+	// An end gets a label unless a label is within a tenth of the axis of
+	// it; a label that close to a labelled end would print over it, so it
+	// loses its label (its tick stays).
+	near := 0.1 * math.Log10(hi/lo)
+	for _, end := range []float64{lo, hi} {
+		labelledAtEnd := false
+		for _, tk := range ts {
+			if tk.Label != "" && math.Abs(math.Log10(tk.Value/end)) < 1e-9 {
+				labelledAtEnd = true
+			}
+		}
+		if labelledAtEnd || countLabels(ts) >= 2 && labelNear(ts, end, near) {
+			continue
+		}
 		for i := range ts {
-			if math.Log10(ts[i].Value/lo) < near || math.Log10(hi/ts[i].Value) < near {
+			if math.Abs(math.Log10(ts[i].Value/end)) < near {
 				ts[i].Label = ""
 			}
 		}
-		ts = append(ts, plot.Tick{Value: lo, Label: strconv.FormatFloat(lo, 'g', 3, 64)},
-			plot.Tick{Value: hi, Label: strconv.FormatFloat(hi, 'g', 3, 64)})
+		ts = append(ts, plot.Tick{Value: end, Label: label(end, 3)})
 	}
 	if t.log10 {
 		for i := range ts {
@@ -88,4 +101,26 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// countLabels is the number of labelled ticks.
+func countLabels(ts []plot.Tick) int {
+	n := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// labelNear reports whether a labelled tick lies within near (a share of
+// the axis in log10 units) of v.
+func labelNear(ts []plot.Tick, v, near float64) bool {
+	for _, t := range ts {
+		if t.Label != "" && math.Abs(math.Log10(t.Value/v)) < near {
+			return true
+		}
+	}
+	return false
 }

@@ -6,8 +6,9 @@ import (
 )
 
 // TestLogTicksReadable checks what makes a log axis readable: at least two
-// labels, every tick inside the axis, and no two labels so close (under a
-// tenth of the axis) that they print over each other.
+// labels, every tick inside the axis, a label at or within a tenth of the
+// axis of each end (where the axis stops), and no two labels so close
+// (under a tenth of the axis) that they print over each other.
 func TestLogTicksReadable(t *testing.T) {
 	for _, r := range []struct{ lo, hi float64 }{
 		{1.01, 2.05}, // the panel that showed "2" over "2.05"
@@ -17,6 +18,9 @@ func TestLogTicksReadable(t *testing.T) {
 		{0.9, 1000},
 		{1, 1e6},
 		{3, 3.5},
+		{1, 37},     // a slowdown axis that read as ending at 20
+		{1.2, 850},  // neither end a round number
+		{0.05, 1e4}, // wide: labels only at powers of ten
 	} {
 		ts := logTicks{}.Ticks(r.lo, r.hi)
 		var labels []float64
@@ -32,6 +36,15 @@ func TestLogTicksReadable(t *testing.T) {
 			t.Errorf("[%g, %g]: %d labels, want at least 2", r.lo, r.hi, len(labels))
 		}
 		span := math.Log10(r.hi / r.lo)
+		for _, end := range []float64{r.lo, r.hi} {
+			near := false
+			for _, l := range labels {
+				near = near || math.Abs(math.Log10(l/end))/span < 0.1+1e-9
+			}
+			if !near {
+				t.Errorf("[%g, %g]: no label at or near the end %g (labels %v)", r.lo, r.hi, end, labels)
+			}
+		}
 		for i := range labels {
 			for j := i + 1; j < len(labels); j++ {
 				if d := math.Abs(math.Log10(labels[i]/labels[j])) / span; d < 0.1 {
