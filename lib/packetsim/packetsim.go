@@ -64,6 +64,10 @@ type Options struct {
 	// network's pieces (DSCALE) keep their flows on the intended routes
 	// this way.
 	Paths [][]int
+	// Seed drives the run's random choices: today only DCQCN's RED-style
+	// marking draws random numbers. Runs with equal inputs and seeds are
+	// identical.
+	Seed uint64
 }
 
 // PortSample is the state of one output port at one sampling time.
