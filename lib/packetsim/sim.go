@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -25,8 +26,9 @@ type port struct {
 	psPerByte int64 // 8e12/bw when that is an integer, else 0
 	delay     int64 // ps
 	// markAbove is the ECN threshold K as the time the backlog takes to
-	// drain: a data packet is marked when busyUntil-now exceeds it. It is
-	// the exact integer image of the test backlog(now) > K in bytes.
+	// drain: marking at enqueue, a data packet is marked when
+	// busyUntil-now exceeds it. It is the exact integer image of the test
+	// backlog(now) > K in bytes.
 	markAbove  int64
 	queueNanos float64 // waits of the packets put on the channel, ns
 	bytes      int64   // wire bytes put on the channel
@@ -72,6 +74,12 @@ func markThreshold(k float64, bw int64) int64 {
 		}
 	}
 	return lo
+}
+
+// dequeuePort is the dequeue marking state of one FIFO port.
+type dequeuePort struct {
+	q ecnmark.Queue
+	k int64 // bytes: data is marked when more are queued behind it
 }
 
 // nic is a host's sending side on one channel. ACKs wait in a FIFO and go
@@ -193,15 +201,18 @@ type sim struct {
 	ports       []port
 	nicOf       []int32 // channel -> index into nics, -1 for switch ports
 	drops       []int64 // per channel
-	nics        []nic
-	q           eventQueue
-	now         int64
-	stop        int64
-	rto         int64
-	dataWire    int64 // wire size of a full data packet
-	sampled     []int
-	lastBytes   []int64
-	res         Result
+	// dequeue holds, when marking at dequeue, each channel's memory of
+	// the packets put on its FIFO port, read as they reach its far end.
+	dequeue   []dequeuePort
+	nics      []nic
+	q         eventQueue
+	now       int64
+	stop      int64
+	rto       int64
+	dataWire  int64 // wire size of a full data packet
+	sampled   []int
+	lastBytes []int64
+	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise.
 	red     *red      // RED-style marking instead of the step at K
 	cnpGap  int64     // ps; the receiver echoes a mark at most once per gap per flow
@@ -210,7 +221,7 @@ type sim struct {
 }
 
 // red is DCQCN's RED-style marking: a data packet that finds q bytes
-// queued ahead of it is marked with probability 0 up to kmin, rising
+// queued (ahead of it at enqueue, behind it at dequeue) is marked with probability 0 up to kmin, rising
 // linearly to pmax at kmax, and 1 beyond.
 type red struct {
 	kmin, kmax, pmax float64
@@ -280,6 +291,12 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			k = float64(kb)
 		}
 		p.markAbove = markThreshold(k, ch.Bandwidth)
+		if cfg.MarkAtDequeue() {
+			if s.dequeue == nil {
+				s.dequeue = make([]dequeuePort, len(net.Channels))
+			}
+			s.dequeue[c].k = int64(k)
+		}
 		if net.IsHost(ch.Src) {
 			s.nicOf[c] = int32(len(s.nics))
 			s.nics = append(s.nics, nic{ch: int32(c)})
@@ -585,6 +602,21 @@ func (s *sim) finish(slot int32, f *flow) {
 func (s *sim) arrive(e event) {
 	r := s.route(e.ref)
 	ack := e.flag()&flagAck != 0
+	if s.dequeue != nil && (e.hop() > 0 || s.opts.HostFIFO) {
+		// The packet has left the FIFO port of the channel it crossed:
+		// mark it if more than K bytes queued behind it there.
+		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
+		behind := d.q.Pop()
+		if !ack && e.flag()&flagECE == 0 && (s.red == nil && behind > d.k || s.red != nil && s.red.mark(float64(behind))) {
+			e.w |= int64(flagECE) << flagPos
+			s.res.Marks++
+		}
+		if s.intHops && !ack && e.hop() > 0 {
+			// HPCC's INT reads the queue where marking does.
+			x := &s.ext[e.ref]
+			x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1].QueueBytes = behind
+		}
+	}
 	if next := int32(e.hop()) + 1; next < r[rtLen] {
 		e.w += 1 << hopPos // next hop
 		if s.enqueue(e, channel(r, next, ack), s.wire(&e, r)) {
@@ -601,9 +633,10 @@ func (s *sim) arrive(e event) {
 	s.retire(e.ref)
 }
 
-// enqueue puts a packet of wire bytes on channel c's FIFO port,
-// CE-marking data above the port's threshold, or drops it if the buffer
-// is full, reporting whether it did.
+// enqueue puts a packet of wire bytes on channel c's FIFO port, or drops
+// it if the buffer is full, reporting whether it did. Marking at enqueue,
+// it CE-marks data above the port's threshold; marking at dequeue, it
+// records the packet for arrive to judge.
 func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
 	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
@@ -613,7 +646,9 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		return true
 	}
 	wait := p.busyUntil - s.now
-	if e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
+	if s.dequeue != nil {
+		s.dequeue[c].q.Push(s.now, max(s.now, p.busyUntil), wire)
+	} else if e.flag()&(flagAck|flagECE) == 0 && s.marks(p, wait) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -633,8 +668,19 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	return false
 }
 
+// marks decides, marking at enqueue, whether a data packet that waits
+// wait ps at port p is marked: above K, or by DCQCN's RED profile.
+func (s *sim) marks(p *port, wait int64) bool {
+	if s.red != nil {
+		return s.red.mark(p.backlog(s.now))
+	}
+	return wait > p.markAbove
+}
+
 // stampINT writes the INT record of switch port p into data packet e,
-// which waited wait ps and leaves at end.
+// which waited wait ps and leaves at end. Its queue length is the bytes
+// ahead of the packet; marking at dequeue, arrive replaces it with the
+// bytes behind the packet as it left, as the fork's switches report.
 func (s *sim) stampINT(e event, p *port, wait, end int64) {
 	x := &s.ext[e.ref]
 	var q int64
