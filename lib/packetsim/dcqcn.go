@@ -16,9 +16,10 @@ import (
 // dalpha/dt = g/tau' (1-(1-p)^(tau' R) - alpha)). The rate timer T and the
 // byte counter B (bytes acknowledged, one RTT behind the bytes sent)
 // count increase events; after each the current rate moves halfway to
-// the target, which first stays put (fast recovery, while both counts are
-// below F), then grows by R_AI (additive increase, once either count
-// reaches F) and by i R_HAI once both pass F by i (hyper increase).
+// the target, which first stays put (fast recovery: the first F events of
+// both counts, as the fork's FAST_RECOVERY_TIMES), then grows by R_AI
+// (additive increase, once either count passes F) and by i R_HAI once
+// both pass F by i (hyper increase).
 type DCQCN struct {
 	p                 netcfg.DCQCN
 	rc, rt, line, min float64
@@ -79,7 +80,7 @@ func (d *DCQCN) Advance(now int64) {
 func (d *DCQCN) increase() {
 	f := d.p.FastRecoverySteps
 	switch {
-	case d.timerN < f && d.bytesN < f: // fast recovery
+	case d.timerN <= f && d.bytesN <= f: // fast recovery: the first F events
 	case d.timerN > f && d.bytesN > f:
 		d.rt += float64(min(d.timerN, d.bytesN)-f) * float64(d.p.HAIRateBps)
 	default:
