@@ -21,15 +21,20 @@ func benchFabric(b *testing.B, n int) {
 	benchRun(b, net, flows)
 }
 
-// benchRun runs flows on net and reports the rates benchFabric describes.
+// benchRun runs flows on net under the default network model and
+// reports the rates benchFabric describes.
 func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
-	cfg := netcfg.Default()
+	benchRunConfig(b, net, flows, netcfg.Default())
+}
+
+// benchRunConfig is benchRun under cfg.
+func benchRunConfig(b *testing.B, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) {
 	b.ResetTimer()
 	var hops, events int64
 	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		t0, c0 := time.Now(), cputime.Used()
-		res, err := Run(net, flows, cfg, Options{})
+		res, err := Run(net, flows, cfg, Options{Seed: 1})
 		wall += time.Since(t0)
 		cpu += cputime.Used() - c0
 		if err != nil {
@@ -64,4 +69,18 @@ func BenchmarkMeta384(b *testing.B) {
 func BenchmarkMeta384Short(b *testing.B) {
 	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 50_000)
 	benchRun(b, net, flows)
+}
+
+// BenchmarkFabric10kCC is BenchmarkFabric10k under every congestion
+// control: what DCQCN's marking and CNP pacing, TIMELY's RTT samples and
+// HPCC's INT cost per packet-hop.
+func BenchmarkFabric10kCC(b *testing.B) {
+	net, flows := fabricScenario(b, 10_000)
+	for _, cc := range netcfg.CCs {
+		b.Run(cc, func(b *testing.B) {
+			cfg := netcfg.Default()
+			cfg.CC = cc
+			benchRunConfig(b, net, flows, cfg)
+		})
+	}
 }
