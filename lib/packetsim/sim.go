@@ -504,16 +504,17 @@ func (s *sim) baseRTT(path []int) int64 {
 
 // initExt resets the receiver's CNP state of a flow in slot and, under
 // INT, sizes its ring of records to hold every packet the flow can have
-// in flight: its window at start, which HPCC never exceeds.
+// in flight: its window at start, which HPCC never exceeds, or all its
+// packets if fewer.
 func (s *sim) initExt(slot int32, f *flow, hops int) {
 	x := &s.ext[slot]
 	x.lastCNP = -1
 	if !s.intHops {
 		return
 	}
-	pkts := int64(2)
-	if w := f.window(); w < math.MaxInt32*s.cfg.PayloadBytes {
-		pkts += (w + s.cfg.PayloadBytes - 1) / s.cfg.PayloadBytes
+	pkts := int64(f.npkts) // a flow has no more packets than that in flight
+	if w := f.window(); w/s.cfg.PayloadBytes < pkts {
+		pkts = (w+s.cfg.PayloadBytes-1)/s.cfg.PayloadBytes + 2
 	}
 	ring := int32(1)
 	for int64(ring) < pkts {
