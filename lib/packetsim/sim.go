@@ -221,8 +221,9 @@ type sim struct {
 }
 
 // red is DCQCN's RED-style marking: a data packet that finds q bytes
-// queued (ahead of it at enqueue, behind it at dequeue) is marked with probability 0 up to kmin, rising
-// linearly to pmax at kmax, and 1 beyond.
+// queued (ahead of it at enqueue, behind it at dequeue) is marked with
+// probability 0 up to kmin, rising linearly to pmax at kmax, and 1
+// beyond.
 type red struct {
 	kmin, kmax, pmax float64
 	rng              *rand.Rand
