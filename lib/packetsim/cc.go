@@ -16,10 +16,16 @@ type Ack struct {
 	NextSeq int64 // payload bytes the sender has sent so far
 	ECE     bool  // the data packet it answers was ECN-marked
 	RTT     int64 // from that data packet's send to this ACK's arrival, ps
-	// INT holds, under HPCC only, the in-band telemetry the data packet
-	// collected at the switch ports it crossed, in path order, echoed by
-	// the receiver. It is valid only during OnAck.
-	INT []INTHop
+}
+
+// INTReader is implemented by controllers that read in-band telemetry,
+// such as HPCC. When netcfg's CC is "hpcc", the simulator calls OnAckINT
+// in place of OnAck with the INT records the data packet collected at
+// the switch ports it crossed, in path order, echoed by the receiver;
+// the slice is valid only during the call. (Kept out of Ack so that
+// every other controller's ACK stays as small as it was.)
+type INTReader interface {
+	OnAckINT(a Ack, hops []INTHop)
 }
 
 // INTHop is the telemetry one switch output port writes into a data packet

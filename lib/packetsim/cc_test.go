@@ -81,6 +81,17 @@ func (r *rttRecorder) OnAck(a Ack) {
 	r.CC.OnAck(a)
 }
 
+func (r *rttRecorder) OnAckINT(a Ack, hops []INTHop) {
+	if a.Now >= r.from {
+		*r.rtts = append(*r.rtts, a.RTT)
+	}
+	if i, ok := r.CC.(INTReader); ok {
+		i.OnAckINT(a, hops)
+	} else {
+		r.CC.OnAck(a)
+	}
+}
+
 func (r *rttRecorder) Advance(now int64) {
 	if c, ok := r.CC.(Clocked); ok {
 		c.Advance(now)
@@ -468,7 +479,7 @@ type intRecorder struct {
 	acks *[][]INTHop
 }
 
-func (r *intRecorder) OnAck(a Ack) {
-	*r.acks = append(*r.acks, append([]INTHop(nil), a.INT...))
-	r.HPCC.OnAck(a)
+func (r *intRecorder) OnAckINT(a Ack, hops []INTHop) {
+	*r.acks = append(*r.acks, append([]INTHop(nil), hops...))
+	r.HPCC.OnAckINT(a, hops)
 }

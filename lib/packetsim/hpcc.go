@@ -52,18 +52,21 @@ func (h *HPCC) WindowBytes() int64 { return int64(h.window * h.rate / h.line) }
 // Utilisation is the smoothed normalised inflight U.
 func (h *HPCC) Utilisation() float64 { return h.u }
 
-// OnAck implements CC.
-func (h *HPCC) OnAck(a Ack) {
-	if len(a.INT) == 0 {
+// OnAck implements CC: without INT, HPCC has nothing to go by.
+func (h *HPCC) OnAck(a Ack) {}
+
+// OnAckINT implements INTReader.
+func (h *HPCC) OnAckINT(a Ack, hops []INTHop) {
+	if len(hops) == 0 {
 		return
 	}
 	if h.last == nil {
-		h.last = append([]INTHop(nil), a.INT...)
+		h.last = append([]INTHop(nil), hops...)
 		h.lastUpdate = a.NextSeq
 		return
 	}
 	var umax, tau float64
-	for i, l := range a.INT {
+	for i, l := range hops {
 		old := h.last[i]
 		dt := float64(l.TimePs - old.TimePs)
 		if dt <= 0 {
@@ -76,7 +79,7 @@ func (h *HPCC) OnAck(a Ack) {
 			umax, tau = u, dt
 		}
 	}
-	copy(h.last, a.INT)
+	copy(h.last, hops)
 	if tau == 0 {
 		return
 	}

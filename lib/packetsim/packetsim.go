@@ -15,7 +15,8 @@
 // for DCQCN, RED-style marking between Kmin and Kmax (random draws from
 // Options.Seed) and a receiver that echoes marks as CNPs at most once
 // per interval per flow; for HPCC, an INT record per switch port in every
-// data packet, echoed in its ACK (Ack.INT); TIMELY uses the ACKs' RTTs.
+// data packet, echoed in its ACK (see INTReader); TIMELY uses the ACKs'
+// RTTs.
 //
 // Run simulates a list of flows and returns their records; Stream takes
 // flows from a workload.Source as the simulation reaches their start and

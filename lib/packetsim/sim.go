@@ -218,6 +218,7 @@ type sim struct {
 	cnpGap  int64     // ps; the receiver echoes a mark at most once per gap per flow
 	intHops bool      // switch ports stamp INT records into data packets
 	ext     []flowExt // per slot, when cnpGap or intHops is set
+	extra   bool      // red or intHops: the per-hop work above is on
 }
 
 // red is DCQCN's RED-style marking: a data packet that finds q bytes
@@ -271,6 +272,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	if s.cnpGap > 0 || s.intHops {
 		s.ext = make([]flowExt, 0, 64)
 	}
+	s.extra = s.red != nil || s.intHops
 	if cfg.BufferBytes > 0 {
 		if cfg.DCTCP.MinRTONanos <= 0 {
 			return nil, fmt.Errorf("packetsim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")
@@ -608,15 +610,11 @@ func (s *sim) arrive(e event) {
 		// The packet has left the FIFO port of the channel it crossed:
 		// mark it if more than K bytes queued behind it there.
 		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
-		behind := d.q.Pop()
-		if !ack && e.flag()&flagECE == 0 && (s.red == nil && behind > d.k || s.red != nil && s.red.mark(float64(behind))) {
+		if behind := d.q.Pop(); s.extra {
+			s.dequeued(&e, ack, behind)
+		} else if !ack && behind > d.k && e.flag()&flagECE == 0 {
 			e.w |= int64(flagECE) << flagPos
 			s.res.Marks++
-		}
-		if s.intHops && !ack && e.hop() > 0 {
-			// HPCC's INT reads the queue where marking does.
-			x := &s.ext[e.ref]
-			x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1].QueueBytes = behind
 		}
 	}
 	if next := int32(e.hop()) + 1; next < r[rtLen] {
@@ -650,7 +648,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	wait := p.busyUntil - s.now
 	if s.dequeue != nil {
 		s.dequeue[c].q.Push(s.now, max(s.now, p.busyUntil), wire)
-	} else if e.flag()&(flagAck|flagECE) == 0 && s.marks(p, wait) {
+	} else if e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -662,7 +660,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p.bytes += wire
 	p.packets++
 	s.res.PacketHops++
-	if s.intHops && e.flag()&flagAck == 0 && e.hop() > 0 {
+	if s.extra {
 		s.stampINT(e, p, wait, end)
 	}
 	e.t = end + p.delay // e is an evArrive packet
@@ -670,20 +668,33 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	return false
 }
 
-// marks decides, marking at enqueue, whether a data packet that waits
-// wait ps at port p is marked: above K, or by DCQCN's RED profile.
-func (s *sim) marks(p *port, wait int64) bool {
-	if s.red != nil {
-		return s.red.mark(p.backlog(s.now))
+// dequeued is arrive's dequeue marking under DCQCN or HPCC: a data packet
+// that left behind bytes queued is marked by DCQCN's RED profile or by
+// the step at K, and HPCC's INT reads that queue.
+func (s *sim) dequeued(e *event, ack bool, behind int64) {
+	if ack {
+		return
 	}
-	return wait > p.markAbove
+	c := channel(s.route(e.ref), int32(e.hop()), false)
+	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.mark(float64(behind))) {
+		e.w |= int64(flagECE) << flagPos
+		s.res.Marks++
+	}
+	if s.intHops && e.hop() > 0 {
+		x := &s.ext[e.ref]
+		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1].QueueBytes = behind
+	}
 }
 
-// stampINT writes the INT record of switch port p into data packet e,
-// which waited wait ps and leaves at end. Its queue length is the bytes
-// ahead of the packet; marking at dequeue, arrive replaces it with the
-// bytes behind the packet as it left, as the fork's switches report.
+// stampINT writes, under HPCC, the INT record of switch port p into data
+// packet e, which waited wait ps and leaves at end. Its queue length is
+// the bytes ahead of the packet; marking at dequeue, dequeued replaces it
+// with the bytes behind the packet as it left, as the fork's switches
+// report.
 func (s *sim) stampINT(e event, p *port, wait, end int64) {
+	if !s.intHops || e.flag()&flagAck != 0 || e.hop() == 0 {
+		return
+	}
 	x := &s.ext[e.ref]
 	var q int64
 	if wait > 0 {
@@ -854,14 +865,11 @@ func (s *sim) onAck(e event, f *flow) {
 		ECE:     e.flag()&flagECE != 0,
 		RTT:     s.now - e.ts(),
 	}
-	if s.intHops && e.pkt > 0 {
-		// The INT of the last packet received in order, which this ACK
-		// answers unless it is a duplicate.
-		x := &s.ext[e.ref]
-		o := ((e.pkt - 1) & x.intMask) * x.hops
-		a.INT = x.ints[o : o+x.hops]
+	if s.intHops {
+		s.ackINT(e, f, a)
+	} else {
+		f.onAck(a)
 	}
-	f.onAck(a)
 	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
@@ -870,6 +878,19 @@ func (s *sim) onAck(e event, f *flow) {
 	if f.active || f.sndNxt < f.npkts {
 		s.activate(e.ref, f)
 	}
+}
+
+// ackINT hands an ACK to an INTReader with the INT of the last packet
+// received in order, which the ACK answers unless it is a duplicate.
+func (s *sim) ackINT(e event, f *flow, a Ack) {
+	r, ok := f.cc.(INTReader)
+	if !ok || e.pkt == 0 {
+		f.onAck(a)
+		return
+	}
+	x := &s.ext[e.ref]
+	o := ((e.pkt - 1) & x.intMask) * x.hops
+	r.OnAckINT(a, x.ints[o:o+x.hops])
 }
 
 // timeout is a flow's retransmission timer (finite buffers only): without
