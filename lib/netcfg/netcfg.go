@@ -112,8 +112,8 @@ type TIMELY struct {
 // sender estimates each hop's normalised inflight bytes, aims at
 // utilisation Eta, and adds W_AI = AIRateBps x T, multiplicatively
 // correcting at most every MaxStage additive steps. T is the flow's base
-// RTT. The defaults are the paper's (W_AI = 80 B at its T, about 50
-// Mbps, as the fork's configuration has it); m3's Table 4 varies (eta,
+// RTT. The defaults are the paper's eta and maxStage and the HPCC ns-3
+// fork's configured rate AI (RATE_AI 50 Mb/s); m3's Table 4 varies (eta,
 // rate AI) over (0.70-0.95, 500-1000 Mbps).
 type HPCC struct {
 	Eta        float64 `json:"eta"`          // target utilisation, 0.95
