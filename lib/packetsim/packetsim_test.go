@@ -146,7 +146,7 @@ func TestFlowsFromAnotherTopology(t *testing.T) {
 // With a finite buffer, an incast overflows the receiver's port: drops
 // are counted, lost packets are recovered (go-back-N on NACK or timeout),
 // every byte is still delivered exactly once, and the sent packets add up:
-// delivered + dropped + duplicates.
+// delivered + dropped + duplicates, under every congestion control.
 func TestFiniteBufferIncast(t *testing.T) {
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 8, Receivers: 1})
 	must(t, net, err)
@@ -158,7 +158,7 @@ func TestFiniteBufferIncast(t *testing.T) {
 		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 8, Size: 200_000 + int64(i)*777, Start: int64(i)})
 		total += flows[i].Size
 	}
-	for _, cc := range []string{"dctcp", "dctcp-window"} {
+	for _, cc := range netcfg.CCs {
 		cfg.CC = cc
 		res, err := Run(net, flows, cfg, Options{})
 		if err != nil {
