@@ -8,9 +8,10 @@
 //   - every source host's NIC, which paces its flows and serializes them
 //     round-robin onto the source's first hop, as packetsim's NICs do;
 //   - the target channel's output port, a FIFO that ECN-marks data above
-//     K bytes and drops beyond a finite buffer exactly as packetsim's
-//     switch ports do (when the target leaves a host, the target is that
-//     host's NIC and nothing is marked, as in packetsim);
+//     K bytes (at dequeue or enqueue, netcfg.Config.ECNMark) and drops
+//     beyond a finite buffer exactly as packetsim's switch ports do (when
+//     the target leaves a host, the target is that host's NIC and nothing
+//     is marked, as in packetsim);
 //   - the downstream hop to each destination as a FIFO of fixed rate plus
 //     a fixed delay, computed in closed form when a packet leaves the
 //     target: in Parsimon's topology it is inflated, so it never queues
@@ -28,7 +29,12 @@
 // hop of data and of ACK plus the NICs' own. Because the hops after the
 // target and the ACK path are fixed, the receiver's state is updated when
 // a packet leaves the target (a flow's packets stay in order on a FIFO
-// path), and the ACK is scheduled at once.
+// path), and the ACK is scheduled at once. Marking at dequeue, a packet
+// that had to wait leaves the target only once its mark is known (when
+// its transmission has started): the next arrival at the target lets the
+// waiting packets go, or, failing one, an event shortly before the first
+// one's ACK is due, so that a busy port adds well under one event per
+// packet.
 //
 // Time is kept in integer picoseconds, as in packetsim, and a run is a
 // deterministic function of its inputs: events at equal times run in the

@@ -364,7 +364,12 @@ func (s *sim) onTarget(e event) {
 		s.leave(e, wire, end+p.delay)
 		return
 	}
-	s.dq.Push(s.now, start, wire)
+	s.release() // those that started before this packet arrived go first
+	if start == s.now {
+		s.leave(e, wire, end+p.delay) // it found the port idle: nothing is behind it
+		return
+	}
+	s.dq.Push(s.now, start, end+p.delay, wire)
 	s.waiting = append(s.waiting, queued{e, wire, start, end + p.delay})
 	s.release()
 }
@@ -377,7 +382,7 @@ func (s *sim) release() {
 	for s.head < len(s.waiting) && s.waiting[s.head].start <= s.now {
 		w := s.waiting[s.head]
 		s.head++
-		if s.dq.Pop() > int64(s.k) {
+		if s.dq.Pop(w.at) > int64(s.k) {
 			w.e.flag |= flagECE
 			s.res.Marks++
 		}

@@ -18,17 +18,12 @@ import (
 // single-threaded.
 func benchFabric(b *testing.B, n int) {
 	net, flows := fabricScenario(b, n)
-	benchRun(b, net, flows)
+	benchRun(b, net, flows, netcfg.Default())
 }
 
-// benchRun runs flows on net under the default network model and
-// reports the rates benchFabric describes.
-func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
-	benchRunConfig(b, net, flows, netcfg.Default())
-}
-
-// benchRunConfig is benchRun under cfg.
-func benchRunConfig(b *testing.B, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) {
+// benchRun runs flows on net under cfg and reports the rates benchFabric
+// describes.
+func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) {
 	b.ResetTimer()
 	var hops, events int64
 	var wall, cpu time.Duration
@@ -57,18 +52,28 @@ func BenchmarkFabric100k(b *testing.B) { benchFabric(b, 100_000) }
 // profile with -cpuprofile.
 func BenchmarkFabric10k(b *testing.B) { benchFabric(b, 10_000) }
 
+// BenchmarkFabric10kEnqueue is BenchmarkFabric10k marking at enqueue, the
+// model before marking at dequeue became the default: the cost of the
+// dequeue marks is the difference.
+func BenchmarkFabric10kEnqueue(b *testing.B) {
+	net, flows := fabricScenario(b, 10_000)
+	cfg := netcfg.Default()
+	cfg.ECNMark = "enqueue"
+	benchRun(b, net, flows, cfg)
+}
+
 // BenchmarkMeta384 is the papers' 6,144-host fabric (meta384-2:1) with
 // 300k WebServer flows on matrix B at 50% max load, sigma 2: the issue's
 // first try at that scale.
 func BenchmarkMeta384(b *testing.B) {
 	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 300_000)
-	benchRun(b, net, flows)
+	benchRun(b, net, flows, netcfg.Default())
 }
 
 // BenchmarkMeta384Short is the same with 50k flows, to profile.
 func BenchmarkMeta384Short(b *testing.B) {
 	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 50_000)
-	benchRun(b, net, flows)
+	benchRun(b, net, flows, netcfg.Default())
 }
 
 // BenchmarkFabric10kCC is BenchmarkFabric10k under every congestion
@@ -80,7 +85,7 @@ func BenchmarkFabric10kCC(b *testing.B) {
 		b.Run(cc, func(b *testing.B) {
 			cfg := netcfg.Default()
 			cfg.CC = cc
-			benchRunConfig(b, net, flows, cfg)
+			benchRun(b, net, flows, cfg)
 		})
 	}
 }

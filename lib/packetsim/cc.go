@@ -125,15 +125,47 @@ func (d *dctcpEstimator) observe(a Ack) (closed bool) {
 // passes what had been sent at the cut (about one window); once per
 // window of ACKs without a cut pending, add AIRateBps; never below
 // MinRateBps or above line rate. The window caps the bytes in flight at
-// WindowBytes, scaled by rate/line rate when VarWin is set.
+// WindowBytes, scaled by rate/line rate when VarWin is set. Alpha is
+// counted as the fork counts it (forkAlpha).
 type DCTCPRate struct {
-	est               dctcpEstimator
+	est               forkAlpha
 	rate, line, floor float64
 	ai                float64
 	maxWindow, window int64 // window is maxWindow, scaled to the rate under varWin
 	varWin            bool
 	cwr               bool  // a cut is held
 	recover           int64 // the hold ends when an ACK passes this sequence
+}
+
+// forkAlpha is the fork's estimate of the marked fraction: a window of
+// ACKs closes when one passes what had been sent when the last closed;
+// the first window only sets the batch size, and each later one updates
+// alpha with the echoes counted since over the packets that were in
+// flight when the previous window closed, plus one.
+type forkAlpha struct {
+	alpha, g   float64
+	mss        int64
+	ece, batch int64
+	windowEnd  int64 // 0 before the first window closes
+}
+
+// observe counts one ACK and reports whether it closed a window.
+func (d *forkAlpha) observe(a Ack) (closed bool) {
+	if a.ECE {
+		d.ece++
+	}
+	if a.AckSeq <= d.windowEnd {
+		return false
+	}
+	if d.windowEnd > 0 {
+		d.alpha = (1-d.g)*d.alpha + d.g*min(1, float64(d.ece)/float64(d.batch))
+		d.ece = 0
+		d.batch = (a.NextSeq-a.AckSeq)/d.mss + 1
+	} else {
+		d.batch = a.NextSeq/d.mss + 1
+	}
+	d.windowEnd = a.NextSeq
+	return true
 }
 
 // NewDCTCPRate is the NewCC of rate-based DCTCP (netcfg CC "dctcp").
@@ -147,7 +179,7 @@ func NewDCTCPRate(cfg netcfg.Config, lineRateBps int64) CC {
 func newDCTCPRate(cfg netcfg.Config, lineRateBps int64) DCTCPRate {
 	line := float64(lineRateBps)
 	return DCTCPRate{
-		est:       dctcpEstimator{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G},
+		est:       forkAlpha{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G, mss: cfg.PayloadBytes},
 		rate:      line,
 		line:      line,
 		floor:     min(float64(cfg.DCTCP.MinRateBps), line),

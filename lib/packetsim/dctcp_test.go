@@ -141,9 +141,11 @@ func TestDCTCPLongFlows(t *testing.T) {
 // Rate-based DCTCP follows the fork's DCTCP mode ACK by ACK: the first
 // echo cuts the rate by alpha/2 at once and holds off further cuts until
 // an ACK passes what had been sent at the cut; additive increase comes
-// once per window of ACKs, never while a cut is held; under VarWin the
-// window is WindowBytes scaled by rate/line rate. Expectations are
-// computed here from those rules.
+// once per window of ACKs, never while a cut is held; alpha is left alone
+// by the first window and then updated with the echoes of each window
+// over the packets in flight when the previous one closed, plus one; under
+// VarWin the window is WindowBytes scaled by rate/line rate. Expectations
+// are computed here from those rules.
 func TestDCTCPRateCutAndHold(t *testing.T) {
 	for _, varWin := range []bool{false, true} {
 		cfg := netcfg.Default()
@@ -165,10 +167,9 @@ func TestDCTCPRateCutAndHold(t *testing.T) {
 				t.Fatalf("var_win %v, %s: window %d, want %d", varWin, step, d.WindowBytes(), win)
 			}
 		}
-		// The first ACK closes the first window (nothing was marked):
-		// alpha decays, the rate stays at line rate.
+		// The first ACK closes the first window: alpha stays, the batch
+		// becomes 10000/1000+1 = 11 packets, the rate stays at line rate.
 		d.OnAck(Ack{AckSeq: 1000, NextSeq: 10000})
-		alpha *= 1 - g
 		check("first window")
 		// A marked ACK inside the next window cuts at once, by the alpha
 		// of the moment.
@@ -176,21 +177,23 @@ func TestDCTCPRateCutAndHold(t *testing.T) {
 		rate *= 1 - alpha/2
 		check("first echo")
 		// More echoes up to the cut's sequence (11000) are held. The
-		// last of them closes the window that ended at 10000: three ACKs,
-		// all marked.
+		// last of them closes the window that ended at 10000 with 3
+		// echoes over a batch of 11; the next batch is
+		// (13000-11000)/1000+1 = 3.
 		d.OnAck(Ack{AckSeq: 3000, NextSeq: 12000, ECE: true})
 		check("held echo")
 		d.OnAck(Ack{AckSeq: 11000, NextSeq: 13000, ECE: true})
-		alpha = (1-g)*alpha + g
+		alpha = (1-g)*alpha + g*3/11
 		check("window closed while held")
 		// The next echo passes the hold's end and cuts again.
 		d.OnAck(Ack{AckSeq: 12000, NextSeq: 14000, ECE: true})
 		rate *= 1 - alpha/2
 		check("second cut")
-		// Unmarked ACKs: past the hold (14000), the window (ending at
-		// 13000) closes with 1 marked of 2, and the rate grows by AI.
+		// An unmarked ACK past the hold (14000) closes the window (ending
+		// at 13000) with 1 echo over a batch of 3, and the rate grows by
+		// AI.
 		d.OnAck(Ack{AckSeq: 15000, NextSeq: 16000})
-		alpha = (1-g)*alpha + g*0.5
+		alpha = (1-g)*alpha + g/3
 		rate += ai
 		check("additive increase")
 	}

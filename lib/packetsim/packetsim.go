@@ -7,7 +7,10 @@
 // The model follows the papers' ns-3 ground truth (REFERENCE.md): hosts
 // with NICs, switches with one FIFO output port per channel,
 // store-and-forward with propagation delay, ECN step marking at a
-// threshold K per port, an optional per-port buffer with tail drop, data
+// threshold K per port (by default at dequeue, as the fork: a packet is
+// marked when more than K bytes queued behind it as it starts its
+// transmission; netcfg.Config.ECNMark), an optional per-port buffer with
+// tail drop, data
 // packets of PayloadBytes plus HeaderBytes and one AckBytes ACK per data
 // packet that travels the reverse path and queues like any packet.
 // Congestion control sits behind the CC interface. What the other

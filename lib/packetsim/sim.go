@@ -610,7 +610,7 @@ func (s *sim) arrive(e event) {
 		// The packet has left the FIFO port of the channel it crossed:
 		// mark it if more than K bytes queued behind it there.
 		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
-		if behind := d.q.Pop(); s.extra {
+		if behind := d.q.Pop(s.now); s.extra {
 			s.dequeued(&e, ack, behind)
 		} else if !ack && behind > d.k && e.flag()&flagECE == 0 {
 			e.w |= int64(flagECE) << flagPos
@@ -636,7 +636,7 @@ func (s *sim) arrive(e event) {
 // enqueue puts a packet of wire bytes on channel c's FIFO port, or drops
 // it if the buffer is full, reporting whether it did. Marking at enqueue,
 // it CE-marks data above the port's threshold; marking at dequeue, it
-// records the packet for arrive to judge.
+// records a packet that has to wait for arrive to judge.
 func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
 	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
@@ -646,9 +646,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		return true
 	}
 	wait := p.busyUntil - s.now
-	if s.dequeue != nil {
-		s.dequeue[c].q.Push(s.now, max(s.now, p.busyUntil), wire)
-	} else if e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
+	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -656,6 +654,9 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		p.queueNanos += float64(wait) / 1000
 	}
 	end := max(s.now, p.busyUntil) + p.tx(wire)
+	if wait > 0 && s.dequeue != nil {
+		s.dequeue[c].q.Push(s.now, p.busyUntil, end+p.delay, wire)
+	}
 	p.busyUntil = end
 	p.bytes += wire
 	p.packets++

@@ -21,6 +21,7 @@ func TestPopMatchesPairwiseCount(t *testing.T) {
 		{"bursts", 0, 5000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			const delay = 1000 // ps
 			r := rand.New(rand.NewPCG(uint64(c.gap), 3))
 			type pkt struct{ arrive, start, wire int64 }
 			pkts := make([]pkt, c.n)
@@ -39,18 +40,20 @@ func TestPopMatchesPairwiseCount(t *testing.T) {
 			var q Queue
 			pushed := 0
 			for i, p := range pkts {
-				// Push everything that arrived before this packet's start
-				// (and at it), then read it.
+				// Push every packet that arrived before this packet's
+				// start (and at it) and found the port busy, then read
+				// this one as it reaches the far end.
 				for pushed < len(pkts) && pkts[pushed].arrive <= p.start {
-					pp := pkts[pushed]
-					q.Push(pp.arrive, pp.start, pp.wire)
+					if pp := pkts[pushed]; pp.start > pp.arrive {
+						q.Push(pp.arrive, pp.start, pp.start+pp.wire*8+delay, pp.wire)
+					}
 					pushed++
 				}
 				var want int64
 				for j := i + 1; j < len(pkts) && pkts[j].arrive < p.start; j++ {
 					want += pkts[j].wire
 				}
-				if got := q.Pop(); got != want {
+				if got := q.Pop(p.start + p.wire*8 + delay); got != want {
 					t.Fatalf("packet %d (arrive %d, start %d): %d bytes behind, pairwise count %d", i, p.arrive, p.start, got, want)
 				}
 			}

@@ -1,0 +1,378 @@
+// Command forkcmp compares packetsim's rate-based DCTCP with the DCTCP mode
+// (CC_MODE 8) of the papers' ns-3 fork (the HPCC fork in its ns-3.39
+// form, built separately; see ENVIRONMENT.md) on one scenario: it writes
+// the scenario in the fork's input formats, runs the fork's binary and
+// packetsim on it, and prints p50, p99 and p99.9 slowdown per size bin for
+// both with their ratio (packetsim / fork).
+//
+// The scenario is a 16-host dumbbell (8 senders to 8 receivers) or a
+// 4-hop parking lot with 2 background hosts per switch, all links 10 Gbps
+// and 1 us, Poisson arrivals at the given maximum link load, sizes
+// log-uniform between -min and -max bytes. Both sides run packetsim's
+// network model (netcfg.Default with -var-win): K = 3 KB per Gbps marked
+// at dequeue, g = 1/16, window 18000 B (HAS_WIN 1, FIXED_WIN), AI 615
+// Mbps, minimum rate 1 Gbps, 1000 B payload; the fork gets a 32 MiB
+// switch buffer so that PFC never fires, ACKs in the data queue (as
+// packetsim's) and an ACK per packet. Slowdowns of both use packetsim's
+// ideal FCT of the flow, so their ratio is the ratio of FCTs.
+//
+// Usage:
+//
+//	forkcmp -fork DIR -out DIR [-topology dumbbell|parking-lot] [-load 0.5]
+//	        [-flows 2000] [-seeds 1,2] [-var-win=true]
+//
+// DIR of -fork is the fork's built source tree (its binary is
+// build/scratch/ns3.39-third-optimized and it reads mix_m3/alphas there).
+// -out receives per run the fork's inputs and outputs and a CSV of both
+// sides' records.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "forkcmp:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("forkcmp", flag.ContinueOnError)
+	forkDir := fs.String("fork", "", "the fork's built source tree (required)")
+	out := fs.String("out", "", "directory for the runs' files (required)")
+	topology := fs.String("topology", "dumbbell", "dumbbell or parking-lot")
+	load := fs.Float64("load", 0.5, "maximum link load, in (0, 1)")
+	flows := fs.Int("flows", 2000, "flows per seed, 1-1000000")
+	seeds := fs.String("seeds", "1,2", "comma-separated workload seeds")
+	varWin := fs.Bool("var-win", true, "scale the window with the rate (the fork's VAR_WIN 1)")
+	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
+	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	case *forkDir == "" || *out == "":
+		return fmt.Errorf("-fork and -out are required")
+	case !(*load > 0 && *load < 1):
+		return fmt.Errorf("-load %g is not in (0, 1)", *load)
+	case *flows < 1 || *flows > 1_000_000:
+		return fmt.Errorf("-flows %d is not in 1-1000000", *flows)
+	case !(*minSize >= 1 && *maxSize > *minSize):
+		return fmt.Errorf("-min %d and -max %d: want 1 <= min < max", *minSize, *maxSize)
+	}
+	bin := filepath.Join(*forkDir, "build", "scratch", "ns3.39-third-optimized")
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("the fork's binary: %w", err)
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	cdf := filepath.Join(*out, "loguniform.csv")
+	if err := writeLogUniform(cdf, *minSize, *maxSize); err != nil {
+		return err
+	}
+	cfg := netcfg.Default()
+	cfg.DCTCP.VarWin = *varWin
+	bins := metrics.ParsimonBins()
+	// Slowdowns per bin, the last one holding every flow.
+	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
+	var forkCPU, oursCPU time.Duration
+	for _, f := range strings.Split(*seeds, ",") {
+		seed, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return fmt.Errorf("-seeds: %q is not a seed", f)
+		}
+		sc, err := build(*topology, *load, *flows, seed, cdf, cfg)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(*out, fmt.Sprintf("%s-load%g-varwin%v-seed%d", *topology, *load, *varWin, seed))
+		fct, pauses, cpu, err := runFork(*forkDir, bin, dir, sc, cfg)
+		if err != nil {
+			return err
+		}
+		forkCPU += cpu
+		c0 := selfCPU()
+		res, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+		if err != nil {
+			return err
+		}
+		oursCPU += selfCPU() - c0
+		if len(fct) != len(res.Records) {
+			return fmt.Errorf("%s: the fork finished %d flows of %d", dir, len(fct), len(res.Records))
+		}
+		if pauses > 0 {
+			fmt.Fprintf(stdout, "warning: %s: %d PFC events\n", dir, pauses)
+		}
+		csv, err := os.Create(filepath.Join(dir, "records.csv"))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(csv, "flow_id,size,ideal_ns,fct_fork_ns,fct_packetsim_ns")
+		for _, r := range res.Records {
+			ff, ok := fct[r.FlowID]
+			if !ok {
+				return fmt.Errorf("%s: the fork did not report flow %d", dir, r.FlowID)
+			}
+			fmt.Fprintf(csv, "%d,%d,%d,%d,%d\n", r.FlowID, r.Size, r.Ideal, ff, r.FCT)
+			for _, b := range []int{bins.Index(r.Size), bins.Len()} {
+				fork[b] = append(fork[b], float64(ff)/float64(r.Ideal))
+				ours[b] = append(ours[b], r.Slowdown)
+			}
+		}
+		if err := csv.Close(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "%s, load %g, var_win %v, seeds %s, %d flows each; CPU: fork %.1f s, packetsim %.2f s\n",
+		*topology, *load, *varWin, *seeds, *flows, forkCPU.Seconds(), oursCPU.Seconds())
+	fmt.Fprintf(stdout, "%-10s %6s  %22s  %22s  %22s\n", "bin", "flows", "p50 fork/ours/ratio", "p99 fork/ours/ratio", "p99.9 fork/ours/ratio")
+	for b := range fork {
+		label := "all"
+		if b < bins.Len() {
+			label = bins.Labels[b]
+		}
+		fmt.Fprintf(stdout, "%-10s %6d ", label, len(fork[b]))
+		for _, p := range []float64{50, 99, 99.9} {
+			f, o := metrics.Percentile(fork[b], p), metrics.Percentile(ours[b], p)
+			fmt.Fprintf(stdout, "  %7.2f %7.2f %6.3f", f, o, o/f)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
+}
+
+// selfCPU is the CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// writeLogUniform writes a size CDF (workload.ReadCDF's format) that is
+// log-uniform between lo and hi: 20 points per decade, linear between
+// them.
+func writeLogUniform(name string, lo, hi int64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# log-uniform flow sizes, %d-%d bytes\nsize_bytes,cdf\n", lo, hi)
+	span := math.Log(float64(hi) / float64(lo))
+	n := int(math.Ceil(20 * span / math.Ln10))
+	for i := 0; i <= n; i++ {
+		f := float64(i) / float64(n)
+		fmt.Fprintf(&b, "%.6f,%.9f\n", float64(lo)*math.Exp(f*span), f)
+	}
+	return os.WriteFile(name, []byte(b.String()), 0o644)
+}
+
+// build makes the scenario of one seed.
+func build(topology string, load float64, flows int, seed uint64, cdf string, cfg netcfg.Config) (*scenario.Scenario, error) {
+	comp := workload.Component{
+		Sizes:   workload.SizeSpec{Dist: "empirical", File: cdf},
+		Arrival: workload.Arrival{Process: "poisson"},
+		MaxLoad: load,
+	}
+	spec := scenario.Spec{Name: "forkcmp " + topology, Network: cfg, Seed: seed}
+	switch topology {
+	case "dumbbell":
+		d := topo.DumbbellSpec{Senders: 8, Receivers: 8}
+		spec.Topology.Dumbbell = &d
+		comp.Pairs = d.CrossPairs()
+	case "parking-lot":
+		p := topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2}
+		spec.Topology.ParkingLot = &p
+		comp.Pairs = p.ChainPairs()
+	default:
+		return nil, fmt.Errorf("-topology %q: want dumbbell or parking-lot", topology)
+	}
+	spec.Workload = workload.Spec{Flows: flows, Components: []workload.Component{comp}}
+	return scenario.Build(spec)
+}
+
+// runFork writes the fork's inputs for sc under dir, runs it from the
+// fork's tree and returns each flow's FCT (ns) by flow ID, the number of
+// PFC events and the CPU time the fork used.
+func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (map[int]int64, int, time.Duration, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, 0, 0, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	path := func(name string) string { return filepath.Join(abs, name) }
+	var topoTxt strings.Builder
+	if err := sc.Net.WriteNS3(&topoTxt); err != nil {
+		return nil, 0, 0, err
+	}
+	var flowTxt strings.Builder
+	fmt.Fprintln(&flowTxt, len(sc.Flows))
+	var last int64
+	for _, f := range sc.Flows {
+		// pg 3 (a lossless class), destination port 100.
+		fmt.Fprintf(&flowTxt, "%d %d %d 3 100 %d %d.%09d\n", f.ID, f.Src, f.Dst, f.Size, f.Start/1e9, f.Start%1e9)
+		last = max(last, f.Start)
+	}
+	files := map[string]string{
+		"topology.txt": topoTxt.String(),
+		"flow.txt":     flowTxt.String(),
+		"trace.txt":    "0\n",
+		"config.txt":   forkConfig(sc.Net, cfg, path, float64(last)/1e9+1),
+	}
+	for name, text := range files {
+		if err := os.WriteFile(path(name), []byte(text), 0o644); err != nil {
+			return nil, 0, 0, err
+		}
+	}
+	cmd := exec.Command(bin, path("config.txt"))
+	cmd.Dir = root
+	log, err := os.Create(path("fork.log"))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer log.Close()
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return nil, 0, 0, fmt.Errorf("the fork on %s: %w (see fork.log)", dir, err)
+	}
+	var cpu time.Duration
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	fct, err := readFCT(path("fct.txt"))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	pfc, err := os.ReadFile(path("pfc.txt"))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return fct, strings.Count(string(pfc), "\n"), cpu, nil
+}
+
+// forkConfig is the fork's config.txt for packetsim's model cfg on net.
+func forkConfig(net *topo.Network, cfg netcfg.Config, path func(string) string, stop float64) string {
+	rates := map[int64]bool{}
+	var list []int64
+	for _, l := range net.Links {
+		if !rates[l.Bandwidth] {
+			rates[l.Bandwidth] = true
+			list = append(list, l.Bandwidth)
+		}
+	}
+	kmap := func(value func(int64) string) string {
+		s := strconv.Itoa(len(list))
+		for _, r := range list {
+			s += fmt.Sprintf(" %d %s", r, value(r))
+		}
+		return s
+	}
+	k := kmap(func(r int64) string { return strconv.FormatInt(cfg.KBytesFor(r)/1000, 10) })
+	varWin := 0
+	if cfg.DCTCP.VarWin {
+		varWin = 1
+	}
+	return fmt.Sprintf(`ENABLE_QCN 1
+ENABLE_PFC 1
+PACKET_PAYLOAD_SIZE %d
+TOPOLOGY_FILE %s
+FLOW_FILE %s
+TRACE_FILE %s
+TRACE_OUTPUT_FILE %s
+FCT_OUTPUT_FILE %s
+PFC_OUTPUT_FILE %s
+SIMULATOR_STOP_TIME %.3f
+CC_MODE 8
+ALPHA_RESUME_INTERVAL 1
+RATE_DECREASE_INTERVAL 4
+CLAMP_TARGET_RATE 0
+RP_TIMER 300
+EWMA_GAIN %g
+FAST_RECOVERY_TIMES 1
+RATE_AI 10Mb/s
+RATE_HAI 10Mb/s
+MIN_RATE %dMb/s
+DCTCP_RATE_AI %dMb/s
+ERROR_RATE_PER_LINK 0.0000
+L2_CHUNK_SIZE 4000
+L2_ACK_INTERVAL 1
+L2_BACK_TO_ZERO 0
+HAS_WIN 1
+GLOBAL_T 1
+VAR_WIN %d
+FAST_REACT 0
+U_TARGET 0.95
+MI_THRESH 0
+INT_MULTI 1
+MULTI_RATE 0
+SAMPLE_FEEDBACK 0
+PINT_LOG_BASE 1.05
+PINT_PROB 1.0
+RATE_BOUND 1
+ACK_HIGH_PRIO 0
+LINK_DOWN 0 0 0
+ENABLE_TRACE 0
+KMAX_MAP %s
+KMIN_MAP %s
+PMAX_MAP %s
+BUFFER_SIZE 32768
+QLEN_MON_FILE %s
+QLEN_MON_START 1000000000000
+QLEN_MON_END 1000000000001
+FIXED_WIN %d
+BASE_RTT 14400
+MAX_INFLIGHT_FLOWS 1000000000
+N_CLIENTS_PER_RACK_FOR_CLOSED_LOOP 1
+`, cfg.PayloadBytes, path("topology.txt"), path("flow.txt"), path("trace.txt"), path("mix.tr"),
+		path("fct.txt"), path("pfc.txt"), stop, cfg.DCTCP.G, cfg.DCTCP.MinRateBps/1_000_000,
+		cfg.DCTCP.AIRateBps/1_000_000, varWin, k, k, kmap(func(int64) string { return "1.0" }),
+		path("qlen.txt"), cfg.DCTCP.WindowBytes)
+}
+
+// readFCT reads the fork's FCT file: "id sip dip sport dport size
+// start_ns fct_ns standalone_fct_ns" per flow.
+func readFCT(name string) (map[int]int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fct := map[int]int64{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 9 {
+			return nil, fmt.Errorf("%s line %d: want 9 fields, got %q", name, line, sc.Text())
+		}
+		id, err1 := strconv.Atoi(fields[0])
+		ns, err2 := strconv.ParseInt(fields[7], 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s line %d: bad id or FCT in %q", name, line, sc.Text())
+		}
+		fct[id] = ns
+	}
+	return fct, sc.Err()
+}
