@@ -619,8 +619,11 @@ func (s *sim) arrive(e event) {
 	}
 	if next := int32(e.hop()) + 1; next < r[rtLen] {
 		e.w += 1 << hopPos // next hop
-		if s.enqueue(e, channel(r, next, ack), s.wire(&e, r)) {
+		c := channel(r, next, ack)
+		if s.enqueue(e, c, s.wire(&e, r)) {
 			s.retire(e.ref)
+		} else if s.extra {
+			s.stampINT(e, c)
 		}
 		return
 	}
@@ -661,9 +664,6 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p.bytes += wire
 	p.packets++
 	s.res.PacketHops++
-	if s.extra {
-		s.stampINT(e, p, wait, end)
-	}
 	e.t = end + p.delay // e is an evArrive packet
 	s.q.push(e)
 	return false
@@ -687,21 +687,27 @@ func (s *sim) dequeued(e *event, ack bool, behind int64) {
 	}
 }
 
-// stampINT writes, under HPCC, the INT record of switch port p into data
-// packet e, which waited wait ps and leaves at end. Its queue length is
-// the bytes ahead of the packet; marking at dequeue, dequeued replaces it
+// stampINT writes, under HPCC, the INT record of switch port c into data
+// packet e, which enqueue has just put on it (so the port's last
+// transmission and byte count are the packet's). Its queue length is the
+// bytes ahead of the packet; marking at dequeue, dequeued replaces it
 // with the bytes behind the packet as it left, as the fork's switches
-// report.
-func (s *sim) stampINT(e event, p *port, wait, end int64) {
-	if !s.intHops || e.flag()&flagAck != 0 || e.hop() == 0 {
+// report. Stamping here rather than in enqueue keeps enqueue's hot path
+// as it was.
+func (s *sim) stampINT(e event, c int32) {
+	if !s.intHops || e.flag()&flagAck != 0 {
 		return
 	}
+	p := &s.ports[c]
+	end := p.busyUntil
+	start := end - p.tx(s.wire(&e, s.route(e.ref)))
 	x := &s.ext[e.ref]
-	var q int64
-	if wait > 0 {
-		q = int64(float64(wait)*float64(p.bw)/psPerSecondBits + 0.5)
+	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{
+		QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5),
+		TxBytes:    p.bytes,
+		TimePs:     end,
+		RateBps:    p.bw,
 	}
-	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{QueueBytes: q, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
 }
 
 // send puts a packet on a NIC's channel.
