@@ -30,7 +30,7 @@ func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Sourc
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Stream(sc.Net, src, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos, HostFIFO: o.HostFIFO}, emit)
+	res, err := packetsim.Stream(sc.Net, src, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos, HostFIFO: o.HostFIFO, Seed: sc.Spec.Seed}, emit)
 	if err != nil {
 		return nil, err
 	}

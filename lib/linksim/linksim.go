@@ -124,6 +124,11 @@ func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("linksim: %w", err)
 	}
+	if cfg.CC != "dctcp" && cfg.CC != "dctcp-window" {
+		// DCQCN's RED marking and CNP pacing and HPCC's INT live in
+		// packetsim's event core only.
+		return fmt.Errorf("linksim: congestion control %q is not supported (packetsim runs it; linksim runs dctcp and dctcp-window)", cfg.CC)
+	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)
 	}

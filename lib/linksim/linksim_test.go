@@ -193,6 +193,7 @@ func TestBadInput(t *testing.T) {
 		{"empty flow", good, []workload.Flow{{ID: 3}}, nil, "flow 3 has size 0"},
 		{"unsorted", good, []workload.Flow{{ID: 1, Size: 1, Start: 5}, flow}, nil, "flow 3 starts at 0"},
 		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
+		{"packetsim-only cc", good, nil, func(c *netcfg.Config) { c.CC = "hpcc" }, `congestion control "hpcc" is not supported`},
 		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
 	} {
 		c2 := cfg

@@ -17,9 +17,14 @@ type Config struct {
 	AckBytes     int64 `json:"ack_bytes"`     // per ACK, 60; every data packet is ACKed
 
 	// CC names the congestion control: "dctcp" (rate-based, as in the
-	// papers' ns-3 fork) or "dctcp-window" (window-based, as ns-3's TcpDctcp).
-	CC    string `json:"cc"`
-	DCTCP DCTCP  `json:"dctcp"`
+	// papers' ns-3 fork), "dctcp-window" (window-based, as ns-3's
+	// TcpDctcp), "dcqcn", "timely" or "hpcc". Only the parameters of the
+	// chosen one are used.
+	CC     string `json:"cc"`
+	DCTCP  DCTCP  `json:"dctcp"`
+	DCQCN  DCQCN  `json:"dcqcn"`
+	TIMELY TIMELY `json:"timely"`
+	HPCC   HPCC   `json:"hpcc"`
 
 	// KBytesPerGbps sets each port's ECN marking threshold from its rate
 	// (3 KB per Gbps: 30 KB at 10G, 120 KB at 40G) unless KBytes is set.
@@ -54,6 +59,74 @@ type DCTCP struct {
 	VarWin bool `json:"var_win"`
 }
 
+// DCQCN holds the parameters of DCQCN (Zhu et al., SIGCOMM'15): RED-style
+// ECN marking at every switch port between KminBytes and KmaxBytes with
+// probability up to Pmax, congestion notification packets (CNPs) from the
+// receiver at most once per CNPIntervalNanos per flow, and the sender's
+// reaction point. The defaults are the paper's (its Table 1 and §5),
+// except R_HAI, which the paper leaves open: 100 Mbps as in the HPCC ns-3
+// fork's configuration. m3's Table 4 varies (Kmin, Kmax) over (20-50 KB,
+// 50-100 KB).
+type DCQCN struct {
+	KminBytes         int64   `json:"kmin_bytes"`          // marking starts above this queue, 5 KB
+	KmaxBytes         int64   `json:"kmax_bytes"`          // every packet is marked above this queue, 200 KB
+	Pmax              float64 `json:"pmax"`                // marking probability at Kmax, 0.01
+	G                 float64 `json:"g"`                   // alpha EWMA gain, 1/256
+	CNPIntervalNanos  int64   `json:"cnp_interval_nanos"`  // receiver: at most one CNP per flow per interval, 50 us
+	AlphaTimerNanos   int64   `json:"alpha_timer_nanos"`   // alpha decays once per interval without a CNP, 55 us
+	RateTimerNanos    int64   `json:"rate_timer_nanos"`    // rate increase timer T, 55 us
+	ByteCounterBytes  int64   `json:"byte_counter_bytes"`  // rate increase byte counter B, 10 MB
+	FastRecoverySteps int64   `json:"fast_recovery_steps"` // F, 5
+	AIRateBps         int64   `json:"ai_rate_bps"`         // additive increase R_AI, 40 Mbps
+	HAIRateBps        int64   `json:"hai_rate_bps"`        // hyper increase R_HAI, 100 Mbps
+	MinRateBps        int64   `json:"min_rate_bps"`        // rate floor, 100 Mbps
+	// WindowBytes caps the bytes in flight; 0 (the paper's DCQCN, purely
+	// rate-based) means no cap. m3's Table 4 varies it over 5-30 KB.
+	WindowBytes int64 `json:"window_bytes"`
+}
+
+// TIMELY holds the parameters of TIMELY (Mittal et al., SIGCOMM'15): one
+// RTT sample per completion event of SegmentBytes, an EWMA of RTT
+// differences normalised by MinRTTNanos as the gradient, additive
+// increase below TLowNanos or at a non-positive gradient (HAISteps
+// increases in a row switch to N times the step), and multiplicative
+// decrease by Beta above THighNanos or at a positive gradient. The
+// defaults are the paper's; m3's Table 4 varies (Tlow, Thigh) over
+// (40-60 us, 100-150 us).
+type TIMELY struct {
+	TLowNanos    int64   `json:"tlow_nanos"`    // 50 us
+	THighNanos   int64   `json:"thigh_nanos"`   // 500 us
+	MinRTTNanos  int64   `json:"min_rtt_nanos"` // gradient normaliser, 20 us
+	Alpha        float64 `json:"alpha"`         // EWMA weight of a new RTT difference, 0.875
+	Beta         float64 `json:"beta"`          // multiplicative decrease factor, 0.8
+	AIRateBps    int64   `json:"ai_rate_bps"`   // additive increase delta, 10 Mbps
+	HAISteps     int64   `json:"hai_steps"`     // N: increases in a row before hyperactive increase N*delta, 5
+	SegmentBytes int64   `json:"segment_bytes"` // bytes per completion event (one RTT sample), 16 KB
+	MinRateBps   int64   `json:"min_rate_bps"`  // rate floor, 100 Mbps
+	WindowBytes  int64   `json:"window_bytes"`  // cap on bytes in flight; 0 (the paper) means none
+}
+
+// HPCC holds the parameters of HPCC (Li et al., SIGCOMM'19): every switch
+// port stamps each data packet with an INT record (queue length, bytes
+// sent, time, link rate), the receiver echoes it in the ACK, and the
+// sender estimates each hop's normalised inflight bytes, aims at
+// utilisation Eta, and adds W_AI = AIRateBps x T, multiplicatively
+// correcting at most every MaxStage additive steps. T is the flow's base
+// RTT. The defaults are the paper's eta and maxStage and the HPCC ns-3
+// fork's configured rate AI (RATE_AI 50 Mb/s); m3's Table 4 varies (eta,
+// rate AI) over (0.70-0.95, 500-1000 Mbps).
+type HPCC struct {
+	Eta        float64 `json:"eta"`          // target utilisation, 0.95
+	MaxStage   int64   `json:"max_stage"`    // additive steps before a multiplicative one, 5
+	AIRateBps  int64   `json:"ai_rate_bps"`  // W_AI as a rate, 50 Mbps
+	MinRateBps int64   `json:"min_rate_bps"` // rate floor, 100 Mbps
+	// WindowBytes is the window at line rate; the window scales with the
+	// rate, W = WindowBytes x R / line rate. 0 (the paper) means one
+	// bandwidth-delay product: line rate x base RTT. m3's Table 4 varies
+	// it over 5-30 KB.
+	WindowBytes int64 `json:"window_bytes"`
+}
+
 // Default returns the constants of Parsimon's and m3's evaluations.
 func Default() Config {
 	return Config{
@@ -72,6 +145,37 @@ func Default() Config {
 			InitWindow:  10,
 			MinRTONanos: 1_000_000,
 			VarWin:      true,
+		},
+		DCQCN: DCQCN{
+			KminBytes:         5_000,
+			KmaxBytes:         200_000,
+			Pmax:              0.01,
+			G:                 1.0 / 256,
+			CNPIntervalNanos:  50_000,
+			AlphaTimerNanos:   55_000,
+			RateTimerNanos:    55_000,
+			ByteCounterBytes:  10_000_000,
+			FastRecoverySteps: 5,
+			AIRateBps:         40_000_000,
+			HAIRateBps:        100_000_000,
+			MinRateBps:        100_000_000,
+		},
+		TIMELY: TIMELY{
+			TLowNanos:    50_000,
+			THighNanos:   500_000,
+			MinRTTNanos:  20_000,
+			Alpha:        0.875,
+			Beta:         0.8,
+			AIRateBps:    10_000_000,
+			HAISteps:     5,
+			SegmentBytes: 16_000,
+			MinRateBps:   100_000_000,
+		},
+		HPCC: HPCC{
+			Eta:        0.95,
+			MaxStage:   5,
+			AIRateBps:  50_000_000,
+			MinRateBps: 100_000_000,
 		},
 	}
 }
@@ -96,7 +200,7 @@ func (c Config) WireBytes(size int64) int64 {
 }
 
 // CCs lists the congestion controls packetsim knows.
-var CCs = []string{"dctcp", "dctcp-window"}
+var CCs = []string{"dctcp", "dctcp-window", "dcqcn", "timely", "hpcc"}
 
 // ECNMarks lists the marking points Config.ECNMark may name.
 var ECNMarks = []string{"dequeue", "enqueue"}
@@ -120,10 +224,86 @@ func (c Config) Validate() error {
 	case c.ECNMark != "dequeue" && c.ECNMark != "enqueue":
 		return fmt.Errorf("netcfg: unknown ecn_mark %q (known: %s)", c.ECNMark, strings.Join(ECNMarks, ", "))
 	}
-	for _, k := range CCs {
-		if c.CC == k {
-			return nil
-		}
+	switch c.CC {
+	case "dctcp", "dctcp-window":
+		return nil
+	case "dcqcn":
+		return c.DCQCN.validate()
+	case "timely":
+		return c.TIMELY.validate()
+	case "hpcc":
+		return c.HPCC.validate()
 	}
 	return fmt.Errorf("netcfg: unknown congestion control %q (known: %s)", c.CC, strings.Join(CCs, ", "))
+}
+
+// positive reports the first of the named values that is not positive.
+func positive(algo string, vals ...any) error {
+	for i := 0; i < len(vals); i += 2 {
+		ok := true
+		switch v := vals[i+1].(type) {
+		case int64:
+			ok = v > 0
+		case float64:
+			ok = v > 0
+		}
+		if !ok {
+			return fmt.Errorf("netcfg: %s %s must be positive, got %v", algo, vals[i], vals[i+1])
+		}
+	}
+	return nil
+}
+
+func (d DCQCN) validate() error {
+	if err := positive("dcqcn", "kmax_bytes", d.KmaxBytes, "g", d.G, "cnp_interval_nanos", d.CNPIntervalNanos,
+		"alpha_timer_nanos", d.AlphaTimerNanos, "rate_timer_nanos", d.RateTimerNanos, "byte_counter_bytes", d.ByteCounterBytes,
+		"ai_rate_bps", d.AIRateBps, "hai_rate_bps", d.HAIRateBps, "min_rate_bps", d.MinRateBps); err != nil {
+		return err
+	}
+	switch {
+	case d.KminBytes < 0 || d.KminBytes > d.KmaxBytes:
+		return fmt.Errorf("netcfg: dcqcn kmin_bytes must be in [0, kmax_bytes = %d], got %d", d.KmaxBytes, d.KminBytes)
+	case d.Pmax <= 0 || d.Pmax > 1:
+		return fmt.Errorf("netcfg: dcqcn pmax must be in (0,1], got %g", d.Pmax)
+	case d.G > 1:
+		return fmt.Errorf("netcfg: dcqcn g must be in (0,1], got %g", d.G)
+	case d.FastRecoverySteps < 0:
+		return fmt.Errorf("netcfg: dcqcn fast_recovery_steps must be >= 0, got %d", d.FastRecoverySteps)
+	case d.WindowBytes < 0:
+		return fmt.Errorf("netcfg: dcqcn window_bytes must be >= 0 (0 = no window), got %d", d.WindowBytes)
+	}
+	return nil
+}
+
+func (t TIMELY) validate() error {
+	if err := positive("timely", "tlow_nanos", t.TLowNanos, "min_rtt_nanos", t.MinRTTNanos, "alpha", t.Alpha, "beta", t.Beta,
+		"ai_rate_bps", t.AIRateBps, "hai_steps", t.HAISteps, "segment_bytes", t.SegmentBytes, "min_rate_bps", t.MinRateBps); err != nil {
+		return err
+	}
+	switch {
+	case t.THighNanos <= t.TLowNanos:
+		return fmt.Errorf("netcfg: timely thigh_nanos must exceed tlow_nanos = %d, got %d", t.TLowNanos, t.THighNanos)
+	case t.Alpha > 1:
+		return fmt.Errorf("netcfg: timely alpha must be in (0,1], got %g", t.Alpha)
+	case t.Beta > 1:
+		return fmt.Errorf("netcfg: timely beta must be in (0,1], got %g", t.Beta)
+	case t.WindowBytes < 0:
+		return fmt.Errorf("netcfg: timely window_bytes must be >= 0 (0 = no window), got %d", t.WindowBytes)
+	}
+	return nil
+}
+
+func (h HPCC) validate() error {
+	if err := positive("hpcc", "ai_rate_bps", h.AIRateBps, "min_rate_bps", h.MinRateBps); err != nil {
+		return err
+	}
+	switch {
+	case h.Eta <= 0 || h.Eta > 1:
+		return fmt.Errorf("netcfg: hpcc eta must be in (0,1], got %g", h.Eta)
+	case h.MaxStage < 0:
+		return fmt.Errorf("netcfg: hpcc max_stage must be >= 0, got %d", h.MaxStage)
+	case h.WindowBytes < 0:
+		return fmt.Errorf("netcfg: hpcc window_bytes must be >= 0 (0 = one bandwidth-delay product), got %d", h.WindowBytes)
+	}
+	return nil
 }

@@ -29,7 +29,7 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow, cfg netcfg
 	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		t0, c0 := time.Now(), cputime.Used()
-		res, err := Run(net, flows, cfg, Options{})
+		res, err := Run(net, flows, cfg, Options{Seed: 1})
 		wall += time.Since(t0)
 		cpu += cputime.Used() - c0
 		if err != nil {
@@ -74,4 +74,18 @@ func BenchmarkMeta384(b *testing.B) {
 func BenchmarkMeta384Short(b *testing.B) {
 	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 50_000)
 	benchRun(b, net, flows, netcfg.Default())
+}
+
+// BenchmarkFabric10kCC is BenchmarkFabric10k under every congestion
+// control: what DCQCN's marking and CNP pacing, TIMELY's RTT samples and
+// HPCC's INT cost per packet-hop.
+func BenchmarkFabric10kCC(b *testing.B) {
+	net, flows := fabricScenario(b, 10_000)
+	for _, cc := range netcfg.CCs {
+		b.Run(cc, func(b *testing.B) {
+			cfg := netcfg.Default()
+			cfg.CC = cc
+			benchRun(b, net, flows, cfg)
+		})
+	}
 }

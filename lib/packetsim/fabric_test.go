@@ -45,8 +45,27 @@ func TestFabricConservation(t *testing.T) {
 		n = 10_000
 	}
 	net, flows := fabricScenario(t, n)
-	cfg := netcfg.Default()
-	res, err := Run(net, flows, cfg, Options{})
+	checkConservation(t, net, flows, netcfg.Default())
+}
+
+// Conservation holds for every congestion control, on 5,000 flows of the
+// same fabric.
+func TestFabricConservationEveryCC(t *testing.T) {
+	net, flows := fabricScenario(t, 5_000)
+	for _, cc := range netcfg.CCs {
+		t.Run(cc, func(t *testing.T) {
+			cfg := netcfg.Default()
+			cfg.CC = cc
+			checkConservation(t, net, flows, cfg)
+		})
+	}
+}
+
+// checkConservation runs flows on net and checks TestFabricConservation's
+// laws.
+func checkConservation(t *testing.T, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) {
+	t.Helper()
+	res, err := Run(net, flows, cfg, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 // Package packetsim is a packet-level discrete-event simulator of a data
-// center network running DCTCP. It is tailscope's full-network baseline,
+// center network running DCTCP, DCQCN, TIMELY or HPCC. It is tailscope's
+// full-network baseline,
 // the link-level backend of Parsimon and the path-level ground truth of the
 // m3-style estimator.
 //
@@ -12,7 +13,13 @@
 // tail drop, data
 // packets of PayloadBytes plus HeaderBytes and one AckBytes ACK per data
 // packet that travels the reverse path and queues like any packet.
-// Congestion control sits behind the CC interface.
+// Congestion control sits behind the CC interface. What the other
+// algorithms need of the network is added only when netcfg names them:
+// for DCQCN, RED-style marking between Kmin and Kmax (random draws from
+// Options.Seed) and a receiver that echoes marks as CNPs at most once
+// per interval per flow; for HPCC, an INT record per switch port in every
+// data packet, echoed in its ACK (see INTReader); TIMELY uses the ACKs'
+// RTTs.
 //
 // Run simulates a list of flows and returns their records; Stream takes
 // flows from a workload.Source as the simulation reaches their start and
@@ -67,6 +74,10 @@ type Options struct {
 	// network's pieces (DSCALE) keep their flows on the intended routes
 	// this way.
 	Paths [][]int
+	// Seed drives the run's random choices: today only DCQCN's RED-style
+	// marking draws random numbers. Runs with equal inputs and seeds are
+	// identical.
+	Seed uint64
 }
 
 // PortSample is the state of one output port at one sampling time.

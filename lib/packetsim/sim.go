@@ -3,6 +3,7 @@ package packetsim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -125,9 +126,13 @@ func (f *flow) window() int64 {
 	return f.cc.WindowBytes()
 }
 
-func (f *flow) rate() float64 {
+// rate is the pacing rate at now, after the controller's own timers ran.
+func (f *flow) rate(now int64) float64 {
 	if f.cc == nil {
 		return f.dctcp.rate
+	}
+	if c, ok := f.cc.(Clocked); ok {
+		c.Advance(now)
 	}
 	return f.cc.RateBps()
 }
@@ -208,6 +213,40 @@ type sim struct {
 	sampled   []int
 	lastBytes []int64
 	res       Result
+	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise.
+	red     *red      // RED-style marking instead of the step at K
+	cnpGap  int64     // ps; the receiver echoes a mark at most once per gap per flow
+	intHops bool      // switch ports stamp INT records into data packets
+	ext     []flowExt // per slot, when cnpGap or intHops is set
+	extra   bool      // red or intHops: the per-hop work above is on
+}
+
+// red is DCQCN's RED-style marking: a data packet that finds q bytes
+// queued (ahead of it at enqueue, behind it at dequeue) is marked with
+// probability 0 up to kmin, rising linearly to pmax at kmax, and 1
+// beyond.
+type red struct {
+	kmin, kmax, pmax float64
+	rng              *rand.Rand
+}
+
+// mark decides whether a data packet finding q bytes queued is marked.
+func (r *red) mark(q float64) bool {
+	switch {
+	case q <= r.kmin:
+		return false
+	case q > r.kmax:
+		return true
+	}
+	return r.rng.Float64() < r.pmax*(q-r.kmin)/(r.kmax-r.kmin)
+}
+
+// flowExt is the per-flow state of the receiver's CNP pacing and of INT.
+type flowExt struct {
+	lastCNP int64    // ps, last time an ACK echoed a mark; -1 if never
+	ints    []INTHop // ring of INT records: (packet & intMask) * hops + switch hop
+	intMask int32
+	hops    int32
 }
 
 func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC NewCC, emit func(metrics.Record) error) (*sim, error) {
@@ -222,6 +261,18 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	if opts.StopAtNanos > 0 {
 		s.stop = opts.StopAtNanos * 1000
 	}
+	switch cfg.CC {
+	case "dcqcn":
+		d := cfg.DCQCN
+		s.red = &red{kmin: float64(d.KminBytes), kmax: float64(d.KmaxBytes), pmax: d.Pmax, rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed_dc9c))}
+		s.cnpGap = d.CNPIntervalNanos * 1000
+	case "hpcc":
+		s.intHops = true
+	}
+	if s.cnpGap > 0 || s.intHops {
+		s.ext = make([]flowExt, 0, 64)
+	}
+	s.extra = s.red != nil || s.intHops
 	if cfg.BufferBytes > 0 {
 		if cfg.DCTCP.MinRTONanos <= 0 {
 			return nil, fmt.Errorf("packetsim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")
@@ -424,6 +475,12 @@ func (s *sim) start() error {
 		f.dctcp = newDCTCPRate(s.cfg, line)
 	} else {
 		f.cc = s.newCC(s.cfg, line)
+		if b, ok := f.cc.(BaseRTTSetter); ok {
+			b.SetBaseRTT(s.baseRTT(path))
+		}
+	}
+	if s.ext != nil {
+		s.initExt(slot, f, len(path)-1)
 	}
 	s.addPending(pending{rec: metrics.Record{FlowID: fl.ID, Src: fl.Src, Dst: fl.Dst, Size: fl.Size, Start: fl.Start, Class: fl.Class}, slot: slot, start: s.now})
 	s.started++
@@ -436,6 +493,43 @@ func (s *sim) start() error {
 	}
 	s.activate(slot, f)
 	return nil
+}
+
+// baseRTT is the round trip of a full data packet along path and of its
+// ACK back, over empty queues, in ps.
+func (s *sim) baseRTT(path []int) int64 {
+	var t int64
+	for _, c := range path {
+		t += 2*s.ports[c].delay + s.ports[c].tx(s.dataWire) + s.ports[c^1].tx(s.cfg.AckBytes)
+	}
+	return t
+}
+
+// initExt resets the receiver's CNP state of a flow in slot and, under
+// INT, sizes its ring of records to hold every packet the flow can have
+// in flight: its window at start, which HPCC never exceeds, or all its
+// packets if fewer.
+func (s *sim) initExt(slot int32, f *flow, hops int) {
+	x := &s.ext[slot]
+	x.lastCNP = -1
+	if !s.intHops {
+		return
+	}
+	pkts := int64(f.npkts) // a flow has no more packets than that in flight
+	if w := f.window(); w/s.cfg.PayloadBytes < pkts {
+		pkts = (w+s.cfg.PayloadBytes-1)/s.cfg.PayloadBytes + 2
+	}
+	ring := int32(1)
+	for int64(ring) < pkts {
+		ring <<= 1
+	}
+	x.intMask, x.hops = ring-1, int32(hops)
+	if n := int(ring) * hops; cap(x.ints) >= n {
+		x.ints = x.ints[:n]
+		clear(x.ints)
+	} else {
+		x.ints = make([]INTHop, n)
+	}
 }
 
 // alloc returns a free slot for a flow with a path of hops channels,
@@ -455,6 +549,9 @@ func (s *sim) alloc(hops int) int32 {
 		return slot
 	}
 	s.fs = append(s.fs, flow{})
+	if s.ext != nil {
+		s.ext = append(s.ext, flowExt{})
+	}
 	s.routes = append(s.routes, make([]int32, s.stride)...)
 	s.res.PeakFlows = len(s.fs)
 	return int32(len(s.fs) - 1)
@@ -515,15 +612,20 @@ func (s *sim) arrive(e event) {
 		// behind it there (none can be behind a packet that did not
 		// wait, so the others skip this).
 		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
-		if behind := d.q.Pop(s.now); !ack && behind > d.k && e.flag()&flagECE == 0 {
+		if behind := d.q.Pop(s.now); s.extra {
+			s.dequeued(&e, ack, behind)
+		} else if !ack && behind > d.k && e.flag()&flagECE == 0 {
 			e.w |= int64(flagECE) << flagPos
 			s.res.Marks++
 		}
 	}
 	if next := int32(e.hop()) + 1; next < r[rtLen] {
 		e.w += 1 << hopPos // next hop
-		if s.enqueue(e, channel(r, next, ack), s.wire(&e, r)) {
+		c := channel(r, next, ack)
+		if s.enqueue(e, c, s.wire(&e, r)) {
 			s.retire(e.ref)
+		} else if s.extra {
+			s.stampINT(e, c)
 		}
 		return
 	}
@@ -549,7 +651,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		return true
 	}
 	wait := p.busyUntil - s.now
-	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && wait > p.markAbove {
+	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -571,6 +673,47 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	e.t = end + p.delay // e is an evArrive packet
 	s.q.push(e)
 	return false
+}
+
+// dequeued is arrive's dequeue marking under DCQCN or HPCC: a data packet
+// that left behind bytes queued is marked by DCQCN's RED profile or by
+// the step at K, and HPCC's INT reads that queue.
+func (s *sim) dequeued(e *event, ack bool, behind int64) {
+	if ack {
+		return
+	}
+	c := channel(s.route(e.ref), int32(e.hop()), false)
+	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.mark(float64(behind))) {
+		e.w |= int64(flagECE) << flagPos
+		s.res.Marks++
+	}
+	if s.intHops && e.hop() > 0 {
+		x := &s.ext[e.ref]
+		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1].QueueBytes = behind
+	}
+}
+
+// stampINT writes, under HPCC, the INT record of switch port c into data
+// packet e, which enqueue has just put on it (so the port's last
+// transmission and byte count are the packet's). Its queue length is the
+// bytes ahead of the packet; marking at dequeue, dequeued replaces it
+// with the bytes behind the packet as it left, as the fork's switches
+// report. Stamping here rather than in enqueue keeps enqueue's hot path
+// as it was.
+func (s *sim) stampINT(e event, c int32) {
+	if !s.intHops || e.flag()&flagAck != 0 {
+		return
+	}
+	p := &s.ports[c]
+	end := p.busyUntil
+	start := end - p.tx(s.wire(&e, s.route(e.ref)))
+	x := &s.ext[e.ref]
+	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{
+		QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5),
+		TxBytes:    p.bytes,
+		TimePs:     end,
+		RateBps:    p.bw,
+	}
 }
 
 // send puts a packet on a NIC's channel.
@@ -619,7 +762,7 @@ func (s *sim) pull(n *nic) {
 		}
 		e := s.nextData(fi, f)
 		wire := s.wire(&e, s.route(fi))
-		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.rate()+0.5)
+		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.rate(s.now)+0.5)
 		n.rr = i + 1
 		if f.sndNxt == f.npkts { // nothing left to send: leave the rotation
 			f.active = false
@@ -683,6 +826,14 @@ func (s *sim) activate(fi int32, f *flow) {
 // first out-of-order packet after an in-order one asks for go-back-N.
 func (s *sim) onData(e event, f *flow, r []int32) {
 	flag := flagAck | e.flag()&flagECE
+	if s.cnpGap > 0 && flag&flagECE != 0 {
+		// DCQCN's notification point: at most one CNP per gap.
+		if x := &s.ext[e.ref]; x.lastCNP < 0 || s.now-x.lastCNP >= s.cnpGap {
+			x.lastCNP = s.now
+		} else {
+			flag &^= flagECE
+		}
+	}
 	if e.pkt == f.rcvNxt {
 		f.rcvNxt++
 		f.nackSent = false
@@ -719,14 +870,19 @@ func (s *sim) onAck(e event, f *flow) {
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
-	f.onAck(Ack{
+	a := Ack{
 		Now:     s.now,
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
 		NextSeq: s.seqBytes(f, f.sndNxt),
 		ECE:     e.flag()&flagECE != 0,
 		RTT:     s.now - e.ts(),
-	})
+	}
+	if s.intHops {
+		s.ackINT(e, f, a)
+	} else {
+		f.onAck(a)
+	}
 	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
@@ -735,6 +891,19 @@ func (s *sim) onAck(e event, f *flow) {
 	if f.active || f.sndNxt < f.npkts {
 		s.activate(e.ref, f)
 	}
+}
+
+// ackINT hands an ACK to an INTReader with the INT of the last packet
+// received in order, which the ACK answers unless it is a duplicate.
+func (s *sim) ackINT(e event, f *flow, a Ack) {
+	r, ok := f.cc.(INTReader)
+	if !ok || e.pkt == 0 {
+		f.onAck(a)
+		return
+	}
+	x := &s.ext[e.ref]
+	o := ((e.pkt - 1) & x.intMask) * x.hops
+	r.OnAckINT(a, x.ints[o:o+x.hops])
 }
 
 // timeout is a flow's retransmission timer (finite buffers only): without
