@@ -2,6 +2,7 @@ package parsimon
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
