@@ -308,7 +308,8 @@ func sensitivity(w io.Writer, rows []metrics.Summary) {
 
 // SensitivityFigures draws the sensitivity analysis' figures for
 // Parsimon and m3: Fig. 8 (CDF of p99 error by load range) and Fig. 9
-// (violins for max load up to and above 50%), by file name stem.
+// (violins for max load up to and above 50%; left out for a range
+// without scenarios), by file name stem.
 func SensitivityFigures(rows []metrics.Summary) (map[string]*plot.Figure, error) {
 	figs := map[string]*plot.Figure{}
 	for _, est := range []string{"parsimon", "m3"} {
@@ -321,6 +322,9 @@ func SensitivityFigures(rows []metrics.Summary) (map[string]*plot.Figure, error)
 			name   string
 			lo, hi float64
 		}{{"fig9a-violins-" + est + "-low", 0, 0.5}, {"fig9b-violins-" + est + "-high", 0.5, 1}} {
+			if !anyIn(rows, est, v.lo, v.hi) {
+				continue
+			}
 			f, err := plot.ErrorViolins(rows, est, v.lo, v.hi)
 			if err != nil {
 				return nil, err
@@ -329,6 +333,16 @@ func SensitivityFigures(rows []metrics.Summary) (map[string]*plot.Figure, error)
 		}
 	}
 	return figs, nil
+}
+
+// anyIn reports whether rows has a row of est with max load in (lo, hi].
+func anyIn(rows []metrics.Summary, est string, lo, hi float64) bool {
+	for _, r := range rows {
+		if r.Estimator == est && r.MaxLoad > lo && r.MaxLoad <= hi {
+			return true
+		}
+	}
+	return false
 }
 
 func verdict(ok bool) string {
