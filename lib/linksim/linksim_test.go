@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -202,5 +203,68 @@ func TestBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// echoRecorder is a CC that never reacts and remembers whether any ACK
+// echoed a mark.
+type echoRecorder struct {
+	line   float64
+	marked bool
+}
+
+func (r *echoRecorder) RateBps() float64      { return r.line }
+func (r *echoRecorder) WindowBytes() int64    { return 1 << 40 }
+func (r *echoRecorder) OnAck(a packetsim.Ack) { r.marked = r.marked || a.ECE }
+func (r *echoRecorder) OnTimeout(now int64)   {}
+
+// n single-packet flows from n sources reach the target at one instant
+// and leave it in flow order, one packet time w apart. Marked at enqueue,
+// flow i sees the i packets ahead of it (marked if i*w > K); marked at
+// dequeue, the n-1-i behind it as it starts (marked if (n-1-i)*w > K,
+// except flow 0, which found the port empty), as packetsim's switch
+// ports mark.
+func TestECNMarkingPoint(t *testing.T) {
+	const n = 40
+	link := Link{Target: Hop{10 * gbps, 1000}, KBytes: 30_000, Dests: []Hop{{10 * gbps, 1000}}}
+	for range n {
+		link.Sources = append(link.Sources, Hop{10 * gbps, 1000})
+	}
+	for _, point := range netcfg.ECNMarks {
+		t.Run(point, func(t *testing.T) {
+			cfg := netcfg.Default()
+			cfg.ECNMark = point
+			w := cfg.PayloadBytes + cfg.HeaderBytes
+			var ccs []*echoRecorder
+			newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
+				r := &echoRecorder{line: float64(line)}
+				ccs = append(ccs, r)
+				return r
+			}
+			flows := make([]workload.Flow, n)
+			for i := range flows {
+				flows[i] = workload.Flow{ID: i, Src: i, Dst: 0, Size: cfg.PayloadBytes, Start: 1000}
+			}
+			res, err := Run(link, flows, cfg, Options{CC: newCC})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var marks int64
+			for i, r := range ccs {
+				want := int64(i)*w > link.KBytes
+				if point == "dequeue" {
+					want = i > 0 && int64(n-1-i)*w > link.KBytes
+				}
+				if r.marked != want {
+					t.Errorf("flow %d: marked %v, want %v", i, r.marked, want)
+				}
+				if want {
+					marks++
+				}
+			}
+			if res.Marks != marks {
+				t.Errorf("%d marks counted, want %d", res.Marks, marks)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -17,6 +18,7 @@ const (
 	evTarget               // a data packet reaches the target's port
 	evAck                  // an ACK reaches its sender
 	evRTO                  // retransmission check of a flow
+	evDequeue              // marking at dequeue: the target's queued packets whose start has come may leave
 )
 
 // Packet flags.
@@ -103,10 +105,28 @@ type flowState struct {
 	cc       packetsim.CC
 }
 
+// queued is a data packet on the target's port whose mark is not known
+// yet (marking at dequeue): it starts its transmission there at start and
+// reaches the target's far end at time at.
+type queued struct {
+	e               event
+	wire, start, at int64
+}
+
 type sim struct {
-	cfg      netcfg.Config
-	target   port
-	k        float64
+	cfg    netcfg.Config
+	target port
+	k      float64
+	// Marking at dequeue: dq remembers the packets put on the target's
+	// port and waiting[head:] those whose mark is still to be read, in
+	// FIFO order. A packet must be read before the ACK it causes is due:
+	// no later than minAckPs after it reaches the target's far end.
+	dequeue  bool
+	dq       ecnmark.Queue
+	waiting  []queued
+	head     int
+	minAckPs int64
+	armed    bool // an evDequeue is pending
 	switched bool // the target is a switch port fed by the sources' first hops
 	nics     []nic
 	dests    []port
@@ -119,7 +139,7 @@ type sim struct {
 }
 
 func newSim(l Link, flows []workload.Flow, cfg netcfg.Config, newCC packetsim.NewCC) *sim {
-	s := &sim{cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0}
+	s := &sim{cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0, dequeue: cfg.MarkAtDequeue()}
 	if cfg.BufferBytes > 0 {
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
 	}
@@ -151,6 +171,9 @@ func newSim(l Link, flows []workload.Flow, cfg netcfg.Config, newCC packetsim.Ne
 			fs.ackPs += s.dests[f.Dst].ackPs
 		}
 		fs.cc = newCC(cfg, s.nics[f.Src].bw)
+		if i == 0 || fs.ackPs < s.minAckPs {
+			s.minAckPs = fs.ackPs
+		}
 	}
 	return s
 }
@@ -195,6 +218,9 @@ func (s *sim) run() error {
 			s.onAck(e)
 		case evRTO:
 			s.timeout(e)
+		case evDequeue:
+			s.armed = false
+			s.release()
 		}
 	}
 	for i := range s.fs {
@@ -315,7 +341,8 @@ func (s *sim) send(n *nic, e event, wire int64) {
 }
 
 // onTarget is a data packet reaching the target's port: dropped if the
-// buffer is full, CE-marked above the threshold, else queued.
+// buffer is full, else queued; marked at enqueue if the queue is above
+// the threshold, or marked at dequeue once its start has come.
 func (s *sim) onTarget(e event) {
 	f := &s.fs[e.flow]
 	wire := s.wire(f, e.pkt)
@@ -325,14 +352,48 @@ func (s *sim) onTarget(e event) {
 		s.res.Drops++
 		return
 	}
-	if q > s.k {
-		e.flag |= flagECE
-		s.res.Marks++
-	}
-	end := max(s.now, p.busyUntil) + p.tx(wire)
+	start := max(s.now, p.busyUntil)
+	end := start + p.tx(wire)
 	p.busyUntil = end
 	s.res.TargetBytes += wire
-	s.leave(e, wire, end+p.delay)
+	if !s.dequeue {
+		if q > s.k {
+			e.flag |= flagECE
+			s.res.Marks++
+		}
+		s.leave(e, wire, end+p.delay)
+		return
+	}
+	s.dq.Push(s.now, start, wire)
+	s.waiting = append(s.waiting, queued{e, wire, start, end + p.delay})
+	s.release()
+}
+
+// release reads the marks of the packets whose transmission at the
+// target has started by now (marked if more than K bytes arrived behind
+// them before they started), lets them leave, and makes sure the next
+// waiting packet is read in time.
+func (s *sim) release() {
+	for s.head < len(s.waiting) && s.waiting[s.head].start <= s.now {
+		w := s.waiting[s.head]
+		s.head++
+		if s.dq.Pop() > int64(s.k) {
+			w.e.flag |= flagECE
+			s.res.Marks++
+		}
+		s.leave(w.e, w.wire, w.at)
+	}
+	switch {
+	case s.head == len(s.waiting):
+		s.waiting, s.head = s.waiting[:0], 0
+	case s.head >= 1024 && 2*s.head >= len(s.waiting):
+		s.waiting = s.waiting[:copy(s.waiting, s.waiting[s.head:])]
+		s.head = 0
+	}
+	if s.head < len(s.waiting) && !s.armed {
+		s.armed = true
+		s.push(event{t: s.waiting[s.head].at + s.minAckPs, kind: evDequeue})
+	}
 }
 
 // leave takes a data packet that reaches the target's far end at time at

@@ -26,6 +26,13 @@ type Config struct {
 	KBytesPerGbps float64 `json:"k_bytes_per_gbps"`
 	// KBytes, when positive, is one marking threshold for every port.
 	KBytes int64 `json:"k_bytes,omitempty"`
+	// ECNMark is where a switch port compares its queue with K:
+	// "dequeue" (the default, as the papers' ns-3 fork: the bytes queued
+	// behind a packet as it starts its transmission) or "enqueue" (as
+	// stock ns-3's RED queue disc: the bytes ahead of it as it arrives).
+	// Marking at dequeue tells the sender about the queue a whole
+	// queueing delay sooner.
+	ECNMark string `json:"ecn_mark"`
 	// BufferBytes is the per-port buffer; 0 means infinite.
 	BufferBytes int64 `json:"buffer_bytes,omitempty"`
 }
@@ -40,6 +47,11 @@ type DCTCP struct {
 	MinRateBps  int64   `json:"min_rate_bps"`  // 1 Gbps
 	InitWindow  int64   `json:"init_window"`   // window-based mode: initial window in packets, 10
 	MinRTONanos int64   `json:"min_rto_nanos"` // window-based mode: minimum RTO, 1 ms
+	// VarWin scales the rate-based mode's window with its rate:
+	// WindowBytes x rate / line rate, as the fork's VAR_WIN 1, which its
+	// own DCTCP experiments ran (HAS_WIN 1, VAR_WIN 1). False keeps the
+	// window at WindowBytes whatever the rate (VAR_WIN 0).
+	VarWin bool `json:"var_win"`
 }
 
 // Default returns the constants of Parsimon's and m3's evaluations.
@@ -50,6 +62,7 @@ func Default() Config {
 		AckBytes:      60,
 		CC:            "dctcp",
 		KBytesPerGbps: 3000,
+		ECNMark:       "dequeue",
 		DCTCP: DCTCP{
 			G:           1.0 / 16,
 			InitAlpha:   1,
@@ -58,6 +71,7 @@ func Default() Config {
 			MinRateBps:  1_000_000_000,
 			InitWindow:  10,
 			MinRTONanos: 1_000_000,
+			VarWin:      true,
 		},
 	}
 }
@@ -84,6 +98,12 @@ func (c Config) WireBytes(size int64) int64 {
 // CCs lists the congestion controls packetsim knows.
 var CCs = []string{"dctcp", "dctcp-window"}
 
+// ECNMarks lists the marking points Config.ECNMark may name.
+var ECNMarks = []string{"dequeue", "enqueue"}
+
+// MarkAtDequeue reports whether ports mark ECN at dequeue.
+func (c Config) MarkAtDequeue() bool { return c.ECNMark == "dequeue" }
+
 // Validate reports the first impossible setting.
 func (c Config) Validate() error {
 	switch {
@@ -97,6 +117,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("netcfg: buffer_bytes must be >= 0 (0 = infinite), got %d", c.BufferBytes)
 	case c.DCTCP.G <= 0 || c.DCTCP.G > 1:
 		return fmt.Errorf("netcfg: dctcp g must be in (0,1], got %g", c.DCTCP.G)
+	case c.ECNMark != "dequeue" && c.ECNMark != "enqueue":
+		return fmt.Errorf("netcfg: unknown ecn_mark %q (known: %s)", c.ECNMark, strings.Join(ECNMarks, ", "))
 	}
 	for _, k := range CCs {
 		if c.CC == k {

@@ -59,32 +59,37 @@ type dctcpEstimator struct {
 	windowEnd int64
 }
 
-// observe counts one ACK; at the end of a window it updates alpha and
-// reports whether that window saw any mark.
-func (d *dctcpEstimator) observe(a Ack) (closed, marked bool) {
+// observe counts one ACK and reports whether it closed a window, which
+// updates alpha.
+func (d *dctcpEstimator) observe(a Ack) (closed bool) {
 	d.acks++
 	if a.ECE {
 		d.ece++
 	}
 	if a.AckSeq <= d.windowEnd {
-		return false, false
+		return false
 	}
 	d.alpha = (1-d.g)*d.alpha + d.g*float64(d.ece)/float64(d.acks)
-	marked = d.ece > 0
 	d.acks, d.ece = 0, 0
 	d.windowEnd = a.NextSeq
-	return true, marked
+	return true
 }
 
-// DCTCPRate is rate-based DCTCP as in the papers' ns-3 fork (REFERENCE.md):
-// start at line rate with a fixed window cap; once per window of ACKs,
-// cut the rate by alpha/2 if any was marked, else add AIRateBps; never
-// below MinRateBps or above line rate.
+// DCTCPRate is rate-based DCTCP as in the papers' ns-3 fork (REFERENCE.md,
+// the fork's RdmaHw DCTCP mode): start at line rate; the first ECN echo
+// cuts the rate by alpha/2 at once and holds further cuts until an ACK
+// passes what had been sent at the cut (about one window); once per
+// window of ACKs without a cut pending, add AIRateBps; never below
+// MinRateBps or above line rate. The window caps the bytes in flight at
+// WindowBytes, scaled by rate/line rate when VarWin is set.
 type DCTCPRate struct {
 	est               dctcpEstimator
 	rate, line, floor float64
 	ai                float64
-	window            int64
+	maxWindow, window int64 // window is maxWindow, scaled to the rate under varWin
+	varWin            bool
+	cwr               bool  // a cut is held
+	recover           int64 // the hold ends when an ACK passes this sequence
 }
 
 // NewDCTCPRate is the NewCC of rate-based DCTCP (netcfg CC "dctcp").
@@ -98,12 +103,14 @@ func NewDCTCPRate(cfg netcfg.Config, lineRateBps int64) CC {
 func newDCTCPRate(cfg netcfg.Config, lineRateBps int64) DCTCPRate {
 	line := float64(lineRateBps)
 	return DCTCPRate{
-		est:    dctcpEstimator{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G},
-		rate:   line,
-		line:   line,
-		floor:  min(float64(cfg.DCTCP.MinRateBps), line),
-		ai:     float64(cfg.DCTCP.AIRateBps),
-		window: cfg.DCTCP.WindowBytes,
+		est:       dctcpEstimator{alpha: cfg.DCTCP.InitAlpha, g: cfg.DCTCP.G},
+		rate:      line,
+		line:      line,
+		floor:     min(float64(cfg.DCTCP.MinRateBps), line),
+		ai:        float64(cfg.DCTCP.AIRateBps),
+		maxWindow: cfg.DCTCP.WindowBytes,
+		window:    cfg.DCTCP.WindowBytes,
+		varWin:    cfg.DCTCP.VarWin,
 	}
 }
 
@@ -118,18 +125,35 @@ func (d *DCTCPRate) Alpha() float64 { return d.est.alpha }
 
 // OnAck implements CC.
 func (d *DCTCPRate) OnAck(a Ack) {
-	closed, marked := d.est.observe(a)
+	closed := d.est.observe(a)
+	if d.cwr && a.AckSeq > d.recover {
+		d.cwr = false
+	}
 	switch {
-	case !closed:
-	case marked:
-		d.rate = max(d.rate*(1-d.est.alpha/2), d.floor)
-	default:
-		d.rate = min(d.rate+d.ai, d.line)
+	case d.cwr:
+		return
+	case a.ECE:
+		d.setRate(max(d.rate*(1-d.est.alpha/2), d.floor))
+		d.cwr, d.recover = true, a.NextSeq
+	case closed:
+		d.setRate(min(d.rate+d.ai, d.line))
+	}
+}
+
+// setRate changes the rate and the window that follows it.
+func (d *DCTCPRate) setRate(r float64) {
+	d.rate = r
+	if d.varWin {
+		// As the fork: an integer window, never closed entirely.
+		d.window = max(int64(float64(d.maxWindow)*r/d.line), 1)
 	}
 }
 
 // OnTimeout implements CC: the sender restarts from the minimum rate.
-func (d *DCTCPRate) OnTimeout(now int64) { d.rate = d.floor }
+func (d *DCTCPRate) OnTimeout(now int64) {
+	d.setRate(d.floor)
+	d.cwr = false
+}
 
 // DCTCPWindow is window-based DCTCP like ns-3's TcpDctcp over
 // TcpSocketBase (and Linux): slow start from InitWindow packets,

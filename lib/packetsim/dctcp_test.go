@@ -73,14 +73,13 @@ func longFlows(t *testing.T, n int, cfg netcfg.Config, stop int64) (*Result, int
 // measured between two stopping times of otherwise identical (hence
 // identical-prefix) runs.
 //
-// Rate-based DCTCP (the papers' CC) with its 18 KB window cap: two flows
-// are window-limited (the queue settles at 0.91 K, no marks); four flows
-// oscillate between an empty queue and the window-limited ~2.2 K (mean
-// 1.5 K), because a flow's rate can exceed what its window lets it send, so
-// the first cuts do not bite. Window-based DCTCP hovers at K (p5-p95
-// within 0.75-1.2 K) but converges slowly: two flows still split 48/52
-// over 20-100 ms (four flows need that long to come within 5% of equal
-// shares), so its fairness is checked with four flows only.
+// Rate-based DCTCP (the papers' CC, the fork's model: marks at dequeue,
+// the cut on the first echo) with its 18 KB window cap: two flows are
+// window-limited (the queue settles at 0.91 K, no marks); four flows hold
+// the queue at K (p5-p95 within 0.9-1.1 K). Window-based DCTCP hovers at
+// K too but converges slowly: two flows still split 48/52 over 20-100 ms
+// (four flows need that long to come within 5% of equal shares), so its
+// fairness is checked with four flows only.
 func TestDCTCPLongFlows(t *testing.T) {
 	const t1, t2 = 20_000_000, 100_000_000 // ns
 	cases := []struct {
@@ -90,8 +89,8 @@ func TestDCTCPLongFlows(t *testing.T) {
 		meanLo, meanHi float64 // mean queue, in units of K
 		p5, p95        float64 // 5th and 95th percentile bounds, units of K (0: unchecked)
 	}{
-		{"dctcp", 2, true, 0.5, 2, 0, 0},
-		{"dctcp", 4, true, 0.5, 2, 0, 0},
+		{"dctcp", 2, true, 0.8, 1.2, 0.5, 1.5},
+		{"dctcp", 4, true, 0.8, 1.2, 0.5, 1.5},
 		{"dctcp-window", 2, false, 0.8, 1.2, 0.5, 1.5},
 		{"dctcp-window", 4, true, 0.8, 1.2, 0.5, 1.5},
 	}
@@ -136,5 +135,63 @@ func TestDCTCPLongFlows(t *testing.T) {
 				t.Errorf("queue p5-p95 %.2f-%.2f K, want within %.2f-%.2f K", lo, hi, c.p5, c.p95)
 			}
 		})
+	}
+}
+
+// Rate-based DCTCP follows the fork's DCTCP mode ACK by ACK: the first
+// echo cuts the rate by alpha/2 at once and holds off further cuts until
+// an ACK passes what had been sent at the cut; additive increase comes
+// once per window of ACKs, never while a cut is held; under VarWin the
+// window is WindowBytes scaled by rate/line rate. Expectations are
+// computed here from those rules.
+func TestDCTCPRateCutAndHold(t *testing.T) {
+	for _, varWin := range []bool{false, true} {
+		cfg := netcfg.Default()
+		cfg.DCTCP.VarWin = varWin
+		const line = 10e9
+		d := newDCTCPRate(cfg, line)
+		g, ai := cfg.DCTCP.G, float64(cfg.DCTCP.AIRateBps)
+		alpha, rate := cfg.DCTCP.InitAlpha, line
+		check := func(step string) {
+			t.Helper()
+			if math.Abs(d.Alpha()-alpha) > 1e-12 || math.Abs(d.RateBps()-rate) > 1e-3 {
+				t.Fatalf("var_win %v, %s: alpha %g rate %g, want %g and %g", varWin, step, d.Alpha(), d.RateBps(), alpha, rate)
+			}
+			win := cfg.DCTCP.WindowBytes
+			if varWin {
+				win = int64(float64(win) * rate / line)
+			}
+			if d.WindowBytes() != win {
+				t.Fatalf("var_win %v, %s: window %d, want %d", varWin, step, d.WindowBytes(), win)
+			}
+		}
+		// The first ACK closes the first window (nothing was marked):
+		// alpha decays, the rate stays at line rate.
+		d.OnAck(Ack{AckSeq: 1000, NextSeq: 10000})
+		alpha *= 1 - g
+		check("first window")
+		// A marked ACK inside the next window cuts at once, by the alpha
+		// of the moment.
+		d.OnAck(Ack{AckSeq: 2000, NextSeq: 11000, ECE: true})
+		rate *= 1 - alpha/2
+		check("first echo")
+		// More echoes up to the cut's sequence (11000) are held. The
+		// last of them closes the window that ended at 10000: three ACKs,
+		// all marked.
+		d.OnAck(Ack{AckSeq: 3000, NextSeq: 12000, ECE: true})
+		check("held echo")
+		d.OnAck(Ack{AckSeq: 11000, NextSeq: 13000, ECE: true})
+		alpha = (1-g)*alpha + g
+		check("window closed while held")
+		// The next echo passes the hold's end and cuts again.
+		d.OnAck(Ack{AckSeq: 12000, NextSeq: 14000, ECE: true})
+		rate *= 1 - alpha/2
+		check("second cut")
+		// Unmarked ACKs: past the hold (14000), the window (ending at
+		// 13000) closes with 1 marked of 2, and the rate grows by AI.
+		d.OnAck(Ack{AckSeq: 15000, NextSeq: 16000})
+		alpha = (1-g)*alpha + g*0.5
+		rate += ai
+		check("additive increase")
 	}
 }

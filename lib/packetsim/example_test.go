@@ -67,5 +67,5 @@ func ExampleStream() {
 	}
 	fmt.Printf("%d records in flow order; at most %d flows held at once\n", n, res.PeakFlows)
 	// Output:
-	// 5000 records in flow order; at most 12 flows held at once
+	// 5000 records in flow order; at most 10 flows held at once
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -24,8 +25,9 @@ type port struct {
 	psPerByte int64 // 8e12/bw when that is an integer, else 0
 	delay     int64 // ps
 	// markAbove is the ECN threshold K as the time the backlog takes to
-	// drain: a data packet is marked when busyUntil-now exceeds it. It is
-	// the exact integer image of the test backlog(now) > K in bytes.
+	// drain: marking at enqueue, a data packet is marked when
+	// busyUntil-now exceeds it. It is the exact integer image of the test
+	// backlog(now) > K in bytes.
 	markAbove  int64
 	queueNanos float64 // waits of the packets put on the channel, ns
 	bytes      int64   // wire bytes put on the channel
@@ -71,6 +73,12 @@ func markThreshold(k float64, bw int64) int64 {
 		}
 	}
 	return lo
+}
+
+// dequeuePort is the dequeue marking state of one FIFO port.
+type dequeuePort struct {
+	q ecnmark.Queue
+	k int64 // bytes: data is marked when more are queued behind it
 }
 
 // nic is a host's sending side on one channel. ACKs wait in a FIFO and go
@@ -188,15 +196,18 @@ type sim struct {
 	ports       []port
 	nicOf       []int32 // channel -> index into nics, -1 for switch ports
 	drops       []int64 // per channel
-	nics        []nic
-	q           eventQueue
-	now         int64
-	stop        int64
-	rto         int64
-	dataWire    int64 // wire size of a full data packet
-	sampled     []int
-	lastBytes   []int64
-	res         Result
+	// dequeue holds, when marking at dequeue, each channel's memory of
+	// the packets put on its FIFO port, read as they reach its far end.
+	dequeue   []dequeuePort
+	nics      []nic
+	q         eventQueue
+	now       int64
+	stop      int64
+	rto       int64
+	dataWire  int64 // wire size of a full data packet
+	sampled   []int
+	lastBytes []int64
+	res       Result
 }
 
 func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC NewCC, emit func(metrics.Record) error) (*sim, error) {
@@ -232,6 +243,12 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			k = float64(kb)
 		}
 		p.markAbove = markThreshold(k, ch.Bandwidth)
+		if cfg.MarkAtDequeue() {
+			if s.dequeue == nil {
+				s.dequeue = make([]dequeuePort, len(net.Channels))
+			}
+			s.dequeue[c].k = int64(k)
+		}
 		if net.IsHost(ch.Src) {
 			s.nicOf[c] = int32(len(s.nics))
 			s.nics = append(s.nics, nic{ch: int32(c)})
@@ -492,6 +509,15 @@ func (s *sim) finish(slot int32, f *flow) {
 func (s *sim) arrive(e event) {
 	r := s.route(e.ref)
 	ack := e.flag()&flagAck != 0
+	if s.dequeue != nil && (e.hop() > 0 || s.opts.HostFIFO) {
+		// The packet has left the FIFO port of the channel it crossed:
+		// mark it if more than K bytes queued behind it there.
+		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
+		if behind := d.q.Pop(); !ack && behind > d.k && e.flag()&flagECE == 0 {
+			e.w |= int64(flagECE) << flagPos
+			s.res.Marks++
+		}
+	}
 	if next := int32(e.hop()) + 1; next < r[rtLen] {
 		e.w += 1 << hopPos // next hop
 		if s.enqueue(e, channel(r, next, ack), s.wire(&e, r)) {
@@ -508,9 +534,10 @@ func (s *sim) arrive(e event) {
 	s.retire(e.ref)
 }
 
-// enqueue puts a packet of wire bytes on channel c's FIFO port,
-// CE-marking data above the port's threshold, or drops it if the buffer
-// is full, reporting whether it did.
+// enqueue puts a packet of wire bytes on channel c's FIFO port, or drops
+// it if the buffer is full, reporting whether it did. Marking at enqueue,
+// it CE-marks data above the port's threshold; marking at dequeue, it
+// records the packet for arrive to judge.
 func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
 	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
@@ -520,7 +547,9 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		return true
 	}
 	wait := p.busyUntil - s.now
-	if e.flag()&(flagAck|flagECE) == 0 && wait > p.markAbove {
+	if s.dequeue != nil {
+		s.dequeue[c].q.Push(s.now, max(s.now, p.busyUntil), wire)
+	} else if e.flag()&(flagAck|flagECE) == 0 && wait > p.markAbove {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}

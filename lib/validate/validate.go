@@ -29,6 +29,7 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -84,10 +85,12 @@ func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
 	return cases, nil
 }
 
-// rateSpec is c's spec with packetsim's default, rate-based DCTCP.
+// rateSpec is c's spec with packetsim's default, rate-based DCTCP marked
+// at dequeue, as the papers' ns-3 fork runs it.
 func (c Case) rateSpec() scenario.Spec {
 	s := c.Spec
 	s.Network.CC = "dctcp"
+	s.Network.ECNMark = netcfg.Default().ECNMark
 	return s
 }
 

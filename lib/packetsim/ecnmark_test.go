@@ -1,0 +1,71 @@
+package packetsim
+
+import (
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// echoRecorder is a CC that never reacts and remembers whether any ACK
+// echoed a mark.
+type echoRecorder struct {
+	line   float64
+	marked bool
+}
+
+func (r *echoRecorder) RateBps() float64    { return r.line }
+func (r *echoRecorder) WindowBytes() int64  { return 1 << 40 }
+func (r *echoRecorder) OnAck(a Ack)         { r.marked = r.marked || a.ECE }
+func (r *echoRecorder) OnTimeout(now int64) {}
+
+// n single-packet flows from n senders reach the dumbbell's bottleneck
+// port at one instant and leave it in flow order, one packet time w
+// apart. Marked at enqueue, flow i sees the i packets ahead of it
+// (marked if i*w > K: the last ones); marked at dequeue, it sees the
+// n-1-i packets behind it as it starts (marked if (n-1-i)*w > K: the
+// first ones, except flow 0, which found the port empty and started at
+// once).
+func TestECNMarkingPoint(t *testing.T) {
+	const n = 40
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: n, Receivers: 1})
+	must(t, net, err)
+	for _, point := range netcfg.ECNMarks {
+		t.Run(point, func(t *testing.T) {
+			cfg := netcfg.Default()
+			cfg.ECNMark = point
+			w, k := cfg.PayloadBytes+cfg.HeaderBytes, cfg.KBytesFor(10*topo.Gbps)
+			var ccs []*echoRecorder
+			newCC := func(cfg netcfg.Config, line int64) CC {
+				r := &echoRecorder{line: float64(line)}
+				ccs = append(ccs, r) // flows start in input order
+				return r
+			}
+			flows := make([]workload.Flow, n)
+			for i := range flows {
+				flows[i] = workload.Flow{ID: i, Src: i, Dst: n, Size: cfg.PayloadBytes, Start: 1000}
+			}
+			res, err := Run(net, flows, cfg, Options{CC: newCC})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var marks int64
+			for i, r := range ccs {
+				want := int64(i)*w > k
+				if point == "dequeue" {
+					want = i > 0 && int64(n-1-i)*w > k
+				}
+				if r.marked != want {
+					t.Errorf("flow %d: marked %v, want %v", i, r.marked, want)
+				}
+				if want {
+					marks++
+				}
+			}
+			if res.Marks != marks {
+				t.Errorf("%d marks counted, want %d", res.Marks, marks)
+			}
+		})
+	}
+}
