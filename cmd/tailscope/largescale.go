@@ -66,6 +66,10 @@ func runLargescale(args []string) error {
 		return err
 	}
 	fmt.Print(r.Markdown())
-	fmt.Printf("\nlargescale: report %s, table %s, figures %s\n", filepath.Join(*out, "largescale.md"), filepath.Join(*out, "largescale.parquet"), *figs)
+	fmt.Printf("\nlargescale: report %s, figures %s", filepath.Join(*out, "largescale.md"), *figs)
+	if len(r.Outcomes) > 0 {
+		fmt.Printf(", table %s", filepath.Join(*out, "largescale.parquet"))
+	}
+	fmt.Println()
 	return nil
 }
