@@ -8,7 +8,7 @@ BIN     := build/bin/tailscope
 # under build/.
 PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/... ./tools/framedump
 
-.PHONY: all deps test unit reproduce bench tailscope clean
+.PHONY: all deps test unit reproduce bench tailscope clean largescale
 
 all: tailscope
 
@@ -50,6 +50,15 @@ reproduce:
 	@echo "reproduce: $$(find $(OUT) -name '*.parquet' | wc -l) frames under $(OUT)/ (default scenario: $(OUT)/default, $(OUT)/runs)"
 	@echo "reproduce: $$(find $(OUT)/notebooks -name '*.png' | wc -l) figures under $(OUT)/notebooks/<notebook>/"
 	@echo "reproduce: executed notebooks in build/notebooks/ (open them in JupyterLab: make lab)"
+
+# The large-scale reproductions (issue 16: Parsimon §5.2, m3 §5.3 and the
+# sensitivity analysis at 200k flows): LARGESCALE=ci (minutes), mid or paper
+# (hours of CPU); results, report and figures under LARGESCALE_OUT, resumed
+# where a previous run stopped.
+LARGESCALE     ?= ci
+LARGESCALE_OUT ?= $(OUT)/largescale/$(LARGESCALE)
+largescale: tailscope
+	nice $(BIN) largescale run --scale $(LARGESCALE) --out $(LARGESCALE_OUT)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)

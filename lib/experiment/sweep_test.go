@@ -74,7 +74,7 @@ func journalLines(t *testing.T, dir string) (starts, dones map[string]int) {
 		switch {
 		case len(f) == 2 && f[0] == "start":
 			starts[f[1]]++
-		case len(f) == 3 && f[0] == "done":
+		case len(f) == 4 && f[0] == "done":
 			dones[f[1]]++
 		case line != "":
 			t.Fatalf("malformed journal line %q", line)

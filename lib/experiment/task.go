@@ -8,12 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -66,7 +69,8 @@ func (t Task) work() (name, opts string, k *kind, err error) {
 
 // JournalFile is the file, under a sweep's directory, to which every task
 // execution appends a "start <key>" line and, once its result is in place,
-// a "done <key> <seconds>" line: a record of the work actually done.
+// a "done <key> <wall seconds> <CPU seconds>" line: a record of the work
+// actually done and what it cost (ReadJournal).
 const JournalFile = "journal.log"
 
 // canonicalOptions compacts the options JSON so that spacing does not
@@ -133,7 +137,11 @@ func (t Task) Done(dir string) (bool, error) {
 
 // Run builds the task's scenario, runs its estimator and writes the record
 // frame under dir (temporary file, then rename: killing Run at any moment
-// leaves either no result or a complete one).
+// leaves either no result or a complete one). An estimator that streams
+// (estimator.Streams) takes the flows as they are drawn and writes its
+// records as they are produced, so that a task of millions of flows holds
+// neither in memory. The journal's done line carries the process's CPU
+// time over the task, the task's own when tasks run one at a time.
 func (t Task) Run(ctx context.Context, dir string) error {
 	key, err := t.Key()
 	if err != nil {
@@ -150,13 +158,30 @@ func (t Task) Run(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), cputime.Used()
 	if err := journal(dir, "start "+key); err != nil {
+		return err
+	}
+	if err := t.run(ctx, path, name, k); err != nil {
+		return fmt.Errorf("experiment: %s: %w", key, err)
+	}
+	return journal(dir, fmt.Sprintf("done %s %.3f %.3f", key, time.Since(t0).Seconds(), (cputime.Used()-cpu0).Seconds()))
+}
+
+// run runs the task's estimator (name) or kind (k) and writes its frame
+// at path.
+func (t Task) run(ctx context.Context, path, name string, k *kind) error {
+	if k == nil && estimator.Streams(name) {
+		sc, err := scenario.BuildNet(t.Spec)
+		if err != nil {
+			return err
+		}
+		_, err = estimator.Stream(ctx, name, sc, t.Options, path)
 		return err
 	}
 	sc, err := scenario.Build(t.Spec)
 	if err != nil {
-		return fmt.Errorf("experiment: %s: %w", key, err)
+		return err
 	}
 	var res *estimator.Result
 	if k != nil {
@@ -168,12 +193,56 @@ func (t Task) Run(ctx context.Context, dir string) error {
 		res, err = estimator.Run(ctx, name, sc, t.Options)
 	}
 	if err != nil {
-		return fmt.Errorf("experiment: %s: %w", key, err)
+		return err
 	}
-	if err := res.Write(path, sc); err != nil {
-		return fmt.Errorf("experiment: %s: %w", key, err)
+	return res.Write(path, sc)
+}
+
+// Cost is what a task's last execution cost, from the journal.
+type Cost struct {
+	WallSeconds float64
+	// CPUSeconds is the process's CPU time over the task: the task's own
+	// when tasks run one at a time (Local with one worker, Slurm); NaN
+	// for journal lines written before CPU time was recorded.
+	CPUSeconds float64
+}
+
+// ReadJournal returns the cost of every task done under dir by key (see
+// Task.Key), from the journal's last done line of each; a sweep without a
+// journal has none.
+func ReadJournal(dir string) (map[string]Cost, error) {
+	b, err := os.ReadFile(filepath.Join(dir, JournalFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]Cost{}, nil
 	}
-	return journal(dir, fmt.Sprintf("done %s %.3f", key, time.Since(t0).Seconds()))
+	if err != nil {
+		return nil, fmt.Errorf("experiment: journal: %w", err)
+	}
+	costs := map[string]Cost{}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "done" {
+			continue
+		}
+		c := Cost{CPUSeconds: math.NaN()}
+		var perr error
+		switch len(f) {
+		case 4:
+			c.CPUSeconds, perr = strconv.ParseFloat(f[3], 64)
+			fallthrough
+		case 3:
+			var werr error
+			c.WallSeconds, werr = strconv.ParseFloat(f[2], 64)
+			perr = errors.Join(perr, werr)
+		default:
+			perr = errors.New("want done, key, wall and CPU seconds")
+		}
+		if perr != nil {
+			return nil, fmt.Errorf("experiment: %s line %d %q: %w", filepath.Join(dir, JournalFile), i+1, line, perr)
+		}
+		costs[f[1]] = c
+	}
+	return costs, nil
 }
 
 // journal appends one line to the sweep's journal. O_APPEND writes of a

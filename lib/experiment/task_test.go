@@ -1,14 +1,19 @@
 package experiment
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -108,5 +113,90 @@ func TestKindsAreNotEstimators(t *testing.T) {
 		if _, ok := kinds[n]; ok {
 			t.Errorf("estimator.Names lists task kind %s", n)
 		}
+	}
+}
+
+func TestReadJournal(t *testing.T) {
+	tests := []struct {
+		name    string
+		journal string
+		want    map[string]Cost
+		wantErr string
+	}{
+		{name: "no journal", want: map[string]Cost{}},
+		{name: "starts only", journal: "start a/packetsim\n", want: map[string]Cost{}},
+		{name: "wall and CPU", journal: "start a/packetsim\ndone a/packetsim 2.500 1.250\n",
+			want: map[string]Cost{"a/packetsim": {WallSeconds: 2.5, CPUSeconds: 1.25}}},
+		{name: "the last run counts", journal: "done a/m3 9 8\nstart a/m3\ndone a/m3 3 2\n",
+			want: map[string]Cost{"a/m3": {WallSeconds: 3, CPUSeconds: 2}}},
+		{name: "lines before CPU time was recorded", journal: "done a/m3 4.000\n",
+			want: map[string]Cost{"a/m3": {WallSeconds: 4, CPUSeconds: math.NaN()}}},
+		{name: "bad number", journal: "done a/m3 4 x\n", wantErr: "line 1"},
+		{name: "too short", journal: "start a\ndone a/m3\n", wantErr: "line 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.journal != "" {
+				if err := os.WriteFile(filepath.Join(dir, JournalFile), []byte(tc.journal), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := ReadJournal(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for k, w := range tc.want {
+				g := got[k]
+				if g.WallSeconds != w.WallSeconds || !(g.CPUSeconds == w.CPUSeconds || math.IsNaN(g.CPUSeconds) && math.IsNaN(w.CPUSeconds)) {
+					t.Errorf("%s: got %+v, want %+v", k, g, w)
+				}
+			}
+		})
+	}
+}
+
+// A streaming estimator's task writes the records the estimator returns
+// when it holds them all, and the journal records the task's cost.
+func TestTaskStreams(t *testing.T) {
+	spec := scenario.Default()
+	spec.Workload.Flows = 3000
+	task := Task{Spec: spec, Estimator: "packetsim"}
+	dir := t.TempDir()
+	if err := task.Run(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := task.ResultPath(dir)
+	got, _, err := frame.ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := estimator.Run(context.Background(), "packetsim", sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want.Records) {
+		t.Errorf("the streamed task's %d records differ from the %d of estimator.Run", len(got), len(want.Records))
+	}
+	costs, err := ReadJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := task.Key()
+	if c, ok := costs[key]; !ok || !(c.WallSeconds > 0) || !(c.CPUSeconds > 0) {
+		t.Errorf("journal cost of %s: %+v, %v; want positive wall and CPU seconds", key, c, ok)
 	}
 }

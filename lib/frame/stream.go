@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // GroupRecords is the number of records a RecordWriter holds before it
@@ -25,35 +26,18 @@ const GroupRecords = 1 << 18
 // path and renamed into place by Close, so that no reader sees half a
 // frame.
 type RecordWriter struct {
-	path  string
-	meta  Meta
-	md    arrow.Metadata
-	ff    format
-	tmp   *os.File
-	pq    *pqarrow.FileWriter
-	ipc   *ipc.FileWriter
-	buf   []metrics.Record
-	group int // records per group: GroupRecords, fewer in tests
-	n     int
-	err   error
+	groupWriter
+	buf []metrics.Record
 }
 
 // NewRecordWriter starts a records frame at path (.parquet or .arrow)
 // with meta as its provenance; Close adds metadata known only at the end.
 func NewRecordWriter(path string, meta Meta) (*RecordWriter, error) {
-	ff, err := formatOf(path)
+	g, err := newGroupWriter(path, meta)
 	if err != nil {
 		return nil, err
 	}
-	md, err := meta.arrowMetadata()
-	if err != nil {
-		return nil, fmt.Errorf("frame: %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return nil, fmt.Errorf("frame: %w", err)
-	}
-	return &RecordWriter{path: path, meta: meta, md: md, ff: ff, tmp: f, group: GroupRecords}, nil
+	return &RecordWriter{groupWriter: g}, nil
 }
 
 // Write adds one record, writing a group when GroupRecords are waiting.
@@ -73,26 +57,135 @@ func (w *RecordWriter) Len() int { return w.n + len(w.buf) }
 
 // flush writes the waiting records as one group.
 func (w *RecordWriter) flush() {
-	rec := RecordsTable(w.buf, w.meta).record(w.md)
+	w.writeGroup(RecordsTable(w.buf, w.meta))
+	w.buf = w.buf[:0]
+}
+
+// Close writes the last group, adds extra to the frame's metadata (as
+// Meta.Extra, merged over the meta given to NewRecordWriter), seals the
+// frame with its digest, writes its run log with wallSeconds (see
+// RunLogPath) and moves the frame into place. On error the partial frame
+// is removed.
+func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64) error {
+	if w.err == nil && (len(w.buf) > 0 || w.n == 0) {
+		w.flush()
+	}
+	return w.close(extra, wallSeconds)
+}
+
+// FlowWriter writes a workload's flows to a frame as they are drawn
+// (workload.Source), so that generating millions of flows does not hold
+// them: a flows frame of Parquet is one row group whose pages are encoded
+// and compressed as the flows arrive, byte for byte the frame WriteFlows
+// writes; an Arrow IPC frame gets a record batch per GroupRecords flows.
+// Like RecordWriter it is renamed into place by Close.
+type FlowWriter struct {
+	groupWriter
+	buf []workload.Flow
+}
+
+// NewFlowWriter starts a flows frame at path (.parquet or .arrow) with
+// meta as its provenance.
+func NewFlowWriter(path string, meta Meta) (*FlowWriter, error) {
+	g, err := newGroupWriter(path, meta)
+	if err != nil {
+		return nil, err
+	}
+	g.oneGroup = true
+	return &FlowWriter{groupWriter: g}, nil
+}
+
+// Write adds one flow.
+func (w *FlowWriter) Write(f workload.Flow) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.buf = append(w.buf, f)
+	if len(w.buf) == w.group {
+		w.flush()
+	}
+	return w.err
+}
+
+// Len is the number of flows written so far.
+func (w *FlowWriter) Len() int { return w.n + len(w.buf) }
+
+func (w *FlowWriter) flush() {
+	w.writeGroup(FlowsTable(w.buf, w.meta))
+	w.buf = w.buf[:0]
+}
+
+// Close writes the waiting flows, seals the frame, writes its run log
+// with wallSeconds and moves the frame into place; on error the partial
+// frame is removed.
+func (w *FlowWriter) Close(wallSeconds float64) error {
+	if w.err == nil && (len(w.buf) > 0 || w.n == 0) {
+		w.flush()
+	}
+	return w.close(nil, wallSeconds)
+}
+
+// groupWriter writes a frame a table of rows at a time into a temporary
+// file beside its path: the part of RecordWriter and FlowWriter that does
+// not depend on the rows' type.
+type groupWriter struct {
+	path  string
+	meta  Meta
+	md    arrow.Metadata
+	ff    format
+	tmp   *os.File
+	pq    *pqarrow.FileWriter
+	ipc   *ipc.FileWriter
+	group int // rows per written group: GroupRecords, fewer in tests
+	// oneGroup makes a Parquet frame one row group (WriteBuffered), as
+	// WriteTable writes it; GroupRecords is a multiple of the Parquet
+	// writer's batch size (1024 values), so the pages come out the same.
+	oneGroup bool
+	n        int
+	err      error
+}
+
+func newGroupWriter(path string, meta Meta) (groupWriter, error) {
+	ff, err := formatOf(path)
+	if err != nil {
+		return groupWriter{}, err
+	}
+	md, err := meta.arrowMetadata()
+	if err != nil {
+		return groupWriter{}, fmt.Errorf("frame: %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return groupWriter{}, fmt.Errorf("frame: %w", err)
+	}
+	return groupWriter{path: path, meta: meta, md: md, ff: ff, tmp: f, group: GroupRecords}, nil
+}
+
+// writeGroup writes t's rows as one group (or, with oneGroup, adds them
+// to the Parquet frame's single row group).
+func (w *groupWriter) writeGroup(t *Table) {
+	rec := t.record(w.md)
 	defer rec.Release()
 	if w.pq == nil && w.ipc == nil {
 		w.err = w.open(rec.Schema())
 	}
 	if w.err == nil {
-		if w.pq != nil {
+		switch {
+		case w.pq != nil && w.oneGroup && t.Len() > 0: // an empty frame's group is written as WriteTable writes it
+			w.err = w.pq.WriteBuffered(rec)
+		case w.pq != nil:
 			w.err = w.pq.Write(rec)
-		} else {
+		default:
 			w.err = w.ipc.Write(rec)
 		}
 	}
 	if w.err != nil {
 		w.err = fmt.Errorf("frame: writing %s: %w", w.path, w.err)
 	}
-	w.n += len(w.buf)
-	w.buf = w.buf[:0]
+	w.n += t.Len()
 }
 
-func (w *RecordWriter) open(schema *arrow.Schema) (err error) {
+func (w *groupWriter) open(schema *arrow.Schema) (err error) {
 	if w.ff == parquetFormat {
 		props := parquet.NewWriterProperties(
 			parquet.WithCompression(compress.Codecs.Zstd),
@@ -105,12 +198,11 @@ func (w *RecordWriter) open(schema *arrow.Schema) (err error) {
 	return err
 }
 
-// Close writes the last group, adds extra to the frame's metadata (as
-// Meta.Extra, merged over the meta given to NewRecordWriter), seals the
-// frame with its digest, writes its run log with wallSeconds (see
-// RunLogPath) and moves the frame into place. On error the partial frame
+// close adds extra to the frame's metadata (merged over the meta given
+// at the start), seals the frame with its digest, writes its run log with
+// wallSeconds and moves the frame into place. On error the partial frame
 // is removed.
-func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64) (err error) {
+func (w *groupWriter) close(extra map[string]string, wallSeconds float64) (err error) {
 	defer func() {
 		if err != nil {
 			w.tmp.Close()
@@ -119,12 +211,6 @@ func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64) (err 
 	}()
 	if w.err != nil {
 		return w.err
-	}
-	if len(w.buf) > 0 || w.n == 0 {
-		w.flush()
-		if w.err != nil {
-			return w.err
-		}
 	}
 	final := w.meta
 	final.Extra = make(map[string]string, len(w.meta.Extra)+len(extra))
@@ -174,7 +260,7 @@ func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64) (err 
 }
 
 // Abort discards the frame: nothing is left at or beside its path.
-func (w *RecordWriter) Abort() {
+func (w *groupWriter) Abort() {
 	if w.pq != nil {
 		w.pq.Close()
 	}
@@ -188,7 +274,7 @@ func (w *RecordWriter) Abort() {
 // rewriteIPC copies the Arrow file's batches, one at a time, behind a
 // schema carrying md: Arrow IPC puts the schema ahead of the batches, so
 // metadata learnt at the end needs a second file.
-func (w *RecordWriter) rewriteIPC(md arrow.Metadata) error {
+func (w *groupWriter) rewriteIPC(md arrow.Metadata) error {
 	r, err := ipc.NewFileReader(w.tmp)
 	if err != nil {
 		return err

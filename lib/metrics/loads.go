@@ -24,7 +24,7 @@ type Loads struct {
 // LinkLoads routes flows over net and returns the channel loads.
 func LinkLoads(net *topo.Network, flows []workload.Flow) (Loads, error) {
 	if len(flows) < 2 {
-		return Loads{}, errors.New("metrics: link loads need at least two flows (a span of start times)")
+		return Loads{}, errNoSpan
 	}
 	bytes, err := workload.ChannelBytes(net, flows)
 	if err != nil {
@@ -34,10 +34,17 @@ func LinkLoads(net *topo.Network, flows []workload.Flow) (Loads, error) {
 	for _, f := range flows {
 		lo, hi = min(lo, f.Start), max(hi, f.Start)
 	}
-	if hi == lo {
+	return loads(net, bytes, hi-lo)
+}
+
+var errNoSpan = errors.New("metrics: link loads need at least two flows (a span of start times)")
+
+// loads turns channel payload bytes over a span of start times into Loads.
+func loads(net *topo.Network, bytes []int64, span int64) (Loads, error) {
+	if span == 0 {
 		return Loads{}, errors.New("metrics: all flows start at the same time; load is undefined")
 	}
-	l := Loads{Channel: make([]float64, len(bytes)), SpanNs: hi - lo}
+	l := Loads{Channel: make([]float64, len(bytes)), SpanNs: span}
 	for c, b := range bytes {
 		l.Channel[c] = float64(b) * 8 * 1e9 / float64(net.Channels[c].Bandwidth) / float64(l.SpanNs)
 		if l.Channel[c] > l.Max {
@@ -52,4 +59,45 @@ func LinkLoads(net *topo.Network, flows []workload.Flow) (Loads, error) {
 	}
 	l.Top10 /= float64(k)
 	return l, nil
+}
+
+// LoadMeter measures channel loads flow by flow, for workloads that are
+// streamed (workload.Source) rather than held: Add every flow, then
+// Loads gives what LinkLoads gives on the same flows.
+type LoadMeter struct {
+	net    *topo.Network
+	bytes  []int64
+	lo, hi int64
+	n      int
+	path   []int
+}
+
+// NewLoadMeter starts measuring the loads flows put on net.
+func NewLoadMeter(net *topo.Network) *LoadMeter {
+	return &LoadMeter{net: net, bytes: make([]int64, len(net.Channels))}
+}
+
+// Add routes one flow and counts its bytes on every channel of its path.
+func (m *LoadMeter) Add(f workload.Flow) error {
+	var err error
+	if m.path, err = m.net.AppendPath(m.path[:0], f.ID, f.Src, f.Dst); err != nil {
+		return err
+	}
+	for _, c := range m.path {
+		m.bytes[c] += f.Size
+	}
+	if m.n == 0 {
+		m.lo, m.hi = f.Start, f.Start
+	}
+	m.lo, m.hi = min(m.lo, f.Start), max(m.hi, f.Start)
+	m.n++
+	return nil
+}
+
+// Loads returns the channel loads of the flows added so far.
+func (m *LoadMeter) Loads() (Loads, error) {
+	if m.n < 2 {
+		return Loads{}, errNoSpan
+	}
+	return loads(m.net, m.bytes, m.hi-m.lo)
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/tailscope/tailscope/lib/largescale"
+	"github.com/tailscope/tailscope/lib/progress"
+)
+
+func init() {
+	register("largescale", "'largescale run|report': the papers' 6,144-host evaluations and the sensitivity analysis at scale, resumable", runLargescale)
+}
+
+func runLargescale(args []string) error {
+	if len(args) == 0 || (args[0] != "run" && args[0] != "report") {
+		return errors.New("usage: tailscope largescale run|report [flags] (\"tailscope largescale run -h\" for flags)")
+	}
+	verb := args[0]
+	fs := flag.NewFlagSet("largescale "+verb, flag.ContinueOnError)
+	scale := fs.String("scale", "ci", "ci (1/1000 of the papers' flows), mid (1/10) or paper")
+	parts := fs.String("parts", strings.Join(largescale.Parts, ","), "comma-separated parts: "+strings.Join(largescale.Parts, ", "))
+	out := fs.String("out", "out/largescale", "study directory: task results (resumed when run again), largescale.md and largescale.parquet")
+	figs := fs.String("figures", "", "directory of the figures (default <out>/figures)")
+	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	s, err := largescale.ScaleByName(*scale)
+	if err != nil {
+		return err
+	}
+	ps := split(*parts)
+	if _, err := largescale.Cases(s, ps); err != nil {
+		return err
+	}
+	if err := mkdirOut(*out); err != nil {
+		return err
+	}
+	if verb == "run" {
+		exec, err := executor.build(1)
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := largescale.Run(ctx, *out, s, ps, exec, progress.NewLine(os.Stderr, "largescale")); err != nil {
+			return err
+		}
+	}
+	r, err := largescale.LoadResults(*out, s, ps)
+	if err != nil {
+		return err
+	}
+	if *figs == "" {
+		*figs = filepath.Join(*out, "figures")
+	}
+	if err := r.Save(*out, *figs); err != nil {
+		return err
+	}
+	fmt.Print(r.Markdown())
+	fmt.Printf("\nlargescale: report %s, figures %s", filepath.Join(*out, "largescale.md"), *figs)
+	if len(r.Outcomes) > 0 {
+		fmt.Printf(", table %s", filepath.Join(*out, "largescale.parquet"))
+	}
+	fmt.Println()
+	return nil
+}
