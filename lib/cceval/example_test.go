@@ -40,7 +40,7 @@ func ExampleScenarioTrial() {
 	}
 	// Output:
 	// fct_p50: within 25% after 20 trials
-	// fct_p99: within 25% after 43 trials
+	// fct_p99: within 25% after 42 trials
 }
 
 // The p90 FCT of the dumbbell's log-normal model, importance-sampled:
@@ -63,5 +63,5 @@ func ExampleTailQuantile() {
 	fmt.Printf("p90 FCT within 10%%: %v, %d cycles\n", res.Interval.Converged(0.1), res.Cycles)
 	// Output:
 	// sizes lognormal(mu=7.688,sigma=1.84), 7.9 flows per cycle
-	// p90 FCT within 10%: true, 940 cycles
+	// p90 FCT within 10%: true, 900 cycles
 }
