@@ -25,7 +25,10 @@
 //
 //	forkcmp -fork DIR -out DIR [-cc dctcp|dcqcn|hpcc|timely]
 //	        [-topology dumbbell|parking-lot] [-load 0.5] [-flows 2000]
-//	        [-seeds 1,2] [-var-win=true]
+//	        [-seeds 1,2] [-var-win=true] [-network JSON]
+//
+// -network overrides netcfg's defaults with a scenario's network block
+// (its JSON form), so both sides run, say, m3's DCQCN thresholds.
 //
 // DIR of -fork is the fork's built source tree (its binary is
 // build/scratch/ns3.39-third-optimized and it reads mix_m3/alphas there).
@@ -35,6 +38,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -72,6 +76,7 @@ func run(args []string, stdout io.Writer) error {
 	seeds := fs.String("seeds", "1,2", "comma-separated workload seeds")
 	cc := fs.String("cc", "dctcp", "congestion control: dctcp, dcqcn, hpcc or timely")
 	varWin := fs.Bool("var-win", true, "DCTCP: scale the window with the rate (the fork's VAR_WIN 1)")
+	network := fs.String("network", "", "JSON of a scenario's network block overriding netcfg's defaults, e.g. '{\"dcqcn\":{\"kmin_bytes\":20000}}'")
 	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
 	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
 	if err := fs.Parse(args); err != nil {
@@ -106,6 +111,16 @@ func run(args []string, stdout io.Writer) error {
 	// The fork gives every flow one window (FIXED_WIN): the papers' one
 	// bandwidth-delay product at 10 Gbps, as DCTCP's.
 	cfg.HPCC.WindowBytes = cfg.DCTCP.WindowBytes
+	if *network != "" {
+		dec := json.NewDecoder(strings.NewReader(*network))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return fmt.Errorf("-network: %w", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("-cc or -network: %w", err)
+	}
 	if _, ok := forkModes[cfg.CC]; !ok {
 		return fmt.Errorf("-cc %q: want dctcp, dcqcn, hpcc or timely", cfg.CC)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -158,6 +159,31 @@ func TestReadFCT(t *testing.T) {
 			if got[id] != ns {
 				t.Errorf("flow %d: FCT %d, want %d", id, got[id], ns)
 			}
+		}
+	}
+}
+
+// A bad -network block is refused by name before anything runs.
+func TestRunNetworkErrors(t *testing.T) {
+	fork := t.TempDir()
+	bin := filepath.Join(fork, "build", "scratch")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "ns3.39-third-optimized"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, err string }{
+		{`-network {"dcqcn":{"bogus":1}}`, `unknown field "bogus"`},
+		{`-cc dcqcn -network {"dcqcn":{"kmin_bytes":300000}}`, "kmin_bytes"},
+		{`-cc reno`, `unknown congestion control "reno"`},
+		{`-cc dctcp-window`, `-cc "dctcp-window"`},
+		{`-cc timely -network {"timely":{"hai_steps":3}}`, "5 steps"},
+	} {
+		args := append([]string{"-fork", fork, "-out", t.TempDir()}, strings.Fields(c.args)...)
+		err := run(args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want one containing %q", c.args, err, c.err)
 		}
 	}
 }
