@@ -16,7 +16,8 @@
 // rate 1 Gbps; DCQCN, TIMELY and HPCC with their netcfg blocks (HPCC's
 // window set to the papers' 18000 B on both sides, as the fork takes one
 // window for every flow). Every packet is marked at dequeue, 1000 B
-// payload. The fork gets a 32 MiB switch buffer so that PFC never fires
+// payload; under HPCC and TIMELY packetsim's headers and ACKs grow by the
+// fork's INT header (42 and 8 B), which the fork puts on the wire. The fork gets a 32 MiB switch buffer so that PFC never fires
 // (packetsim has no PFC), ACKs in the data queue (as packetsim's) and an
 // ACK per packet. Slowdowns of both use packetsim's ideal FCT of the
 // flow, so their ratio is the ratio of FCTs.
@@ -127,6 +128,10 @@ func run(args []string, stdout io.Writer) error {
 	if err := forkCanRun(cfg); err != nil {
 		return err
 	}
+	// Both sides carry the same bytes: the fork's INT header rides on
+	// every data packet and ACK, on the wire.
+	cfg.HeaderBytes += forkINTBytes[cfg.CC]
+	cfg.AckBytes += forkINTBytes[cfg.CC]
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
@@ -306,6 +311,12 @@ func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (m
 
 // forkModes is the fork's CC_MODE of each congestion control it runs.
 var forkModes = map[string]int{"dcqcn": 1, "hpcc": 3, "timely": 7, "dctcp": 8}
+
+// forkINTBytes is the size of the fork's INT header under each congestion
+// control, which its data packets and ACKs carry beyond packetsim's
+// default 48 B and 60 B: HPCC's 5 hop records of 8 B and a 2 B hop count,
+// TIMELY's 8 B timestamp, nothing under DCTCP and DCQCN.
+var forkINTBytes = map[string]int64{"hpcc": 42, "timely": 8}
 
 // forkCanRun refuses parameters the fork cannot take: it hard-codes
 // TIMELY's EWMA weight, minimum RTT and hyperactive-increase count, and
