@@ -16,8 +16,9 @@
 // rate 1 Gbps; DCQCN, TIMELY and HPCC with their netcfg blocks (HPCC's
 // window set to the papers' 18000 B on both sides, as the fork takes one
 // window for every flow). Every packet is marked at dequeue, 1000 B
-// payload; under HPCC and TIMELY packetsim's headers and ACKs grow by the
-// fork's INT header (42 and 8 B), which the fork puts on the wire. The fork gets a 32 MiB switch buffer so that PFC never fires
+// payload; under HPCC and TIMELY packetsim's headers grow by the fork's
+// INT header (42 and 8 B), which the fork puts on the wire, and its ACKs
+// too beyond the fork's 60 B padding (HPCC's are 88 B). The fork gets a 32 MiB switch buffer so that PFC never fires
 // (packetsim has no PFC), ACKs in the data queue (as packetsim's) and an
 // ACK per packet. Slowdowns of both use packetsim's ideal FCT of the
 // flow, so their ratio is the ratio of FCTs.
@@ -129,9 +130,9 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	// Both sides carry the same bytes: the fork's INT header rides on
-	// every data packet and ACK, on the wire.
+	// every data packet and ACK, on the wire; its ACKs are padded to 60 B.
 	cfg.HeaderBytes += forkINTBytes[cfg.CC]
-	cfg.AckBytes += forkINTBytes[cfg.CC]
+	cfg.AckBytes = max(cfg.AckBytes, forkAckBytes+forkINTBytes[cfg.CC])
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
@@ -317,6 +318,10 @@ var forkModes = map[string]int{"dcqcn": 1, "hpcc": 3, "timely": 7, "dctcp": 8}
 // default 48 B and 60 B: HPCC's 5 hop records of 8 B and a 2 B hop count,
 // TIMELY's 8 B timestamp, nothing under DCTCP and DCQCN.
 var forkINTBytes = map[string]int64{"hpcc": 42, "timely": 8}
+
+// forkAckBytes is a fork ACK's size before its padding to 60 B and
+// without INT: 14 B of framing, 20 B IPv4 and a 12 B qbb header.
+const forkAckBytes = 46
 
 // forkCanRun refuses parameters the fork cannot take: it hard-codes
 // TIMELY's EWMA weight, minimum RTT and hyperactive-increase count, and
