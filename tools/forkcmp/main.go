@@ -129,10 +129,7 @@ func run(args []string, stdout io.Writer) error {
 	if err := forkCanRun(cfg); err != nil {
 		return err
 	}
-	// Both sides carry the same bytes: the fork's INT header rides on
-	// every data packet and ACK, on the wire; its ACKs are padded to 60 B.
-	cfg.HeaderBytes += forkINTBytes[cfg.CC]
-	cfg.AckBytes = max(cfg.AckBytes, forkAckBytes+forkINTBytes[cfg.CC])
+	cfg = forkSizes(cfg)
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
@@ -322,6 +319,16 @@ var forkINTBytes = map[string]int64{"hpcc": 42, "timely": 8}
 // forkAckBytes is a fork ACK's size before its padding to 60 B and
 // without INT: 14 B of framing, 20 B IPv4 and a 12 B qbb header.
 const forkAckBytes = 46
+
+// forkSizes returns cfg with packetsim's header and ACK sizes those of
+// the fork under cfg.CC, so both sides carry the same bytes: the fork's
+// INT header rides on every data packet and ACK, and its ACKs are padded
+// to 60 B.
+func forkSizes(cfg netcfg.Config) netcfg.Config {
+	cfg.HeaderBytes += forkINTBytes[cfg.CC]
+	cfg.AckBytes = max(cfg.AckBytes, forkAckBytes+forkINTBytes[cfg.CC])
+	return cfg
+}
 
 // forkCanRun refuses parameters the fork cannot take: it hard-codes
 // TIMELY's EWMA weight, minimum RTT and hyperactive-increase count, and

@@ -187,3 +187,22 @@ func TestRunNetworkErrors(t *testing.T) {
 		}
 	}
 }
+
+// Packetsim's sizes become the fork's on-wire sizes: a 48 B data header
+// and a 60 B ACK (46 B padded) plus the INT header, 42 B of 5 hop records
+// and a hop count under HPCC, an 8 B timestamp under TIMELY.
+func TestForkSizes(t *testing.T) {
+	for _, c := range []struct {
+		cc          string
+		header, ack int64
+	}{
+		{"dctcp", 48, 60}, {"dcqcn", 48, 60}, {"timely", 56, 60}, {"hpcc", 90, 88},
+	} {
+		cfg := netcfg.Default()
+		cfg.CC = c.cc
+		got := forkSizes(cfg)
+		if got.HeaderBytes != c.header || got.AckBytes != c.ack {
+			t.Errorf("%s: header %d B, ACK %d B; want %d and %d", c.cc, got.HeaderBytes, got.AckBytes, c.header, c.ack)
+		}
+	}
+}
