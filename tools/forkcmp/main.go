@@ -1,25 +1,36 @@
-// Command forkcmp compares packetsim's rate-based DCTCP with the DCTCP mode
-// (CC_MODE 8) of the papers' ns-3 fork (the HPCC fork in its ns-3.39
-// form, built separately; see ENVIRONMENT.md) on one scenario: it writes
-// the scenario in the fork's input formats, runs the fork's binary and
-// packetsim on it, and prints p50, p99 and p99.9 slowdown per size bin for
-// both with their ratio (packetsim / fork).
+// Command forkcmp compares packetsim with the papers' ns-3 fork (the HPCC
+// fork in its ns-3.39 form, built separately; see ENVIRONMENT.md) under
+// one congestion control, DCTCP (the fork's CC_MODE 8), DCQCN (1), HPCC
+// (3) or TIMELY (7), on one scenario: it writes the scenario in the fork's
+// input formats, runs the fork's binary and packetsim on it, and prints
+// p50, p99 and p99.9 slowdown per size bin for both with their ratio
+// (packetsim / fork).
 //
 // The scenario is a 16-host dumbbell (8 senders to 8 receivers) or a
 // 4-hop parking lot with 2 background hosts per switch, all links 10 Gbps
 // and 1 us, Poisson arrivals at the given maximum link load, sizes
 // log-uniform between -min and -max bytes. Both sides run packetsim's
-// network model (netcfg.Default with -var-win): K = 3 KB per Gbps marked
-// at dequeue, g = 1/16, window 18000 B (HAS_WIN 1, FIXED_WIN), AI 615
-// Mbps, minimum rate 1 Gbps, 1000 B payload; the fork gets a 32 MiB
-// switch buffer so that PFC never fires, ACKs in the data queue (as
-// packetsim's) and an ACK per packet. Slowdowns of both use packetsim's
-// ideal FCT of the flow, so their ratio is the ratio of FCTs.
+// network model, netcfg.Default with -cc (and -var-win for DCTCP), its
+// parameters written in the fork's keys and units (forkConfig): DCTCP
+// with K = 3 KB per Gbps, g = 1/16, window 18000 B, AI 615 Mbps, minimum
+// rate 1 Gbps; DCQCN, TIMELY and HPCC with their netcfg blocks (HPCC's
+// window set to the papers' 18000 B on both sides, as the fork takes one
+// window for every flow). Every packet is marked at dequeue, 1000 B
+// payload; under HPCC and TIMELY packetsim's headers grow by the fork's
+// INT header (42 and 8 B), which the fork puts on the wire, and its ACKs
+// too beyond the fork's 60 B padding (HPCC's are 88 B). The fork gets a 32 MiB switch buffer so that PFC never fires
+// (packetsim has no PFC), ACKs in the data queue (as packetsim's) and an
+// ACK per packet. Slowdowns of both use packetsim's ideal FCT of the
+// flow, so their ratio is the ratio of FCTs.
 //
 // Usage:
 //
-//	forkcmp -fork DIR -out DIR [-topology dumbbell|parking-lot] [-load 0.5]
-//	        [-flows 2000] [-seeds 1,2] [-var-win=true]
+//	forkcmp -fork DIR -out DIR [-cc dctcp|dcqcn|hpcc|timely]
+//	        [-topology dumbbell|parking-lot] [-load 0.5] [-flows 2000]
+//	        [-seeds 1,2] [-var-win=true] [-network JSON]
+//
+// -network overrides netcfg's defaults with a scenario's network block
+// (its JSON form), so both sides run, say, m3's DCQCN thresholds.
 //
 // DIR of -fork is the fork's built source tree (its binary is
 // build/scratch/ns3.39-third-optimized and it reads mix_m3/alphas there).
@@ -29,6 +40,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -64,7 +76,9 @@ func run(args []string, stdout io.Writer) error {
 	load := fs.Float64("load", 0.5, "maximum link load, in (0, 1)")
 	flows := fs.Int("flows", 2000, "flows per seed, 1-1000000")
 	seeds := fs.String("seeds", "1,2", "comma-separated workload seeds")
-	varWin := fs.Bool("var-win", true, "scale the window with the rate (the fork's VAR_WIN 1)")
+	cc := fs.String("cc", "dctcp", "congestion control: dctcp, dcqcn, hpcc or timely")
+	varWin := fs.Bool("var-win", true, "DCTCP: scale the window with the rate (the fork's VAR_WIN 1)")
+	network := fs.String("network", "", "JSON of a scenario's network block overriding netcfg's defaults, e.g. '{\"dcqcn\":{\"kmin_bytes\":20000}}'")
 	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
 	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
 	if err := fs.Parse(args); err != nil {
@@ -94,11 +108,33 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	cfg := netcfg.Default()
+	cfg.CC = *cc
 	cfg.DCTCP.VarWin = *varWin
+	// The fork gives every flow one window (FIXED_WIN): the papers' one
+	// bandwidth-delay product at 10 Gbps, as DCTCP's.
+	cfg.HPCC.WindowBytes = cfg.DCTCP.WindowBytes
+	if *network != "" {
+		dec := json.NewDecoder(strings.NewReader(*network))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return fmt.Errorf("-network: %w", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("-cc or -network: %w", err)
+	}
+	if _, ok := forkModes[cfg.CC]; !ok {
+		return fmt.Errorf("-cc %q: want dctcp, dcqcn, hpcc or timely", cfg.CC)
+	}
+	if err := forkCanRun(cfg); err != nil {
+		return err
+	}
+	cfg = forkSizes(cfg)
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
 	var forkCPU, oursCPU time.Duration
+	pfcEvents := 0
 	for _, f := range strings.Split(*seeds, ",") {
 		seed, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
 		if err != nil {
@@ -108,7 +144,7 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(*out, fmt.Sprintf("%s-load%g-varwin%v-seed%d", *topology, *load, *varWin, seed))
+		dir := filepath.Join(*out, fmt.Sprintf("%s-%s-load%g-varwin%v-seed%d", cfg.CC, *topology, *load, *varWin, seed))
 		fct, pauses, cpu, err := runFork(*forkDir, bin, dir, sc, cfg)
 		if err != nil {
 			return err
@@ -123,9 +159,7 @@ func run(args []string, stdout io.Writer) error {
 		if len(fct) != len(res.Records) {
 			return fmt.Errorf("%s: the fork finished %d flows of %d", dir, len(fct), len(res.Records))
 		}
-		if pauses > 0 {
-			fmt.Fprintf(stdout, "warning: %s: %d PFC events\n", dir, pauses)
-		}
+		pfcEvents += pauses
 		csv, err := os.Create(filepath.Join(dir, "records.csv"))
 		if err != nil {
 			return err
@@ -146,8 +180,8 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "%s, load %g, var_win %v, seeds %s, %d flows each; CPU: fork %.1f s, packetsim %.2f s\n",
-		*topology, *load, *varWin, *seeds, *flows, forkCPU.Seconds(), oursCPU.Seconds())
+	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v, seeds %s, %d flows each; fork PFC events %d; CPU: fork %.1f s, packetsim %.2f s\n",
+		cfg.CC, *topology, *load, *varWin, *seeds, *flows, pfcEvents, forkCPU.Seconds(), oursCPU.Seconds())
 	fmt.Fprintf(stdout, "%-10s %6s  %22s  %22s  %22s\n", "bin", "flows", "p50 fork/ours/ratio", "p99 fork/ours/ratio", "p99.9 fork/ours/ratio")
 	for b := range fork {
 		label := "all"
@@ -273,7 +307,46 @@ func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (m
 	return fct, strings.Count(string(pfc), "\n"), cpu, nil
 }
 
+// forkModes is the fork's CC_MODE of each congestion control it runs.
+var forkModes = map[string]int{"dcqcn": 1, "hpcc": 3, "timely": 7, "dctcp": 8}
+
+// forkINTBytes is the size of the fork's INT header under each congestion
+// control, which its data packets and ACKs carry beyond packetsim's
+// default 48 B and 60 B: HPCC's 5 hop records of 8 B and a 2 B hop count,
+// TIMELY's 8 B timestamp, nothing under DCTCP and DCQCN.
+var forkINTBytes = map[string]int64{"hpcc": 42, "timely": 8}
+
+// forkAckBytes is a fork ACK's size before its padding to 60 B and
+// without INT: 14 B of framing, 20 B IPv4 and a 12 B qbb header.
+const forkAckBytes = 46
+
+// forkSizes returns cfg with packetsim's header and ACK sizes those of
+// the fork under cfg.CC, so both sides carry the same bytes: the fork's
+// INT header rides on every data packet and ACK, and its ACKs are padded
+// to 60 B.
+func forkSizes(cfg netcfg.Config) netcfg.Config {
+	cfg.HeaderBytes += forkINTBytes[cfg.CC]
+	cfg.AckBytes = max(cfg.AckBytes, forkAckBytes+forkINTBytes[cfg.CC])
+	return cfg
+}
+
+// forkCanRun refuses parameters the fork cannot take: it hard-codes
+// TIMELY's EWMA weight, minimum RTT and hyperactive-increase count, and
+// reads thresholds in whole KB.
+func forkCanRun(cfg netcfg.Config) error {
+	switch t, d := cfg.TIMELY, cfg.DCQCN; {
+	case cfg.CC == "timely" && (t.Alpha != 0.875 || t.MinRTTNanos != 20_000 || t.HAISteps != 5):
+		return fmt.Errorf("timely: the fork fixes alpha 0.875, min RTT 20 us and 5 steps to hyperactive increase")
+	case cfg.CC == "dcqcn" && (d.KminBytes%1000 != 0 || d.KmaxBytes%1000 != 0):
+		return fmt.Errorf("dcqcn: the fork takes Kmin %d and Kmax %d in whole KB", d.KminBytes, d.KmaxBytes)
+	}
+	return nil
+}
+
 // forkConfig is the fork's config.txt for packetsim's model cfg on net.
+// The fork shares some keys between its algorithms (EWMA_GAIN, RATE_AI,
+// RATE_HAI, MIN_RATE, the window), which take the chosen algorithm's
+// values; the keys only one algorithm reads always carry netcfg's.
 func forkConfig(net *topo.Network, cfg netcfg.Config, path func(string) string, stop float64) string {
 	rates := map[int64]bool{}
 	var list []int64
@@ -290,10 +363,32 @@ func forkConfig(net *topo.Network, cfg netcfg.Config, path func(string) string, 
 		}
 		return s
 	}
-	k := kmap(func(r int64) string { return strconv.FormatInt(cfg.KBytesFor(r)/1000, 10) })
-	varWin := 0
-	if cfg.DCTCP.VarWin {
-		varWin = 1
+	mbps := func(bps int64) string { return strconv.FormatFloat(float64(bps)/1e6, 'g', -1, 64) + "Mb/s" }
+	us := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'g', -1, 64) }
+	flag := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	d, t, h := cfg.DCQCN, cfg.TIMELY, cfg.HPCC
+	// DCTCP's step marking: Kmin = Kmax = K, Pmax 1. HPCC and TIMELY
+	// ignore marks.
+	kmin := kmap(func(r int64) string { return strconv.FormatInt(cfg.KBytesFor(r)/1000, 10) })
+	kmax, pmax := kmin, kmap(func(int64) string { return "1.0" })
+	g, ai, hai, minRate := cfg.DCTCP.G, d.AIRateBps, d.HAIRateBps, cfg.DCTCP.MinRateBps
+	win, varWin := cfg.DCTCP.WindowBytes, cfg.DCTCP.VarWin
+	switch cfg.CC {
+	case "dcqcn":
+		kmin = kmap(func(int64) string { return strconv.FormatInt(d.KminBytes/1000, 10) })
+		kmax = kmap(func(int64) string { return strconv.FormatInt(d.KmaxBytes/1000, 10) })
+		pmax = kmap(func(int64) string { return strconv.FormatFloat(d.Pmax, 'g', -1, 64) })
+		g, ai, hai, minRate, win, varWin = d.G, d.AIRateBps, d.HAIRateBps, d.MinRateBps, d.WindowBytes, false
+	case "timely":
+		// The fork's hyperactive step is RATE_HAI, TIMELY's N delta.
+		ai, hai, minRate, win, varWin = t.AIRateBps, t.HAISteps*t.AIRateBps, t.MinRateBps, t.WindowBytes, false
+	case "hpcc":
+		ai, minRate, win, varWin = h.AIRateBps, h.MinRateBps, h.WindowBytes, true
 	}
 	return fmt.Sprintf(`ENABLE_QCN 1
 ENABLE_PFC 1
@@ -305,27 +400,30 @@ TRACE_OUTPUT_FILE %s
 FCT_OUTPUT_FILE %s
 PFC_OUTPUT_FILE %s
 SIMULATOR_STOP_TIME %.3f
-CC_MODE 8
-ALPHA_RESUME_INTERVAL 1
-RATE_DECREASE_INTERVAL 4
-CLAMP_TARGET_RATE 0
-RP_TIMER 300
+CC_MODE %d
+ALPHA_RESUME_INTERVAL %s
+RATE_DECREASE_INTERVAL %s
+CLAMP_TARGET_RATE 1
+RP_TIMER %s
 EWMA_GAIN %g
-FAST_RECOVERY_TIMES 1
-RATE_AI 10Mb/s
-RATE_HAI 10Mb/s
-MIN_RATE %dMb/s
-DCTCP_RATE_AI %dMb/s
+FAST_RECOVERY_TIMES %d
+RATE_AI %s
+RATE_HAI %s
+MIN_RATE %s
+DCTCP_RATE_AI %s
+TIMELY_T_LOW %d
+TIMELY_T_HIGH %d
+TIMELY_BETA %g
 ERROR_RATE_PER_LINK 0.0000
 L2_CHUNK_SIZE 4000
 L2_ACK_INTERVAL 1
 L2_BACK_TO_ZERO 0
-HAS_WIN 1
+HAS_WIN %d
 GLOBAL_T 1
 VAR_WIN %d
-FAST_REACT 0
-U_TARGET 0.95
-MI_THRESH 0
+FAST_REACT 1
+U_TARGET %g
+MI_THRESH %d
 INT_MULTI 1
 MULTI_RATE 0
 SAMPLE_FEEDBACK 0
@@ -347,9 +445,13 @@ BASE_RTT 14400
 MAX_INFLIGHT_FLOWS 1000000000
 N_CLIENTS_PER_RACK_FOR_CLOSED_LOOP 1
 `, cfg.PayloadBytes, path("topology.txt"), path("flow.txt"), path("trace.txt"), path("mix.tr"),
-		path("fct.txt"), path("pfc.txt"), stop, cfg.DCTCP.G, cfg.DCTCP.MinRateBps/1_000_000,
-		cfg.DCTCP.AIRateBps/1_000_000, varWin, k, k, kmap(func(int64) string { return "1.0" }),
-		path("qlen.txt"), cfg.DCTCP.WindowBytes)
+		path("fct.txt"), path("pfc.txt"), stop, forkModes[cfg.CC],
+		// The fork cuts DCQCN's rate at most once per RATE_DECREASE_INTERVAL
+		// after any CNP; packetsim's receiver sends at most one CNP per
+		// CNP interval: both cut at most once per interval.
+		us(d.AlphaTimerNanos), us(d.CNPIntervalNanos), us(d.RateTimerNanos), g, d.FastRecoverySteps,
+		mbps(ai), mbps(hai), mbps(minRate), mbps(cfg.DCTCP.AIRateBps), t.TLowNanos, t.THighNanos, t.Beta,
+		flag(win > 0), flag(varWin), h.Eta, h.MaxStage, kmax, kmin, pmax, path("qlen.txt"), win)
 }
 
 // readFCT reads the fork's FCT file: "id sip dip sport dport size

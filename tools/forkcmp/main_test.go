@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -42,37 +43,88 @@ func TestLogUniform(t *testing.T) {
 }
 
 // The fork's config carries packetsim's parameters in the fork's units:
-// K in KB per link rate, rates in Mb/s, the window and VAR_WIN.
+// K in KB per link rate, rates in Mb/s, timers in us, RTT thresholds in
+// ns, and the chosen algorithm's values in the keys the fork's
+// algorithms share.
 func TestForkConfig(t *testing.T) {
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2, HostBandwidth: 40 * topo.Gbps})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, varWin := range []bool{false, true} {
-		cfg := netcfg.Default()
-		cfg.DCTCP.VarWin = varWin
-		text := forkConfig(net, cfg, func(s string) string { return "/x/" + s }, 1.5)
-		want := map[string]string{
+	rates := func(v40, v10 string) string { return "2 40000000000 " + v40 + " 10000000000 " + v10 }
+	common := map[string]string{
+		"ACK_HIGH_PRIO": "0", "PACKET_PAYLOAD_SIZE": "1000", "SIMULATOR_STOP_TIME": "1.500",
+		"FCT_OUTPUT_FILE": "/x/fct.txt", "BUFFER_SIZE": "32768", "ENABLE_PFC": "1",
+	}
+	for _, c := range []struct {
+		cc     string
+		varWin bool
+		want   map[string]string
+	}{
+		{"dctcp", false, map[string]string{
 			"CC_MODE": "8", "EWMA_GAIN": "0.0625", "DCTCP_RATE_AI": "615Mb/s", "MIN_RATE": "1000Mb/s",
-			"FIXED_WIN": "18000", "HAS_WIN": "1", "ACK_HIGH_PRIO": "0", "PACKET_PAYLOAD_SIZE": "1000",
-			"SIMULATOR_STOP_TIME": "1.500", "FCT_OUTPUT_FILE": "/x/fct.txt",
-			"KMAX_MAP": "2 40000000000 120 10000000000 30", "KMIN_MAP": "2 40000000000 120 10000000000 30",
-			"PMAX_MAP": "2 40000000000 1.0 10000000000 1.0",
+			"FIXED_WIN": "18000", "HAS_WIN": "1", "VAR_WIN": "0",
+			"KMAX_MAP": rates("120", "30"), "KMIN_MAP": rates("120", "30"), "PMAX_MAP": rates("1.0", "1.0"),
+		}},
+		{"dctcp", true, map[string]string{"CC_MODE": "8", "FIXED_WIN": "18000", "HAS_WIN": "1", "VAR_WIN": "1"}},
+		{"dcqcn", true, map[string]string{
+			"CC_MODE": "1", "EWMA_GAIN": "0.00390625", "RATE_AI": "40Mb/s", "RATE_HAI": "100Mb/s", "MIN_RATE": "100Mb/s",
+			"ALPHA_RESUME_INTERVAL": "55", "RP_TIMER": "55", "RATE_DECREASE_INTERVAL": "50", "FAST_RECOVERY_TIMES": "5",
+			"CLAMP_TARGET_RATE": "1", "HAS_WIN": "0", "VAR_WIN": "0", "FIXED_WIN": "0",
+			"KMIN_MAP": rates("5", "5"), "KMAX_MAP": rates("200", "200"), "PMAX_MAP": rates("0.01", "0.01"),
+		}},
+		{"timely", true, map[string]string{
+			"CC_MODE": "7", "RATE_AI": "10Mb/s", "RATE_HAI": "50Mb/s", "MIN_RATE": "100Mb/s",
+			"TIMELY_T_LOW": "50000", "TIMELY_T_HIGH": "500000", "TIMELY_BETA": "0.8", "HAS_WIN": "0",
+		}},
+		{"hpcc", false, map[string]string{
+			"CC_MODE": "3", "RATE_AI": "50Mb/s", "MIN_RATE": "100Mb/s", "U_TARGET": "0.95", "MI_THRESH": "5",
+			"HAS_WIN": "1", "VAR_WIN": "1", "FIXED_WIN": "18000", "FAST_REACT": "1",
+		}},
+	} {
+		cfg := netcfg.Default()
+		cfg.CC, cfg.DCTCP.VarWin, cfg.HPCC.WindowBytes = c.cc, c.varWin, 18000
+		if err := forkCanRun(cfg); err != nil {
+			t.Fatal(err)
 		}
-		want["VAR_WIN"] = "0"
-		if varWin {
-			want["VAR_WIN"] = "1"
-		}
+		text := forkConfig(net, cfg, func(s string) string { return "/x/" + s }, 1.5)
 		got := map[string]string{}
 		for _, line := range strings.Split(text, "\n") {
 			if k, v, ok := strings.Cut(line, " "); ok {
+				if _, dup := got[k]; dup {
+					t.Errorf("%s: key %s twice", c.cc, k)
+				}
 				got[k] = v
 			}
 		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("var_win %v: %s is %q, want %q", varWin, k, got[k], v)
+		for _, want := range []map[string]string{common, c.want} {
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s var_win %v: %s is %q, want %q", c.cc, c.varWin, k, got[k], v)
+				}
 			}
+		}
+	}
+}
+
+// Parameters the fork hard-codes or cannot express are refused.
+func TestForkCanRun(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*netcfg.Config)
+		err  string
+	}{
+		{"timely N", func(c *netcfg.Config) { c.CC, c.TIMELY.HAISteps = "timely", 3 }, "5 steps"},
+		{"timely min RTT", func(c *netcfg.Config) { c.CC, c.TIMELY.MinRTTNanos = "timely", 10_000 }, "min RTT"},
+		{"dcqcn Kmin", func(c *netcfg.Config) { c.CC, c.DCQCN.KminBytes = "dcqcn", 5500 }, "whole KB"},
+		{"dcqcn ok", func(c *netcfg.Config) { c.CC, c.DCQCN.KminBytes = "dcqcn", 20_000 }, ""},
+		{"dctcp ignores timely", func(c *netcfg.Config) { c.TIMELY.HAISteps = 3 }, ""},
+	} {
+		cfg := netcfg.Default()
+		c.edit(&cfg)
+		err := forkCanRun(cfg)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.err)
 		}
 	}
 }
@@ -107,6 +159,50 @@ func TestReadFCT(t *testing.T) {
 			if got[id] != ns {
 				t.Errorf("flow %d: FCT %d, want %d", id, got[id], ns)
 			}
+		}
+	}
+}
+
+// A bad -network block is refused by name before anything runs.
+func TestRunNetworkErrors(t *testing.T) {
+	fork := t.TempDir()
+	bin := filepath.Join(fork, "build", "scratch")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "ns3.39-third-optimized"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, err string }{
+		{`-network {"dcqcn":{"bogus":1}}`, `unknown field "bogus"`},
+		{`-cc dcqcn -network {"dcqcn":{"kmin_bytes":300000}}`, "kmin_bytes"},
+		{`-cc reno`, `unknown congestion control "reno"`},
+		{`-cc dctcp-window`, `-cc "dctcp-window"`},
+		{`-cc timely -network {"timely":{"hai_steps":3}}`, "5 steps"},
+	} {
+		args := append([]string{"-fork", fork, "-out", t.TempDir()}, strings.Fields(c.args)...)
+		err := run(args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s: error %v, want one containing %q", c.args, err, c.err)
+		}
+	}
+}
+
+// Packetsim's sizes become the fork's on-wire sizes: a 48 B data header
+// and a 60 B ACK (46 B padded) plus the INT header, 42 B of 5 hop records
+// and a hop count under HPCC, an 8 B timestamp under TIMELY.
+func TestForkSizes(t *testing.T) {
+	for _, c := range []struct {
+		cc          string
+		header, ack int64
+	}{
+		{"dctcp", 48, 60}, {"dcqcn", 48, 60}, {"timely", 56, 60}, {"hpcc", 90, 88},
+	} {
+		cfg := netcfg.Default()
+		cfg.CC = c.cc
+		got := forkSizes(cfg)
+		if got.HeaderBytes != c.header || got.AckBytes != c.ack {
+			t.Errorf("%s: header %d B, ACK %d B; want %d and %d", c.cc, got.HeaderBytes, got.AckBytes, c.header, c.ack)
 		}
 	}
 }
