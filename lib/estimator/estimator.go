@@ -229,7 +229,7 @@ type progressKey struct{}
 // send the progress reports of the estimators that report progress
 // (Parsimon's link simulations, ns-3's simulated time) to r rather than to
 // a progress.Line on standard error; a notebook draws them as one updating
-// line this way, and progress.Func(nil)-like silent reporters mute them.
+// line this way; a reporter that ignores its reports mutes them.
 func WithProgress(ctx context.Context, r progress.Reporter) context.Context {
 	return context.WithValue(ctx, progressKey{}, r)
 }
