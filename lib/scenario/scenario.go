@@ -1,7 +1,8 @@
 // Package scenario describes a whole experiment input — topology, workload,
 // network model and seed — as a JSON spec, and builds it into a network and
 // its flows. A spec and its seed determine the flows exactly, and the spec's
-// ID (a hash of its canonical JSON) names its results.
+// ID (a hash of its canonical JSON, network defaults left out) names its
+// results.
 package scenario
 
 import (
@@ -14,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -184,10 +186,66 @@ func (s Spec) JSON() string {
 	return strings.TrimSpace(b.String())
 }
 
-// ID is a short hash of the canonical JSON: equal specs share results.
+// ID is a short hash of the canonical JSON with the network fields that
+// hold netcfg.Default's value left out: equal specs share results, and a
+// field added to the network model later, whose default keeps the old
+// behaviour, leaves every ID (and so every finished sweep result) in
+// place. The flip side: changing a default value changes the results of
+// specs that rely on it without changing their IDs, so a model change
+// must be swept into a new directory.
 func (s Spec) ID() string {
-	h := sha256.Sum256([]byte(s.JSON()))
+	h := sha256.Sum256(s.idJSON())
 	return hex.EncodeToString(h[:6])
+}
+
+// idJSON is the JSON that ID hashes: the spec's, with the network block
+// reduced to the fields that differ from netcfg.Default.
+func (s Spec) idJSON() []byte {
+	var spec, def map[string]any
+	mustRoundTrip(s, &spec)
+	mustRoundTrip(netcfg.Default(), &def)
+	if n, ok := spec["network"].(map[string]any); ok {
+		pruneDefaults(n, def)
+	}
+	b, err := json.Marshal(spec) // maps marshal with sorted keys
+	if err != nil {
+		panic(err) // decoded JSON always encodes
+	}
+	return b
+}
+
+// mustRoundTrip decodes v's JSON into out.
+func mustRoundTrip(v any, out *map[string]any) {
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, out)
+	}
+	if err != nil {
+		panic(err) // specs and network configs always encode
+	}
+}
+
+// pruneDefaults deletes from m every key whose value equals def's,
+// descending into nested objects (a block that ends up empty goes too).
+func pruneDefaults(m, def map[string]any) {
+	for k, v := range m {
+		d, ok := def[k]
+		if !ok {
+			continue
+		}
+		vm, vok := v.(map[string]any)
+		dm, dok := d.(map[string]any)
+		if vok && dok {
+			pruneDefaults(vm, dm)
+			if len(vm) == 0 {
+				delete(m, k)
+			}
+			continue
+		}
+		if reflect.DeepEqual(v, d) {
+			delete(m, k)
+		}
+	}
 }
 
 // FamilyID is the ID of the spec with its seed cleared: the same

@@ -102,3 +102,36 @@ func TestBadSpecs(t *testing.T) {
 		})
 	}
 }
+
+// The ID leaves network fields at their defaults out, so a field added to
+// netcfg later leaves existing IDs in place, while any value that differs
+// from the default still names a different scenario.
+func TestIDIgnoresNetworkDefaults(t *testing.T) {
+	base := Default()
+	if got := string(base.idJSON()); !strings.Contains(got, `"network":{}`) {
+		t.Errorf("default network hashed as %s, want an empty block", got)
+	}
+	explicit := base
+	explicit.Network.KBytesPerGbps = base.Network.KBytesPerGbps
+	explicit.Network.HPCC.Eta = base.Network.HPCC.Eta
+	if explicit.ID() != base.ID() {
+		t.Error("restating a default changed the ID")
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(*Spec)
+	}{
+		{"top-level field", func(s *Spec) { s.Network.KBytes = 20000 }},
+		{"nested field", func(s *Spec) { s.Network.HPCC.Eta = 0.9 }},
+		{"cc name", func(s *Spec) { s.Network.CC = "hpcc" }},
+		{"bool to false", func(s *Spec) { s.Network.DCTCP.VarWin = !s.Network.DCTCP.VarWin }},
+		{"workload", func(s *Spec) { s.Workload.Flows++ }},
+		{"seed", func(s *Spec) { s.Seed++ }},
+	} {
+		s := Default()
+		tc.change(&s)
+		if s.ID() == base.ID() {
+			t.Errorf("%s: changing it kept the ID %s", tc.name, s.ID())
+		}
+	}
+}
