@@ -58,9 +58,38 @@ type Options struct {
 	Links LinkRunner `json:"-"`
 }
 
-// LinkRunner runs link-level simulations and returns their results in task
-// order.
-type LinkRunner func(ctx context.Context, tasks []*Task) ([]*TaskResult, error)
+// Links is the set of link-level simulations of a run. Their tasks are
+// built on demand (Task), so that a run holds only the tasks in flight:
+// built all at once they took about 0.8 KB per flow, most of a run's
+// memory.
+type Links struct {
+	D         *Decomposition
+	Channels  []int // the channels to simulate, each crossed by flows
+	Inflation float64
+}
+
+// Task builds the link-level simulation of Channels[i].
+func (l Links) Task(i int) (*Task, error) {
+	t, err := l.D.Task(l.Channels[i], l.Inflation)
+	if err == nil && t == nil {
+		err = fmt.Errorf("parsimon: channel %d carries no flow to simulate", l.Channels[i])
+	}
+	return t, err
+}
+
+// packets is the work of Channels[i]'s simulation: its flows' packets.
+func (l Links) packets(i int) int64 {
+	var n int64
+	for _, fi := range l.D.On(l.Channels[i]) {
+		n += l.D.Cfg.Packets(l.D.Flows[fi].Size)
+	}
+	return n
+}
+
+// LinkRunner runs the link-level simulations of links and hands every
+// result to done, one call at a time, in any order; an error from done
+// ends the run with that error.
+type LinkRunner func(ctx context.Context, links Links, done func(i int, r *TaskResult) error) error
 
 func (o Options) withDefaults() Options {
 	if o.BucketSize == 0 {
@@ -77,8 +106,8 @@ func (o Options) withDefaults() Options {
 	}
 	o.ClusterOptions = o.ClusterOptions.withDefaults()
 	if o.Links == nil {
-		o.Links = func(ctx context.Context, tasks []*Task) ([]*TaskResult, error) {
-			return RunTasks(ctx, tasks, o.Backend, o.Workers, o.Progress)
+		o.Links = func(ctx context.Context, links Links, done func(int, *TaskResult) error) error {
+			return RunTasks(ctx, links, o.Backend, o.Workers, o.Progress, done)
 		}
 	}
 	return o
@@ -112,9 +141,9 @@ type Result struct {
 	// flow draws short flows' per-packet delays and Parsimon overestimates
 	// it (BENCHMARKS.md: 20k flows on matrix A). Run warns on Progress.
 	Sparse int
-	// Wall times in seconds: decomposition, clustering and task building;
-	// the link simulation pool; bucketing and convolution; and the longest
-	// single link simulation.
+	// Wall times in seconds: decomposition and clustering; the link
+	// simulation pool (building each task, simulating it, bucketing its
+	// delays); convolution; and the longest single link simulation.
 	SetupSeconds, SimSeconds, ConvolveSeconds, LongestSimSeconds float64
 }
 
@@ -136,8 +165,8 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if err != nil {
 		return nil, err
 	}
-	// Setup takes seconds at hundreds of thousands of flows, most of it
-	// building the link tasks: an interrupt (ctx) stops it between steps.
+	// Setup takes seconds at millions of flows: an interrupt (ctx) stops
+	// it between steps.
 	if err := interrupted(ctx); err != nil {
 		return nil, err
 	}
@@ -175,56 +204,60 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			res.Channels[c].Representative = busy[rep[i]]
 		}
 	}
-	var tasks []*Task
+	links := Links{D: d, Inflation: o.Inflation}
 	for _, c := range busy {
-		if err := interrupted(ctx); err != nil {
-			return nil, err
-		}
 		if res.Channels[c].Representative != c {
 			res.Pruned++
 			continue
 		}
-		t, err := d.Task(c, o.Inflation)
-		if err != nil {
-			return nil, err
-		}
-		tasks = append(tasks, t)
-	}
-	res.Simulated = len(tasks)
-	for _, t := range tasks {
-		if len(t.Flows) < o.BucketSize {
+		links.Channels = append(links.Channels, c)
+		if len(d.On(c)) < o.BucketSize {
 			res.Sparse++
 		}
 	}
+	res.Simulated = len(links.Channels)
 	if res.Sparse > 0 {
-		progress.Report(o.Progress, 0, len(tasks), fmt.Sprintf("warning: %d of %d simulated links carry fewer than B = %d flows, so their delays form one bucket for all sizes and large flows are overestimated; use more flows or a smaller bucket size",
-			res.Sparse, len(tasks), o.BucketSize))
+		progress.Report(o.Progress, 0, res.Simulated, fmt.Sprintf("warning: %d of %d simulated links carry fewer than B = %d flows, so their delays form one bucket for all sizes and large flows are overestimated; use more flows or a smaller bucket size",
+			res.Sparse, res.Simulated, o.BucketSize))
 	}
 	res.SetupSeconds = time.Since(t0).Seconds()
 
+	// Each result is bucketed as it arrives and dropped, so the run never
+	// holds every channel's raw delays either.
 	t1 := time.Now()
-	out, err := o.Links(ctx, tasks)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) != len(tasks) {
-		return nil, fmt.Errorf("parsimon: %d link simulation results for %d tasks", len(out), len(tasks))
-	}
-	res.SimSeconds = time.Since(t1).Seconds()
-
-	t2 := time.Now()
 	res.Net = NewDelayNet(net, cfg)
-	for _, tr := range out {
-		res.Channels[tr.Channel].WallSeconds = tr.WallSeconds
+	got := 0
+	err = o.Links(ctx, links, func(i int, tr *TaskResult) error {
+		c := links.Channels[i]
+		if tr.Channel != c || len(tr.Delays) != len(d.On(c)) || len(tr.Sizes) != len(tr.Delays) {
+			return fmt.Errorf("parsimon: link simulation result for channel %d holds %d delays; channel %d carries %d flows", tr.Channel, len(tr.Delays), c, len(d.On(c)))
+		}
+		if res.Net.Channel[c] != nil {
+			return fmt.Errorf("parsimon: two link simulation results for channel %d", c)
+		}
+		res.Channels[c].WallSeconds = tr.WallSeconds
 		res.LongestSimSeconds = max(res.LongestSimSeconds, tr.WallSeconds)
 		pn := make([]float64, len(tr.Delays))
 		for i, dl := range tr.Delays {
 			pn[i] = float64(dl) / float64(cfg.Packets(tr.Sizes[i]))
 		}
-		if res.Net.Channel[tr.Channel], err = NewBuckets(tr.Sizes, pn, o.BucketSize, o.BucketRatio); err != nil {
-			return nil, fmt.Errorf("parsimon: channel %d: %w", tr.Channel, err)
+		b, err := NewBuckets(tr.Sizes, pn, o.BucketSize, o.BucketRatio)
+		if err != nil {
+			return fmt.Errorf("parsimon: channel %d: %w", c, err)
 		}
+		res.Net.Channel[c] = b
+		got++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if got != len(links.Channels) {
+		return nil, fmt.Errorf("parsimon: %d link simulation results for %d channels", got, len(links.Channels))
+	}
+	res.SimSeconds = time.Since(t1).Seconds()
+
+	t2 := time.Now()
 	for _, c := range busy {
 		res.Net.Channel[c] = res.Net.Channel[res.Channels[c].Representative]
 	}

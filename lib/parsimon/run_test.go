@@ -2,6 +2,7 @@ package parsimon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -52,25 +53,30 @@ func TestRunTasksDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []*Task
+	links := Links{D: d, Inflation: DefaultInflation}
 	for c := range net.Channels {
-		if task, err := d.Task(c, DefaultInflation); err != nil {
-			t.Fatal(err)
-		} else if task != nil {
-			tasks = append(tasks, task)
+		if len(d.On(c)) > 0 {
+			links.Channels = append(links.Channels, c)
 		}
 	}
 	var runs [][]*TaskResult
 	var last [3]any
 	report := progress.Func(func(done, total int, what string) { last = [3]any{done, total, what} })
 	for _, w := range []int{1, 3} {
-		out, err := RunTasks(context.Background(), tasks, Packetsim, w, report)
+		out := make([]*TaskResult, len(links.Channels))
+		err := RunTasks(context.Background(), links, Packetsim, w, report, func(i int, r *TaskResult) error {
+			if out[i] != nil {
+				return fmt.Errorf("channel %d handed over twice", links.Channels[i])
+			}
+			out[i] = r
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range out {
-			if r.Channel != tasks[i].Channel || len(r.Delays) != len(tasks[i].Flows) {
-				t.Fatalf("result %d is for channel %d with %d flows; task is channel %d with %d", i, r.Channel, len(r.Delays), tasks[i].Channel, len(tasks[i].Flows))
+			if r == nil || r.Channel != links.Channels[i] || len(r.Delays) != len(d.On(links.Channels[i])) {
+				t.Fatalf("result %d is %+v; want channel %d with %d flows", i, r, links.Channels[i], len(d.On(links.Channels[i])))
 			}
 			r.WallSeconds = 0
 		}
@@ -79,12 +85,16 @@ func TestRunTasksDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(runs[0], runs[1]) {
 		t.Error("1 and 3 workers gave different results")
 	}
-	if want := [3]any{len(tasks), len(tasks), "link sims"}; last != want {
+	if want := [3]any{len(links.Channels), len(links.Channels), "link sims"}; last != want {
 		t.Errorf("last progress report %v, want %v", last, want)
+	}
+	stop := errors.New("stop")
+	if err := RunTasks(context.Background(), links, Packetsim, 2, nil, func(int, *TaskResult) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("done's error came back as %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := RunTasks(ctx, tasks, Packetsim, 2, nil); err == nil {
+	if err := RunTasks(ctx, links, Packetsim, 2, nil, func(int, *TaskResult) error { return nil }); err == nil {
 		t.Error("a cancelled context gave no error")
 	}
 }
@@ -185,9 +195,9 @@ func TestRunInterruptedInSetup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	started := false
-	_, err := Run(ctx, net, flows, netcfg.Default(), Options{Links: func(context.Context, []*Task) ([]*TaskResult, error) {
+	_, err := Run(ctx, net, flows, netcfg.Default(), Options{Links: func(context.Context, Links, func(int, *TaskResult) error) error {
 		started = true
-		return nil, fmt.Errorf("link simulations started")
+		return fmt.Errorf("link simulations started")
 	}})
 	if err == nil || !strings.Contains(err.Error(), "parsimon: interrupted: context canceled") {
 		t.Errorf("err = %v, want the interrupt", err)
