@@ -2,6 +2,7 @@ package parsimon
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -80,5 +81,58 @@ func TestCluster(t *testing.T) {
 	}
 	if _, err := Cluster(feats, ClusterOptions{MaxWMAPE: -1}); err == nil {
 		t.Error("negative threshold accepted")
+	}
+}
+
+// Cluster's load windows give the clusters of Alg. 1's all-pairs loop,
+// written out here as the paper states it, on random channels many of
+// which are close.
+func TestClusterMatchesAllPairs(t *testing.T) {
+	allPairs := func(feats []Features, o ClusterOptions) []int {
+		rep := make([]int, len(feats))
+		for i := range rep {
+			rep[i] = -1
+		}
+		for i := range feats {
+			if rep[i] >= 0 {
+				continue
+			}
+			rep[i] = i
+			for j := i + 1; j < len(feats); j++ {
+				if rep[j] < 0 && o.Close(feats[i], feats[j]) {
+					rep[j] = i
+				}
+			}
+		}
+		return rep
+	}
+	for _, o := range []ClusterOptions{{}, {MaxLoadDiff: 0.02}, {MaxLoadError: 0.01}, {MaxWMAPE: 0.03, Quantiles: 50}} {
+		r := rand.New(rand.NewPCG(1, 2))
+		feats := make([]Features, 400)
+		for i := range feats {
+			f := synth(Kind(r.IntN(2)), int64(1+r.IntN(2))*10*gbps, 0.3+0.04*r.Float64(), 1+0.15*r.Float64(), 1+0.15*r.Float64())
+			f.Sizes, f.Gaps = quantiles(f.Sizes, o.withDefaults().Quantiles), quantiles(f.Gaps, o.withDefaults().Quantiles)
+			feats[i] = f
+		}
+		got, err := Cluster(feats, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := allPairs(feats, o.withDefaults())
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: clusters differ from the all-pairs loop", o)
+		}
+		reps := 0
+		for i, r := range got {
+			if r == i {
+				reps++
+			}
+		}
+		if reps == len(feats) || reps < 2 {
+			t.Errorf("%+v: %d representatives of %d: the case does not exercise clustering", o, reps, len(feats))
+		}
+	}
+	if _, err := Cluster([]Features{{Load: math.NaN()}}, ClusterOptions{}); err == nil {
+		t.Error("a NaN load was clustered")
 	}
 }
