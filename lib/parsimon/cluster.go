@@ -156,6 +156,10 @@ func Cluster(feats []Features, o ClusterOptions) ([]int, error) {
 	for _, m := range groups {
 		slices.SortStableFunc(m, func(a, b int) int { return cmp.Compare(feats[a].Load, feats[b].Load) })
 	}
+	sums := make([][2]float64, len(feats))
+	for i, f := range feats {
+		sums[i] = [2]float64{absSum(f.Sizes), absSum(f.Gaps)}
+	}
 	rep := make([]int, len(feats))
 	for i := range rep {
 		rep[i] = -1
@@ -169,10 +173,33 @@ func Cluster(feats []Features, o ClusterOptions) ([]int, error) {
 		lo, hi := f.Load-2*o.MaxLoadDiff, f.Load+2*o.MaxLoadDiff
 		k, _ := slices.BinarySearchFunc(m, lo, func(j int, v float64) int { return cmp.Compare(feats[j].Load, v) })
 		for ; k < len(m) && !(feats[m[k]].Load > hi); k++ {
-			if j := m[k]; j > i && rep[j] < 0 && o.Close(f, feats[j]) {
+			if j := m[k]; j > i && rep[j] < 0 && !far(sums[i], sums[j], o.MaxWMAPE) && o.Close(f, feats[j]) {
 				rep[j] = i
 			}
 		}
 	}
 	return rep, nil
+}
+
+// far reports whether two items' quantile sums alone rule out a WMAPE
+// below t, which spares the comparison of their quantiles: WMAPE(a, b) =
+// sum |a_i - b_i| / sum |a_i| is at least |sum a_i - sum b_i| / sum |a_i|
+// for the non-negative quantiles of sizes and gaps. The margin keeps the
+// test on the safe side of rounding; Close decides the rest exactly.
+func far(r, c [2]float64, t float64) bool {
+	for k := range r {
+		if math.Abs(r[k]-c[k]) > t*r[k]*(1+1e-9) {
+			return true
+		}
+	}
+	return false
+}
+
+// absSum is sum |v_i|, WMAPE's denominator.
+func absSum(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += math.Abs(x)
+	}
+	return s
 }
