@@ -1,6 +1,7 @@
 package linksim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -18,7 +19,7 @@ func BenchmarkRun(b *testing.B) {
 	flows := randomFlows(20_000, 16, 16, 8000, 1) // mean 30 KB every 8 us: 30 Gbps
 	var pkts int64
 	for i := 0; i < b.N; i++ {
-		res, err := Run(link, flows, netcfg.Default(), Options{})
+		res, err := Run(context.Background(), link, flows, netcfg.Default(), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

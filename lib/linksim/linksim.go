@@ -42,6 +42,7 @@
 package linksim
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -77,8 +78,13 @@ type Link struct {
 
 // Options tune a run beyond the shared network model.
 type Options struct {
-	// CC overrides the congestion control named by cfg.CC.
+	// CC overrides the controller of the congestion control named by
+	// cfg.CC; the network's part (RED marking, CNPs, INT) still follows
+	// cfg.CC.
 	CC packetsim.NewCC
+	// Seed drives the run's random choices: today only DCQCN's RED-style
+	// marking.
+	Seed uint64
 }
 
 // Result is the outcome of a run.
@@ -100,10 +106,15 @@ type Result struct {
 
 // Run simulates flows on l under cfg until every flow has finished. A
 // flow's Src indexes l.Sources and its Dst l.Dests (0 when the list is
-// empty); flows must be sorted by start and have positive sizes.
-func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+// empty); flows must be sorted by start and have positive sizes. The run
+// looks at ctx every few thousand events and stops with an error wrapping
+// ctx.Err() once it is done.
+func Run(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
 	if err := check(l, flows, cfg); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("linksim: interrupted: %w", err)
 	}
 	newCC := opts.CC
 	if newCC == nil {
@@ -112,7 +123,7 @@ func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Resul
 			return nil, fmt.Errorf("linksim: %w", err)
 		}
 	}
-	s := newSim(l, flows, cfg, newCC)
+	s := newSim(ctx, l, flows, cfg, opts, newCC)
 	if err := s.run(); err != nil {
 		return nil, err
 	}
@@ -123,11 +134,6 @@ func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Resul
 func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("linksim: %w", err)
-	}
-	if cfg.CC != "dctcp" && cfg.CC != "dctcp-window" {
-		// DCQCN's RED marking and CNP pacing and HPCC's INT live in
-		// packetsim's event core only.
-		return fmt.Errorf("linksim: congestion control %q is not supported (packetsim runs it; linksim runs dctcp and dctcp-window)", cfg.CC)
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)

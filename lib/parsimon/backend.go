@@ -31,13 +31,15 @@ func BackendByName(name string) (Backend, error) {
 // LinkSim is the default link-level backend: lib/linksim, the dedicated
 // link-level simulator of Parsimon §4.1, which simulates the target
 // channel's queue and the sources' first hops and takes the downstream
-// hops and ACKs as fixed delays.
-func LinkSim(_ context.Context, t *Task) ([]metrics.Record, error) {
+// hops and ACKs as fixed delays. It runs every congestion control of
+// netcfg (DCQCN's RED marking drawing from a stream seeded with the
+// target channel) and stops once ctx is done.
+func LinkSim(ctx context.Context, t *Task) ([]metrics.Record, error) {
 	l, flows, err := t.link()
 	if err != nil {
 		return nil, err
 	}
-	res, err := linksim.Run(l, flows, t.Config, linksim.Options{})
+	res, err := linksim.Run(ctx, l, flows, t.Config, linksim.Options{Seed: uint64(t.Channel)})
 	if err != nil {
 		return nil, err
 	}
