@@ -52,13 +52,14 @@ func LinkSim(ctx context.Context, t *Task) ([]metrics.Record, error) {
 
 // Packetsim is the general link-level backend: lib/packetsim run to
 // completion on the task's topology (Task.Network) with the target port's
-// ECN threshold.
+// ECN threshold, its random draws (DCQCN's RED marking) seeded with the
+// target channel as LinkSim's are.
 func Packetsim(_ context.Context, t *Task) ([]metrics.Record, error) {
 	net, err := t.Network(false)
 	if err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Run(net, t.Flows, t.Config, packetsim.Options{KBytes: map[int]int64{0: t.KBytes}})
+	res, err := packetsim.Run(net, t.Flows, t.Config, packetsim.Options{KBytes: map[int]int64{0: t.KBytes}, Seed: uint64(t.Channel)})
 	if err != nil {
 		return nil, err
 	}
