@@ -2,6 +2,7 @@ package parsimon_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -260,5 +261,16 @@ func TestBackendsPerCC(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// LinkSim hands its context to the link simulation, which stops once the
+// context is done (lib/linksim's TestInterrupt cancels one in flight).
+func TestLinkSimInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := parsimon.RunTask(ctx, handTask(parsimon.Core, "dctcp", 0.5, 100, 1), parsimon.LinkSim)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
