@@ -150,7 +150,10 @@ type sim struct {
 	next     int // next flow to start
 	rto      int64
 	res      Result
-	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise.
+	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise:
+	// extra is set when any of it is, and keeps the rest out of the way
+	// of the other CCs.
+	extra   bool
 	red     *packetsim.RED // RED-style marking at the target instead of the step at K
 	cnpGap  int64          // ps; the receiver echoes a mark at most once per gap per flow
 	intHops int32          // INT records per data packet: the switch ports on its path
@@ -181,7 +184,7 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 			s.intHops++
 		}
 	}
-	if s.cnpGap > 0 || s.intHops > 0 {
+	if s.extra = s.cnpGap > 0 || s.intHops > 0; s.extra {
 		s.ext = make([]flowExt, len(flows))
 	}
 	srcs := l.Sources
@@ -472,13 +475,11 @@ func (s *sim) onTarget(e event) {
 	end := start + p.tx(wire)
 	p.busyUntil = end
 	s.res.TargetBytes += wire
-	if s.intHops > 0 && s.switched {
-		if r := s.intRecord(&e, 0); r != nil {
-			*r = packetsim.INTHop{QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5), TxBytes: s.res.TargetBytes, TimePs: end, RateBps: p.bw}
-		}
+	if s.extra {
+		s.stampTarget(&e, start, end)
 	}
 	if !s.dequeue {
-		if s.red == nil && q > s.k || s.red != nil && s.red.Mark(q) {
+		if s.mark(q) {
 			e.flag |= flagECE
 			s.res.Marks++
 		}
@@ -504,14 +505,12 @@ func (s *sim) release() {
 		w := s.waiting[s.head]
 		s.head++
 		behind := s.dq.Pop(w.at)
-		if s.red == nil && behind > int64(s.k) || s.red != nil && s.red.Mark(float64(behind)) {
+		if s.mark(float64(behind)) {
 			w.e.flag |= flagECE
 			s.res.Marks++
 		}
-		if s.intHops > 0 {
-			if r := s.intRecord(&w.e, 0); r != nil {
-				r.QueueBytes = behind
-			}
+		if s.extra {
+			s.stampBehind(&w.e, behind)
 		}
 		s.leave(w.e, w.wire, w.at)
 	}
@@ -547,22 +546,14 @@ func (s *sim) leave(e event, wire, at int64) {
 		start := max(at, d.busyUntil)
 		end := start + d.tx(wire)
 		d.busyUntil = end
-		if s.intHops > 0 {
-			d.bytes += wire
-			if r := s.intRecord(&e, s.intHops-1); r != nil {
-				*r = packetsim.INTHop{QueueBytes: int64(float64(start-at)*float64(d.bw)/psPerSecondBits + 0.5), TxBytes: d.bytes, TimePs: end, RateBps: d.bw}
-			}
+		if s.extra {
+			s.stampDest(&e, d, wire, at-start, end)
 		}
 		at = end + d.delay
 	}
 	flag := e.flag & flagECE
-	if flag != 0 && s.cnpGap > 0 {
-		// DCQCN's notification point: at most one CNP per gap.
-		if x := &s.ext[e.flow]; x.lastCNP < 0 || at-x.lastCNP >= s.cnpGap {
-			x.lastCNP = at
-		} else {
-			flag = 0
-		}
+	if flag != 0 && s.extra {
+		flag = s.cnp(e.flow, at)
 	}
 	if e.pkt == f.rcvNxt {
 		f.rcvNxt++
@@ -595,7 +586,7 @@ func (s *sim) onAck(e event) {
 		ECE:     e.flag&flagECE != 0,
 		RTT:     s.now - e.ts,
 	}
-	if s.intHops > 0 {
+	if s.extra {
 		s.ackINT(e, f, a)
 	} else {
 		f.cc.OnAck(a)
@@ -610,10 +601,74 @@ func (s *sim) onAck(e event) {
 	}
 }
 
+// mark decides whether a data packet that finds q bytes queued (ahead of
+// it at enqueue, behind it at dequeue) is marked: by RED under DCQCN,
+// else above K.
+func (s *sim) mark(q float64) bool {
+	if s.red != nil {
+		return s.red.Mark(q)
+	}
+	return q > s.k
+}
+
+// stampTarget writes, under HPCC, the target's INT record of data packet
+// e, which starts its transmission there at start and ends it at end.
+func (s *sim) stampTarget(e *event, start, end int64) {
+	if s.intHops == 0 || !s.switched {
+		return
+	}
+	if r := s.intRecord(e, 0); r != nil {
+		p := &s.target
+		*r = packetsim.INTHop{QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5), TxBytes: s.res.TargetBytes, TimePs: end, RateBps: p.bw}
+	}
+}
+
+// stampBehind replaces, under HPCC with marking at dequeue, the queue of
+// e's target record with the bytes behind it as it started.
+func (s *sim) stampBehind(e *event, behind int64) {
+	if s.intHops == 0 {
+		return
+	}
+	if r := s.intRecord(e, 0); r != nil {
+		r.QueueBytes = behind
+	}
+}
+
+// stampDest writes, under HPCC, the downstream hop's INT record of data
+// packet e of wire bytes, which waited there for wait ps and ended its
+// transmission at end.
+func (s *sim) stampDest(e *event, d *port, wire, wait, end int64) {
+	if s.intHops == 0 {
+		return
+	}
+	d.bytes += wire
+	if r := s.intRecord(e, s.intHops-1); r != nil {
+		*r = packetsim.INTHop{QueueBytes: int64(float64(wait)*float64(d.bw)/psPerSecondBits + 0.5), TxBytes: d.bytes, TimePs: end, RateBps: d.bw}
+	}
+}
+
+// cnp is DCQCN's notification point: the echo flag of a marked data
+// packet of flow fi reaching its receiver at time at, which echoes a mark
+// at most once per CNP interval (always without DCQCN).
+func (s *sim) cnp(fi int32, at int64) uint8 {
+	if s.cnpGap == 0 {
+		return flagECE
+	}
+	if x := &s.ext[fi]; x.lastCNP < 0 || at-x.lastCNP >= s.cnpGap {
+		x.lastCNP = at
+		return flagECE
+	}
+	return 0
+}
+
 // ackINT hands an ACK to an INTReader with the INT records of the last
 // packet received in order, which the ACK answers unless it is a
 // duplicate, and frees the flow's ring once all its data is acknowledged.
 func (s *sim) ackINT(e event, f *flowState, a packetsim.Ack) {
+	if s.intHops == 0 {
+		f.cc.OnAck(a)
+		return
+	}
 	x := &s.ext[e.flow]
 	r, ok := f.cc.(packetsim.INTReader)
 	if !ok || e.pkt == 0 || x.ints == nil {
