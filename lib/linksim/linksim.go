@@ -21,7 +21,15 @@
 //     carry only these ACKs, at most as fast as the data they answer, so
 //     they hardly queue;
 //   - congestion control through packetsim's CC interface, so every CC
-//     packetsim knows runs here unchanged.
+//     packetsim knows runs here with packetsim's own controllers, and the
+//     network's part of each as packetsim has it: DCQCN's RED-style
+//     marking at the target (packetsim.RED, drawing from Options.Seed)
+//     and its receivers' CNPs at most once per interval per flow; HPCC's
+//     INT records from the switch ports a packet crosses (the target when
+//     sources feed it, with its real queue, bytes sent and times, and the
+//     downstream hop as it is modelled; host NICs write none, as in
+//     packetsim), echoed in the ACK; the base RTT and the timers
+//     (packetsim.BaseRTTSetter, packetsim.Clocked).
 //
 // A data packet thus costs at most three events (its NIC waking to send
 // it, its arrival at the target port, its ACK reaching the sender; two
@@ -38,7 +46,9 @@
 //
 // Time is kept in integer picoseconds, as in packetsim, and a run is a
 // deterministic function of its inputs: events at equal times run in the
-// order they were scheduled, flow starts first.
+// order they were scheduled, flow starts first. A run looks at its
+// context every 8192 events (well under a millisecond) and stops when it
+// is done.
 package linksim
 
 import (
