@@ -154,12 +154,12 @@ type sim struct {
 	// extra is set when any of it is, and keeps the rest out of the way
 	// of the other CCs.
 	extra   bool
-	red     *packetsim.RED // RED-style marking at the target instead of the step at K
-	cnpGap  int64          // ps; the receiver echoes a mark at most once per gap per flow
-	intHops int32          // INT records per data packet: the switch ports on its path
-	clocked bool           // the controllers have timers (packetsim.Clocked)
-	ext     []flowExt      // per flow, when cnpGap or intHops is set
-	rings   [][]packetsim.INTHop
+	red     *packetsim.RED       // RED-style marking at the target instead of the step at K
+	cnpGap  int64                // ps; the receiver echoes a mark at most once per gap per flow
+	intHops int32                // INT records per data packet: the switch ports on its path
+	clocked bool                 // the controllers have timers (packetsim.Clocked)
+	ext     []flowExt            // per flow, when cnpGap or intHops is set
+	rings   [][]packetsim.INTHop // INT rings of finished flows, for reuse
 }
 
 func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC packetsim.NewCC) *sim {
@@ -333,10 +333,16 @@ func (s *sim) allocRing(i int32, f *flowState) {
 	}
 	n := int(ring * s.intHops)
 	var ints []packetsim.INTHop
-	if k := len(s.rings); k > 0 && cap(s.rings[k-1]) >= n {
-		ints = s.rings[k-1][:n]
-		clear(ints)
+	if k := len(s.rings); k > 0 {
+		// Reuse a finished flow's ring; one too small is left to the
+		// collector, so the spare rings never outnumber the flows that
+		// were in flight at once.
+		ints = s.rings[k-1]
 		s.rings = s.rings[:k-1]
+	}
+	if cap(ints) >= n {
+		ints = ints[:n]
+		clear(ints)
 	} else {
 		ints = make([]packetsim.INTHop, n)
 	}
