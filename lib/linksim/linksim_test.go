@@ -79,9 +79,10 @@ func randomFlows(n, nsrc, ndst int, gapNs float64, seed uint64) []workload.Flow 
 	return flows
 }
 
-// TestConservation: every payload byte is delivered once; without losses
-// the target carries every data packet's wire bytes once, with a small
-// buffer it drops and the senders recover.
+// TestConservation: under every congestion control, every payload byte
+// is delivered once; without losses the target carries every data
+// packet's wire bytes once, with a small buffer it drops and the senders
+// recover.
 func TestConservation(t *testing.T) {
 	link := Link{
 		Target: Hop{10 * gbps, 1000}, KBytes: 30_000,
@@ -96,30 +97,32 @@ func TestConservation(t *testing.T) {
 		wire += cfg.WireBytes(f.Size)
 		packets += cfg.Packets(f.Size)
 	}
-	for _, buffer := range []int64{0, 40_000} {
-		c := cfg
-		c.BufferBytes = buffer
-		res, err := Run(context.Background(), link, flows, c, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.DeliveredBytes != payload {
-			t.Errorf("buffer %d: delivered %d payload bytes, want %d", buffer, res.DeliveredBytes, payload)
-		}
-		if res.Marks == 0 {
-			t.Errorf("buffer %d: an overloaded target marked nothing", buffer)
-		}
-		if buffer == 0 {
-			if res.TargetBytes != wire || res.DataPackets != packets || res.Drops != 0 || res.Retransmits != 0 {
-				t.Errorf("infinite buffer: target carried %d bytes in %d packets (%d dropped, %d resent), want %d in %d", res.TargetBytes, res.DataPackets, res.Drops, res.Retransmits, wire, packets)
+	for _, cc := range netcfg.CCs {
+		for _, buffer := range []int64{0, 40_000} {
+			c := cfg
+			c.CC, c.BufferBytes = cc, buffer
+			res, err := Run(context.Background(), link, flows, c, Options{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
-		}
-		if res.Drops == 0 || res.Retransmits == 0 || res.DataPackets != packets+res.Retransmits {
-			t.Errorf("buffer %d: %d drops, %d retransmits, %d data packets for %d", buffer, res.Drops, res.Retransmits, res.DataPackets, packets)
-		}
-		if res.TargetBytes < wire {
-			t.Errorf("buffer %d: target carried %d bytes, less than the %d of one copy of each packet", buffer, res.TargetBytes, wire)
+			if res.DeliveredBytes != payload {
+				t.Errorf("%s, buffer %d: delivered %d payload bytes, want %d", cc, buffer, res.DeliveredBytes, payload)
+			}
+			if res.Marks == 0 {
+				t.Errorf("%s, buffer %d: an overloaded target marked nothing", cc, buffer)
+			}
+			if buffer == 0 {
+				if res.TargetBytes != wire || res.DataPackets != packets || res.Drops != 0 || res.Retransmits != 0 {
+					t.Errorf("%s, infinite buffer: target carried %d bytes in %d packets (%d dropped, %d resent), want %d in %d", cc, res.TargetBytes, res.DataPackets, res.Drops, res.Retransmits, wire, packets)
+				}
+				continue
+			}
+			if res.Drops == 0 || res.Retransmits == 0 || res.DataPackets != packets+res.Retransmits {
+				t.Errorf("%s, buffer %d: %d drops, %d retransmits, %d data packets for %d", cc, buffer, res.Drops, res.Retransmits, res.DataPackets, packets)
+			}
+			if res.TargetBytes < wire {
+				t.Errorf("%s, buffer %d: target carried %d bytes, less than the %d of one copy of each packet", cc, buffer, res.TargetBytes, wire)
+			}
 		}
 	}
 }
