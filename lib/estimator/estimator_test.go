@@ -14,6 +14,8 @@ import (
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -361,5 +363,35 @@ func TestWithProgress(t *testing.T) {
 	sims := res.Extra["link_sims"]
 	if want := sims + "/" + sims + " link sims"; last != want {
 		t.Errorf("last progress report %q, want %q", last, want)
+	}
+}
+
+// parsimon and parsimon-c run every congestion control with their default
+// link-level backend (linksim), each giving records of its own: a
+// controller that were not applied would leave them equal to DCTCP's.
+func TestParsimonEveryCC(t *testing.T) {
+	base := small(t)
+	for _, name := range []string{"parsimon", "parsimon-c"} {
+		var dctcp []metrics.Record
+		for _, cc := range netcfg.CCs {
+			spec := base.Spec
+			spec.Network.CC = cc
+			sc, err := scenario.Build(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Run(context.Background(), name, sc, "")
+			if err != nil {
+				t.Fatalf("%s under %s: %v", name, cc, err)
+			}
+			if len(res.Records) != len(sc.Flows) {
+				t.Fatalf("%s under %s: %d records for %d flows", name, cc, len(res.Records), len(sc.Flows))
+			}
+			if cc == "dctcp" {
+				dctcp = res.Records
+			} else if reflect.DeepEqual(res.Records, dctcp) {
+				t.Errorf("%s under %s: the same records as under dctcp", name, cc)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package linksim_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tailscope/tailscope/lib/linksim"
@@ -24,7 +25,7 @@ func ExampleRun() {
 		{ID: 0, Src: 0, Size: 1_000_000, Start: 0},
 		{ID: 1, Src: 1, Size: 1_000_000, Start: 0},
 	}
-	res, err := linksim.Run(link, flows, netcfg.Default(), linksim.Options{})
+	res, err := linksim.Run(context.Background(), link, flows, netcfg.Default(), linksim.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -21,7 +21,15 @@
 //     carry only these ACKs, at most as fast as the data they answer, so
 //     they hardly queue;
 //   - congestion control through packetsim's CC interface, so every CC
-//     packetsim knows runs here unchanged.
+//     packetsim knows runs here with packetsim's own controllers, and the
+//     network's part of each as packetsim has it: DCQCN's RED-style
+//     marking at the target (packetsim.RED, drawing from Options.Seed)
+//     and its receivers' CNPs at most once per interval per flow; HPCC's
+//     INT records from the switch ports a packet crosses (the target when
+//     sources feed it, with its real queue, bytes sent and times, and the
+//     downstream hop as it is modelled; host NICs write none, as in
+//     packetsim), echoed in the ACK; the base RTT and the timers
+//     (packetsim.BaseRTTSetter, packetsim.Clocked).
 //
 // A data packet thus costs at most three events (its NIC waking to send
 // it, its arrival at the target port, its ACK reaching the sender; two
@@ -38,10 +46,13 @@
 //
 // Time is kept in integer picoseconds, as in packetsim, and a run is a
 // deterministic function of its inputs: events at equal times run in the
-// order they were scheduled, flow starts first.
+// order they were scheduled, flow starts first. A run looks at its
+// context every 8192 events (well under a millisecond) and stops when it
+// is done.
 package linksim
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -77,8 +88,13 @@ type Link struct {
 
 // Options tune a run beyond the shared network model.
 type Options struct {
-	// CC overrides the congestion control named by cfg.CC.
+	// CC overrides the controller of the congestion control named by
+	// cfg.CC; the network's part (RED marking, CNPs, INT) still follows
+	// cfg.CC.
 	CC packetsim.NewCC
+	// Seed drives the run's random choices: today only DCQCN's RED-style
+	// marking.
+	Seed uint64
 }
 
 // Result is the outcome of a run.
@@ -100,10 +116,15 @@ type Result struct {
 
 // Run simulates flows on l under cfg until every flow has finished. A
 // flow's Src indexes l.Sources and its Dst l.Dests (0 when the list is
-// empty); flows must be sorted by start and have positive sizes.
-func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+// empty); flows must be sorted by start and have positive sizes. The run
+// looks at ctx every few thousand events and stops with an error wrapping
+// ctx.Err() once it is done.
+func Run(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
 	if err := check(l, flows, cfg); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("linksim: interrupted: %w", err)
 	}
 	newCC := opts.CC
 	if newCC == nil {
@@ -112,7 +133,7 @@ func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Resul
 			return nil, fmt.Errorf("linksim: %w", err)
 		}
 	}
-	s := newSim(l, flows, cfg, newCC)
+	s := newSim(ctx, l, flows, cfg, opts, newCC)
 	if err := s.run(); err != nil {
 		return nil, err
 	}
@@ -123,11 +144,6 @@ func Run(l Link, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Resul
 func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("linksim: %w", err)
-	}
-	if cfg.CC != "dctcp" && cfg.CC != "dctcp-window" {
-		// DCQCN's RED marking and CNP pacing and HPCC's INT live in
-		// packetsim's event core only.
-		return fmt.Errorf("linksim: congestion control %q is not supported (packetsim runs it; linksim runs dctcp and dctcp-window)", cfg.CC)
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)

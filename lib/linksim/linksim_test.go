@@ -1,6 +1,7 @@
 package linksim
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -46,7 +47,7 @@ func TestLoneFlowIdeal(t *testing.T) {
 	cfg := netcfg.Default()
 	for _, sh := range shapes {
 		for _, size := range []int64{1, 700, 1000, 5000, 15000} {
-			res, err := Run(sh.link, []workload.Flow{{ID: 7, Size: size, Start: 300}}, cfg, Options{})
+			res, err := Run(context.Background(), sh.link, []workload.Flow{{ID: 7, Size: size, Start: 300}}, cfg, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,9 +79,10 @@ func randomFlows(n, nsrc, ndst int, gapNs float64, seed uint64) []workload.Flow 
 	return flows
 }
 
-// TestConservation: every payload byte is delivered once; without losses
-// the target carries every data packet's wire bytes once, with a small
-// buffer it drops and the senders recover.
+// TestConservation: under every congestion control, every payload byte
+// is delivered once; without losses the target carries every data
+// packet's wire bytes once, with a small buffer it drops and the senders
+// recover.
 func TestConservation(t *testing.T) {
 	link := Link{
 		Target: Hop{10 * gbps, 1000}, KBytes: 30_000,
@@ -95,30 +97,32 @@ func TestConservation(t *testing.T) {
 		wire += cfg.WireBytes(f.Size)
 		packets += cfg.Packets(f.Size)
 	}
-	for _, buffer := range []int64{0, 40_000} {
-		c := cfg
-		c.BufferBytes = buffer
-		res, err := Run(link, flows, c, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.DeliveredBytes != payload {
-			t.Errorf("buffer %d: delivered %d payload bytes, want %d", buffer, res.DeliveredBytes, payload)
-		}
-		if res.Marks == 0 {
-			t.Errorf("buffer %d: an overloaded target marked nothing", buffer)
-		}
-		if buffer == 0 {
-			if res.TargetBytes != wire || res.DataPackets != packets || res.Drops != 0 || res.Retransmits != 0 {
-				t.Errorf("infinite buffer: target carried %d bytes in %d packets (%d dropped, %d resent), want %d in %d", res.TargetBytes, res.DataPackets, res.Drops, res.Retransmits, wire, packets)
+	for _, cc := range netcfg.CCs {
+		for _, buffer := range []int64{0, 40_000} {
+			c := cfg
+			c.CC, c.BufferBytes = cc, buffer
+			res, err := Run(context.Background(), link, flows, c, Options{Seed: 1})
+			if err != nil {
+				t.Fatal(err)
 			}
-			continue
-		}
-		if res.Drops == 0 || res.Retransmits == 0 || res.DataPackets != packets+res.Retransmits {
-			t.Errorf("buffer %d: %d drops, %d retransmits, %d data packets for %d", buffer, res.Drops, res.Retransmits, res.DataPackets, packets)
-		}
-		if res.TargetBytes < wire {
-			t.Errorf("buffer %d: target carried %d bytes, less than the %d of one copy of each packet", buffer, res.TargetBytes, wire)
+			if res.DeliveredBytes != payload {
+				t.Errorf("%s, buffer %d: delivered %d payload bytes, want %d", cc, buffer, res.DeliveredBytes, payload)
+			}
+			if res.Marks == 0 {
+				t.Errorf("%s, buffer %d: an overloaded target marked nothing", cc, buffer)
+			}
+			if buffer == 0 {
+				if res.TargetBytes != wire || res.DataPackets != packets || res.Drops != 0 || res.Retransmits != 0 {
+					t.Errorf("%s, infinite buffer: target carried %d bytes in %d packets (%d dropped, %d resent), want %d in %d", cc, res.TargetBytes, res.DataPackets, res.Drops, res.Retransmits, wire, packets)
+				}
+				continue
+			}
+			if res.Drops == 0 || res.Retransmits == 0 || res.DataPackets != packets+res.Retransmits {
+				t.Errorf("%s, buffer %d: %d drops, %d retransmits, %d data packets for %d", cc, buffer, res.Drops, res.Retransmits, res.DataPackets, packets)
+			}
+			if res.TargetBytes < wire {
+				t.Errorf("%s, buffer %d: target carried %d bytes, less than the %d of one copy of each packet", cc, buffer, res.TargetBytes, wire)
+			}
 		}
 	}
 }
@@ -138,7 +142,7 @@ func TestMD1(t *testing.T) {
 			flows[i].Src, flows[i].Size = i, cfg.PayloadBytes
 			link.Sources[i] = Hop{1000 * gbps, 0}
 		}
-		res, err := Run(link, flows, cfg, Options{})
+		res, err := Run(context.Background(), link, flows, cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,11 +165,11 @@ func TestDeterministic(t *testing.T) {
 	link.Sources = append(link.Sources, Hop{10 * gbps, 2000})
 	link.Dests = append(link.Dests, Hop{100 * gbps, 1000})
 	flows := randomFlows(300, 2, 2, 500, 3)
-	a, err := Run(link, flows, netcfg.Default(), Options{})
+	a, err := Run(context.Background(), link, flows, netcfg.Default(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Run(link, flows, netcfg.Default(), Options{})
+	b, err := Run(context.Background(), link, flows, netcfg.Default(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +197,13 @@ func TestBadInput(t *testing.T) {
 		{"empty flow", good, []workload.Flow{{ID: 3}}, nil, "flow 3 has size 0"},
 		{"unsorted", good, []workload.Flow{{ID: 1, Size: 1, Start: 5}, flow}, nil, "flow 3 starts at 0"},
 		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
-		{"packetsim-only cc", good, nil, func(c *netcfg.Config) { c.CC = "hpcc" }, `congestion control "hpcc" is not supported`},
 		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
 	} {
 		c2 := cfg
 		if c.cfg != nil {
 			c.cfg(&c2)
 		}
-		_, err := Run(c.link, c.flows, c2, Options{})
+		_, err := Run(context.Background(), c.link, c.flows, c2, Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
@@ -246,7 +249,7 @@ func TestECNMarkingPoint(t *testing.T) {
 			for i := range flows {
 				flows[i] = workload.Flow{ID: i, Src: i, Dst: 0, Size: cfg.PayloadBytes, Start: 1000}
 			}
-			res, err := Run(link, flows, cfg, Options{CC: newCC})
+			res, err := Run(context.Background(), link, flows, cfg, Options{CC: newCC})
 			if err != nil {
 				t.Fatal(err)
 			}

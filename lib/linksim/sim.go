@@ -1,6 +1,7 @@
 package linksim
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -46,6 +47,7 @@ type port struct {
 	delay     int64 // ps
 	busyUntil int64 // ps, end of the last transmission scheduled
 	ackPs     int64 // an ACK's serialization plus propagation on the reverse channel
+	bytes     int64 // wire bytes sent, counted for INT only
 }
 
 func newPort(h Hop, cfg netcfg.Config) port {
@@ -113,7 +115,19 @@ type queued struct {
 	wire, start, at int64
 }
 
+// flowExt is a flow's state for DCQCN's CNP pacing and HPCC's INT.
+type flowExt struct {
+	lastCNP int64              // ps, last time the receiver echoed a mark; -1 if never
+	ints    []packetsim.INTHop // ring of INT records, (packet & intMask) * intHops + hop; nil once the flow is done
+	intMask int32
+}
+
+// ctxEvery is how many events pass between two looks at the run's
+// context: a few hundred microseconds of run time.
+const ctxEvery = 1 << 13
+
 type sim struct {
+	ctx    context.Context
 	cfg    netcfg.Config
 	target port
 	k      float64
@@ -136,12 +150,42 @@ type sim struct {
 	next     int // next flow to start
 	rto      int64
 	res      Result
+	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise:
+	// extra is set when any of it is, and keeps the rest out of the way
+	// of the other CCs.
+	extra   bool
+	red     *packetsim.RED       // RED-style marking at the target instead of the step at K
+	cnpGap  int64                // ps; the receiver echoes a mark at most once per gap per flow
+	intHops int32                // INT records per data packet: the switch ports on its path
+	clocked bool                 // the controllers have timers (packetsim.Clocked)
+	ext     []flowExt            // per flow, when cnpGap or intHops is set
+	rings   [][]packetsim.INTHop // INT rings of finished flows, for reuse
 }
 
-func newSim(l Link, flows []workload.Flow, cfg netcfg.Config, newCC packetsim.NewCC) *sim {
-	s := &sim{cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0, dequeue: cfg.MarkAtDequeue()}
+func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC packetsim.NewCC) *sim {
+	s := &sim{ctx: ctx, cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0, dequeue: cfg.MarkAtDequeue()}
 	if cfg.BufferBytes > 0 {
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
+	}
+	// As in packetsim, the network's part of a CC follows cfg.CC: DCQCN's
+	// switches mark by RED and its receivers pace CNPs; under HPCC every
+	// switch port on a data packet's path writes an INT record into it,
+	// here the target (when sources feed it: else it is a NIC) and the
+	// downstream hop.
+	switch cfg.CC {
+	case "dcqcn":
+		s.red = packetsim.NewRED(cfg.DCQCN, opts.Seed)
+		s.cnpGap = cfg.DCQCN.CNPIntervalNanos * 1000
+	case "hpcc":
+		if s.switched {
+			s.intHops++
+		}
+		if len(l.Dests) > 0 {
+			s.intHops++
+		}
+	}
+	if s.extra = s.cnpGap > 0 || s.intHops > 0; s.extra {
+		s.ext = make([]flowExt, len(flows))
 	}
 	srcs := l.Sources
 	if !s.switched {
@@ -171,11 +215,35 @@ func newSim(l Link, flows []workload.Flow, cfg netcfg.Config, newCC packetsim.Ne
 			fs.ackPs += s.dests[f.Dst].ackPs
 		}
 		fs.cc = newCC(cfg, s.nics[f.Src].bw)
+		if b, ok := fs.cc.(packetsim.BaseRTTSetter); ok {
+			b.SetBaseRTT(s.baseRTT(fs))
+		}
+		if _, ok := fs.cc.(packetsim.Clocked); ok {
+			s.clocked = true
+		}
+		if s.ext != nil {
+			s.ext[i].lastCNP = -1
+		}
 		if i == 0 || fs.ackPs < s.minAckPs {
 			s.minAckPs = fs.ackPs
 		}
 	}
 	return s
+}
+
+// baseRTT is the round trip of a full data packet along f's path and of
+// its ACK back, over empty queues, in ps, as packetsim computes it.
+func (s *sim) baseRTT(f *flowState) int64 {
+	wire := s.cfg.PayloadBytes + s.cfg.HeaderBytes
+	hop := func(p *port) int64 { return p.tx(wire) + p.delay + p.ackPs }
+	t := hop(&s.target)
+	if s.switched {
+		t += hop(&s.nics[f.src].port)
+	}
+	if len(s.dests) > 0 {
+		t += hop(&s.dests[f.dst])
+	}
+	return t
 }
 
 func (s *sim) push(e event) { s.q.push(e) }
@@ -205,6 +273,11 @@ func (s *sim) run() error {
 		e := s.q.pop()
 		s.now = e.t
 		s.res.Events++
+		if s.res.Events&(ctxEvery-1) == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return fmt.Errorf("linksim: interrupted: %w", err)
+			}
+		}
 		switch e.kind {
 		case evNicWake:
 			n := &s.nics[e.pkt]
@@ -240,7 +313,50 @@ func (s *sim) start(i int32) {
 	if s.rto > 0 {
 		s.push(event{t: s.now + s.rto, kind: evRTO, flow: i})
 	}
+	if s.intHops > 0 {
+		s.allocRing(i, f)
+	}
 	s.activate(i, f)
+}
+
+// allocRing gives flow i a ring of INT records for every packet it can
+// have in flight: its window at start, which HPCC never exceeds, or all
+// its packets if fewer (as packetsim sizes it).
+func (s *sim) allocRing(i int32, f *flowState) {
+	pkts := int64(f.npkts)
+	if w := f.cc.WindowBytes(); w/s.cfg.PayloadBytes < pkts {
+		pkts = (w+s.cfg.PayloadBytes-1)/s.cfg.PayloadBytes + 2
+	}
+	ring := int32(1)
+	for int64(ring) < pkts {
+		ring <<= 1
+	}
+	n := int(ring * s.intHops)
+	var ints []packetsim.INTHop
+	if k := len(s.rings); k > 0 {
+		// Reuse a finished flow's ring; one too small is left to the
+		// collector, so the spare rings never outnumber the flows that
+		// were in flight at once.
+		ints = s.rings[k-1]
+		s.rings = s.rings[:k-1]
+	}
+	if cap(ints) >= n {
+		ints = ints[:n]
+		clear(ints)
+	} else {
+		ints = make([]packetsim.INTHop, n)
+	}
+	s.ext[i].ints, s.ext[i].intMask = ints, ring-1
+}
+
+// intRecord is where hop h's INT record of data packet e goes, nil when
+// its flow is done (a stray copy still in flight).
+func (s *sim) intRecord(e *event, h int32) *packetsim.INTHop {
+	x := &s.ext[e.flow]
+	if x.ints == nil {
+		return nil
+	}
+	return &x.ints[(e.pkt&x.intMask)*s.intHops+h]
 }
 
 // activate puts a flow that has data to (re)send back into its NIC's
@@ -281,6 +397,11 @@ func (s *sim) pull(n *nic) {
 		}
 		pkt := f.sndNxt
 		f.sndNxt++
+		if s.clocked {
+			if c, ok := f.cc.(packetsim.Clocked); ok {
+				c.Advance(s.now)
+			}
+		}
 		if pkt < f.maxSent {
 			s.res.Retransmits++
 		} else {
@@ -342,7 +463,11 @@ func (s *sim) send(n *nic, e event, wire int64) {
 
 // onTarget is a data packet reaching the target's port: dropped if the
 // buffer is full, else queued; marked at enqueue if the queue is above
-// the threshold, or marked at dequeue once its start has come.
+// the threshold (by RED under DCQCN), or marked at dequeue once its start
+// has come. Under HPCC it takes the port's INT record: the bytes ahead
+// of it (marking at dequeue, release replaces them with the bytes behind
+// it as it starts, as packetsim's ports report), the port's bytes sent
+// and the end of its transmission.
 func (s *sim) onTarget(e event) {
 	f := &s.fs[e.flow]
 	wire := s.wire(f, e.pkt)
@@ -356,8 +481,11 @@ func (s *sim) onTarget(e event) {
 	end := start + p.tx(wire)
 	p.busyUntil = end
 	s.res.TargetBytes += wire
+	if s.extra {
+		s.stampTarget(&e, start, end)
+	}
 	if !s.dequeue {
-		if q > s.k {
+		if s.mark(q) {
 			e.flag |= flagECE
 			s.res.Marks++
 		}
@@ -382,9 +510,13 @@ func (s *sim) release() {
 	for s.head < len(s.waiting) && s.waiting[s.head].start <= s.now {
 		w := s.waiting[s.head]
 		s.head++
-		if s.dq.Pop(w.at) > int64(s.k) {
+		behind := s.dq.Pop(w.at)
+		if s.mark(float64(behind)) {
 			w.e.flag |= flagECE
 			s.res.Marks++
+		}
+		if s.extra {
+			s.stampBehind(&w.e, behind)
 		}
 		s.leave(w.e, w.wire, w.at)
 	}
@@ -408,16 +540,27 @@ func (s *sim) release() {
 // an in-order one asks for go-back-N) and schedules the ACK's arrival at
 // the sender. Nothing after the target depends on other flows except the
 // destination hop's FIFO, which packets reach in the order they leave the
-// target, so all of this can be decided now.
+// target, so all of this can be decided now. Under HPCC the destination
+// hop writes its INT record (the bytes ahead of the packet: the hop is
+// inflated and hardly queues, so the bytes behind it, which packetsim
+// reports when marking at dequeue, are as good as zero too); under DCQCN
+// the receiver echoes a mark at most once per CNP interval.
 func (s *sim) leave(e event, wire, at int64) {
 	f := &s.fs[e.flow]
 	if len(s.dests) > 0 {
 		d := &s.dests[f.dst]
-		end := max(at, d.busyUntil) + d.tx(wire)
+		start := max(at, d.busyUntil)
+		end := start + d.tx(wire)
 		d.busyUntil = end
+		if s.extra {
+			s.stampDest(&e, d, wire, at-start, end)
+		}
 		at = end + d.delay
 	}
 	flag := e.flag & flagECE
+	if flag != 0 && s.extra {
+		flag = s.cnp(e.flow, at)
+	}
 	if e.pkt == f.rcvNxt {
 		f.rcvNxt++
 		f.nackSent = false
@@ -441,14 +584,19 @@ func (s *sim) onAck(e event) {
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
-	f.cc.OnAck(packetsim.Ack{
+	a := packetsim.Ack{
 		Now:     s.now,
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
 		NextSeq: s.seqBytes(f, f.sndNxt),
 		ECE:     e.flag&flagECE != 0,
 		RTT:     s.now - e.ts,
-	})
+	}
+	if s.extra {
+		s.ackINT(e, f, a)
+	} else {
+		f.cc.OnAck(a)
+	}
 	if e.flag&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
@@ -456,6 +604,88 @@ func (s *sim) onAck(e event) {
 	}
 	if f.active || f.sndNxt < f.npkts {
 		s.activate(e.flow, f)
+	}
+}
+
+// mark decides whether a data packet that finds q bytes queued (ahead of
+// it at enqueue, behind it at dequeue) is marked: by RED under DCQCN,
+// else above K.
+func (s *sim) mark(q float64) bool {
+	if s.red != nil {
+		return s.red.Mark(q)
+	}
+	return q > s.k
+}
+
+// stampTarget writes, under HPCC, the target's INT record of data packet
+// e, which starts its transmission there at start and ends it at end.
+func (s *sim) stampTarget(e *event, start, end int64) {
+	if s.intHops == 0 || !s.switched {
+		return
+	}
+	if r := s.intRecord(e, 0); r != nil {
+		p := &s.target
+		*r = packetsim.INTHop{QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5), TxBytes: s.res.TargetBytes, TimePs: end, RateBps: p.bw}
+	}
+}
+
+// stampBehind replaces, under HPCC with marking at dequeue, the queue of
+// e's target record with the bytes behind it as it started.
+func (s *sim) stampBehind(e *event, behind int64) {
+	if s.intHops == 0 {
+		return
+	}
+	if r := s.intRecord(e, 0); r != nil {
+		r.QueueBytes = behind
+	}
+}
+
+// stampDest writes, under HPCC, the downstream hop's INT record of data
+// packet e of wire bytes, which waited there for wait ps and ended its
+// transmission at end.
+func (s *sim) stampDest(e *event, d *port, wire, wait, end int64) {
+	if s.intHops == 0 {
+		return
+	}
+	d.bytes += wire
+	if r := s.intRecord(e, s.intHops-1); r != nil {
+		*r = packetsim.INTHop{QueueBytes: int64(float64(wait)*float64(d.bw)/psPerSecondBits + 0.5), TxBytes: d.bytes, TimePs: end, RateBps: d.bw}
+	}
+}
+
+// cnp is DCQCN's notification point: the echo flag of a marked data
+// packet of flow fi reaching its receiver at time at, which echoes a mark
+// at most once per CNP interval (always without DCQCN).
+func (s *sim) cnp(fi int32, at int64) uint8 {
+	if s.cnpGap == 0 {
+		return flagECE
+	}
+	if x := &s.ext[fi]; x.lastCNP < 0 || at-x.lastCNP >= s.cnpGap {
+		x.lastCNP = at
+		return flagECE
+	}
+	return 0
+}
+
+// ackINT hands an ACK to an INTReader with the INT records of the last
+// packet received in order, which the ACK answers unless it is a
+// duplicate, and frees the flow's ring once all its data is acknowledged.
+func (s *sim) ackINT(e event, f *flowState, a packetsim.Ack) {
+	if s.intHops == 0 {
+		f.cc.OnAck(a)
+		return
+	}
+	x := &s.ext[e.flow]
+	r, ok := f.cc.(packetsim.INTReader)
+	if !ok || e.pkt == 0 || x.ints == nil {
+		f.cc.OnAck(a)
+	} else {
+		o := ((e.pkt - 1) & x.intMask) * s.intHops
+		r.OnAckINT(a, x.ints[o:o+s.intHops])
+	}
+	if f.sndUna == f.npkts && x.ints != nil {
+		s.rings = append(s.rings, x.ints)
+		x.ints = nil
 	}
 }
 

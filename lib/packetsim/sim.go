@@ -3,7 +3,6 @@ package packetsim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -214,31 +213,11 @@ type sim struct {
 	lastBytes []int64
 	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise.
-	red     *red      // RED-style marking instead of the step at K
+	red     *RED      // RED-style marking instead of the step at K
 	cnpGap  int64     // ps; the receiver echoes a mark at most once per gap per flow
 	intHops bool      // switch ports stamp INT records into data packets
 	ext     []flowExt // per slot, when cnpGap or intHops is set
 	extra   bool      // red or intHops: the per-hop work above is on
-}
-
-// red is DCQCN's RED-style marking: a data packet that finds q bytes
-// queued (ahead of it at enqueue, behind it at dequeue) is marked with
-// probability 0 up to kmin, rising linearly to pmax at kmax, and 1
-// beyond.
-type red struct {
-	kmin, kmax, pmax float64
-	rng              *rand.Rand
-}
-
-// mark decides whether a data packet finding q bytes queued is marked.
-func (r *red) mark(q float64) bool {
-	switch {
-	case q <= r.kmin:
-		return false
-	case q > r.kmax:
-		return true
-	}
-	return r.rng.Float64() < r.pmax*(q-r.kmin)/(r.kmax-r.kmin)
 }
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
@@ -264,7 +243,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	switch cfg.CC {
 	case "dcqcn":
 		d := cfg.DCQCN
-		s.red = &red{kmin: float64(d.KminBytes), kmax: float64(d.KmaxBytes), pmax: d.Pmax, rng: rand.New(rand.NewPCG(opts.Seed, 0x5eed_dc9c))}
+		s.red = NewRED(d, opts.Seed)
 		s.cnpGap = d.CNPIntervalNanos * 1000
 	case "hpcc":
 		s.intHops = true
@@ -651,7 +630,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		return true
 	}
 	wait := p.busyUntil - s.now
-	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
+	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.Mark(p.backlog(s.now))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -683,7 +662,7 @@ func (s *sim) dequeued(e *event, ack bool, behind int64) {
 		return
 	}
 	c := channel(s.route(e.ref), int32(e.hop()), false)
-	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.mark(float64(behind))) {
+	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.Mark(float64(behind))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}

@@ -31,13 +31,15 @@ func BackendByName(name string) (Backend, error) {
 // LinkSim is the default link-level backend: lib/linksim, the dedicated
 // link-level simulator of Parsimon §4.1, which simulates the target
 // channel's queue and the sources' first hops and takes the downstream
-// hops and ACKs as fixed delays.
-func LinkSim(_ context.Context, t *Task) ([]metrics.Record, error) {
+// hops and ACKs as fixed delays. It runs every congestion control of
+// netcfg (DCQCN's RED marking drawing from a stream seeded with the
+// target channel) and stops once ctx is done.
+func LinkSim(ctx context.Context, t *Task) ([]metrics.Record, error) {
 	l, flows, err := t.link()
 	if err != nil {
 		return nil, err
 	}
-	res, err := linksim.Run(l, flows, t.Config, linksim.Options{})
+	res, err := linksim.Run(ctx, l, flows, t.Config, linksim.Options{Seed: uint64(t.Channel)})
 	if err != nil {
 		return nil, err
 	}
@@ -50,13 +52,14 @@ func LinkSim(_ context.Context, t *Task) ([]metrics.Record, error) {
 
 // Packetsim is the general link-level backend: lib/packetsim run to
 // completion on the task's topology (Task.Network) with the target port's
-// ECN threshold.
+// ECN threshold, its random draws (DCQCN's RED marking) seeded with the
+// target channel as LinkSim's are.
 func Packetsim(_ context.Context, t *Task) ([]metrics.Record, error) {
 	net, err := t.Network(false)
 	if err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Run(net, t.Flows, t.Config, packetsim.Options{KBytes: map[int]int64{0: t.KBytes}})
+	res, err := packetsim.Run(net, t.Flows, t.Config, packetsim.Options{KBytes: map[int]int64{0: t.KBytes}, Seed: uint64(t.Channel)})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,188 @@
+package linksim
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// longFlows are n flows of size bytes from sources 0..n-1 to destination
+// 0, all starting at once.
+func longFlows(n int, size int64) []workload.Flow {
+	flows := make([]workload.Flow, n)
+	for i := range flows {
+		flows[i] = workload.Flow{ID: i, Src: i, Size: size, Start: 1000}
+	}
+	return flows
+}
+
+// incast is a link whose n 10G sources feed a 10G target: a Parsimon
+// downlink, or with dests a core link.
+func incast(n int, dests bool) Link {
+	l := Link{Target: Hop{10 * gbps, 1000}, KBytes: 30_000}
+	for range n {
+		l.Sources = append(l.Sources, Hop{10 * gbps, 1000})
+	}
+	if dests {
+		l.Dests = []Hop{{100 * gbps, 1000}}
+	}
+	return l
+}
+
+// cnpRecorder wraps a controller and keeps the arrival times of the ACKs
+// that echoed a mark.
+type cnpRecorder struct {
+	packetsim.CC
+	echoes []int64
+}
+
+func (r *cnpRecorder) OnAck(a packetsim.Ack) {
+	if a.ECE {
+		r.echoes = append(r.echoes, a.Now)
+	}
+	r.CC.OnAck(a)
+}
+
+// DCQCN's notification point: four flows overload the target, RED marks
+// many packets, but each receiver echoes a mark at most once per CNP
+// interval per flow. A flow's ACKs all take the same fixed path back, so
+// the echoes reach its sender at least the interval apart too.
+func TestCNPPacing(t *testing.T) {
+	cfg := netcfg.Default()
+	cfg.CC = "dcqcn"
+	var recs []*cnpRecorder
+	newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
+		r := &cnpRecorder{CC: packetsim.NewDCQCN(cfg, line)}
+		recs = append(recs, r)
+		return r
+	}
+	res, err := Run(context.Background(), incast(4, true), longFlows(4, 2_000_000), cfg, Options{CC: newCC, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gap := cfg.DCQCN.CNPIntervalNanos * 1000
+	var echoes int64
+	for i, r := range recs {
+		if len(r.echoes) == 0 {
+			t.Errorf("flow %d: no CNP", i)
+		}
+		for j := 1; j < len(r.echoes); j++ {
+			if d := r.echoes[j] - r.echoes[j-1]; d < gap {
+				t.Errorf("flow %d: CNPs %d ps apart, less than the interval %d ps", i, d, gap)
+			}
+		}
+		echoes += int64(len(r.echoes))
+	}
+	t.Logf("%d marks, %d CNPs", res.Marks, echoes)
+	if res.Marks <= echoes {
+		t.Errorf("%d marks and %d CNPs: the receivers suppressed none", res.Marks, echoes)
+	}
+}
+
+// intRecorder wraps HPCC and keeps the INT records it is handed.
+type intRecorder struct {
+	*packetsim.HPCC
+	hops [][]packetsim.INTHop
+}
+
+func (r *intRecorder) OnAckINT(a packetsim.Ack, hops []packetsim.INTHop) {
+	r.hops = append(r.hops, append([]packetsim.INTHop(nil), hops...))
+	r.HPCC.OnAckINT(a, hops)
+}
+
+// HPCC on a downlink and a core link: every ACK brings one INT record per
+// switch port of the path (the target, then the downstream hop), with the
+// ports' rates, bytes sent that only grow and times that only advance;
+// and HPCC keeps the target's queue under 5 KB once the four flows have
+// settled (after 100 us), as its paper and packetsim's test have it.
+func TestHPCCINT(t *testing.T) {
+	for _, dests := range []bool{false, true} {
+		cfg := netcfg.Default()
+		cfg.CC = "hpcc"
+		var recs []*intRecorder
+		newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
+			r := &intRecorder{HPCC: packetsim.NewHPCC(cfg, line).(*packetsim.HPCC)}
+			recs = append(recs, r)
+			return r
+		}
+		l := incast(4, dests)
+		if _, err := Run(context.Background(), l, longFlows(4, 2_000_000), cfg, Options{CC: newCC}); err != nil {
+			t.Fatal(err)
+		}
+		rates := []int64{l.Target.Bandwidth}
+		if dests {
+			rates = append(rates, l.Dests[0].Bandwidth)
+		}
+		var qmax int64
+		for i, r := range recs {
+			if len(r.hops) == 0 {
+				t.Fatalf("dests %v, flow %d: no INT", dests, i)
+			}
+			for j, hops := range r.hops {
+				if len(hops) != len(rates) {
+					t.Fatalf("dests %v, flow %d: %d INT records, want %d", dests, i, len(hops), len(rates))
+				}
+				for h, rec := range hops {
+					if rec.RateBps != rates[h] {
+						t.Errorf("dests %v, flow %d, hop %d: rate %d, want %d", dests, i, h, rec.RateBps, rates[h])
+					}
+					if j > 0 && (rec.TxBytes < r.hops[j-1][h].TxBytes || rec.TimePs < r.hops[j-1][h].TimePs) {
+						t.Errorf("dests %v, flow %d, hop %d: INT went back from %+v to %+v", dests, i, h, r.hops[j-1][h], rec)
+					}
+				}
+				if hops[0].TimePs > 100_000_000 {
+					qmax = max(qmax, hops[0].QueueBytes)
+				}
+			}
+		}
+		t.Logf("dests %v: target queue at most %d B after 100 us", dests, qmax)
+		if qmax > 5000 {
+			t.Errorf("dests %v: the target's queue reached %d B, want it under 5 KB", dests, qmax)
+		}
+	}
+}
+
+// canceller is a controller that cancels the run's context at its
+// flow's 1000th ACK and counts the ACKs after that.
+type canceller struct {
+	packetsim.CC
+	acks   *int
+	after  *int
+	cancel context.CancelFunc
+}
+
+func (c canceller) OnAck(a packetsim.Ack) {
+	*c.acks++
+	if *c.acks == 1000 {
+		c.cancel()
+	} else if *c.acks > 1000 {
+		*c.after++
+	}
+	c.CC.OnAck(a)
+}
+
+// A run whose context is cancelled stops within ctxEvery events with an
+// error that wraps context.Canceled.
+func TestInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var acks, after int
+	newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
+		return canceller{CC: packetsim.NewDCTCPRate(cfg, line), acks: &acks, after: &after, cancel: cancel}
+	}
+	flows := longFlows(4, 50_000_000) // 200k packets: far more ACKs than one look at the context takes
+	_, err := Run(ctx, incast(4, true), flows, netcfg.Default(), Options{CC: newCC})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if after >= ctxEvery {
+		t.Errorf("%d ACKs after the cancel, want fewer than %d", after, ctxEvery)
+	}
+	if _, err := Run(ctx, incast(4, true), flows, netcfg.Default(), Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a run started with a cancelled context: error %v, want context.Canceled", err)
+	}
+}
