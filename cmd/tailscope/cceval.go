@@ -103,7 +103,7 @@ func ccevalEstimate(args []string) error {
 	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
 	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
 	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
-	executor := executorFlags(fs, `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`, "", "local", "slurm")
+	executor := executorFlags(fs, `run trials as sweep tasks, "local" or "slurm" (record frames under <out>/<estimator>/: a rerun resumes), in waves the forecast sizes`, "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -130,9 +130,6 @@ func ccevalEstimate(args []string) error {
 		Workers: *cf.workers, Seed: *cf.seed, Targets: split(*mets), Progress: progress.NewLine(os.Stderr, "cceval")}
 	if err := mkdirOut(*cf.out); err != nil {
 		return err
-	}
-	if exec == nil {
-		fmt.Fprintf(os.Stderr, "cceval: trials journalled in %s as <estimator>.trials.jsonl (a rerun resumes)\n", *cf.out)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

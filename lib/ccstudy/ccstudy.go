@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -66,10 +67,13 @@ type Estimation struct {
 
 // Estimate runs model-free estimation of cfg.Targets (MetricNames, which
 // must be set) for every case, the metrics per size bin of bins. With exec
-// nil the trials run in this process, journalled under dir as
-// <label>.trials.jsonl when dir is not "" (a rerun resumes); otherwise
-// they run as sweep tasks through exec with their frames under
-// dir/<label> (cceval.EstimateSweep), reported to cfg.Progress.
+// nil the trials run in this process (cfg.Workers at once) and nothing is
+// kept; otherwise they run as sweep tasks through exec with their record
+// frames under dir/<label> (cceval.EstimateSweep), so that an interrupted
+// estimation resumes, and cfg.Progress gets each wave.
+//
+// Trial journals of older versions (<label>.trials.jsonl under dir) are
+// refused rather than silently run again from scratch.
 func Estimate(ctx context.Context, cases []Case, bins metrics.Bins, cfg cceval.Config, exec experiment.Executor, dir string) (*Estimation, error) {
 	if len(cases) == 0 || len(cfg.Targets) == 0 {
 		return nil, fmt.Errorf("ccstudy: an estimation needs cases and targets (%d cases, targets %v)", len(cases), cfg.Targets)
@@ -81,19 +85,22 @@ func Estimate(ctx context.Context, cases []Case, bins metrics.Bins, cfg cceval.C
 	if err := cceval.CheckTargets(cfg.Targets, bins, pcts); err != nil {
 		return nil, err
 	}
+	if exec != nil {
+		for _, c := range cases {
+			old := filepath.Join(dir, c.Label+".trials.jsonl")
+			if _, err := os.Stat(old); err == nil {
+				return nil, fmt.Errorf("ccstudy: %s is a trial journal of an older tailscope; trials now resume from sweep results under %s: move the journal away (its trials run again) or write into another directory",
+					old, filepath.Join(dir, c.Label))
+			}
+		}
+	}
 	e := &Estimation{Cases: cases, Targets: cfg.Targets}
 	for _, c := range cases {
 		var res *cceval.Result
 		if exec != nil {
 			res, err = cceval.EstimateSweep(ctx, c.Spec, c.Estimator, c.Options, bins, pcts, cfg, exec, filepath.Join(dir, c.Label), cfg.Progress)
 		} else {
-			trial := cceval.ScenarioTrial(c.Spec, c.Estimator, c.Options, bins, pcts)
-			if dir != "" {
-				if trial, err = cceval.JournalTrial(trial, filepath.Join(dir, c.Label+".trials.jsonl")); err != nil {
-					return nil, err
-				}
-			}
-			res, err = cceval.Estimate(trial, cfg)
+			res, err = cceval.Estimate(cceval.ScenarioTrial(c.Spec, c.Estimator, c.Options, bins, pcts), cfg)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ccstudy: %s: %w", c.Label, err)

@@ -1,6 +1,7 @@
 package ccstudy
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/cceval"
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -29,32 +31,49 @@ func TestOverride(t *testing.T) {
 	}
 }
 
-// TestEstimateJournal estimates on a small dumbbell with flowsim twice
-// under one directory: the second run reads every trial from the journal
-// and gives the same intervals, and the frames and figures are written.
-func TestEstimateJournal(t *testing.T) {
+// TestEstimateResumes estimates on a small dumbbell with flowsim as
+// local sweep tasks, then again under the same directory: the second run
+// finds every trial's result and runs none, with the same intervals, which
+// are also those of the estimation in this process. The frames and
+// figures are written, and an old trial journal is refused by name.
+func TestEstimateResumes(t *testing.T) {
 	spec := Override(Dumbbell(), "", 0, 60)
 	cases := []Case{{Label: "flowsim", Spec: spec, Estimator: "flowsim"}}
 	cfg := cceval.Config{Margin: 0.2, Seed: 1, Workers: 1, MaxTrials: 200, Targets: []string{"fct_p50", "fct_p99[<=1KB]"}}
 	dir := t.TempDir()
-	e, err := Estimate(context.Background(), cases, metrics.ParsimonBins(), cfg, nil, dir)
+	e, err := Estimate(context.Background(), cases, metrics.ParsimonBins(), cfg, experiment.Local{}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	journal, err := os.ReadFile(filepath.Join(dir, "flowsim.trials.jsonl"))
+	journal := filepath.Join(dir, "flowsim", experiment.JournalFile)
+	first, err := experiment.ReadJournal(filepath.Dir(journal))
+	if err != nil || len(first) < len(e.Results[0].Trials) {
+		t.Fatalf("%d trials done in the sweep, the estimation used %d (%v)", len(first), len(e.Results[0].Trials), err)
+	}
+	before, err := os.ReadFile(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(journal), "\n"); n != len(e.Results[0].Trials) {
-		t.Errorf("journal holds %d trials, the estimation used %d", n, len(e.Results[0].Trials))
+	again, err := Estimate(context.Background(), cases, metrics.ParsimonBins(), cfg, experiment.Local{}, dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	again, err := Estimate(context.Background(), cases, metrics.ParsimonBins(), cfg, nil, dir)
+	after, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Errorf("the resumed estimation ran trials again:\n%s", after[len(before):])
+	}
+	inproc, err := Estimate(context.Background(), cases, metrics.ParsimonBins(), cfg, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range e.Results[0].Metrics {
-		if m2 := again.Results[0].Metrics[i]; m2.Interval != m.Interval || m2.Trials != m.Trials {
-			t.Errorf("%s: resumed %v in %d trials, first %v in %d", m.Name, m2.Interval, m2.Trials, m.Interval, m.Trials)
+		for _, o := range []*Estimation{again, inproc} {
+			if m2 := o.Results[0].Metrics[i]; m2.Interval != m.Interval || m2.Trials != m.Trials {
+				t.Errorf("%s: %v in %d trials, first %v in %d", m.Name, m2.Interval, m2.Trials, m.Interval, m.Trials)
+			}
 		}
 	}
 	var report strings.Builder
@@ -72,6 +91,12 @@ func TestEstimateJournal(t *testing.T) {
 	}
 	if _, err := e.MetricFigure("fct_p90"); err == nil || !strings.Contains(err.Error(), `no metric "fct_p90"`) {
 		t.Errorf("figure of a metric not estimated: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "flowsim.trials.jsonl"), []byte(`{"seed":1,"metrics":{}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Estimate(context.Background(), cases, metrics.ParsimonBins(), cfg, experiment.Local{}, dir); err == nil || !strings.Contains(err.Error(), "trial journal of an older tailscope") {
+		t.Errorf("an old journal was not refused: %v", err)
 	}
 }
 
