@@ -42,3 +42,24 @@ func TestResolvePinned(t *testing.T) {
 		}
 	}
 }
+
+// Runtime-only fields of the estimators' Options (json:"-") and options of
+// another variant are refused like any unknown option.
+func TestResolveRefusesRuntimeFields(t *testing.T) {
+	for _, tc := range []struct{ name, opts string }{
+		{"packetsim", `{"seed":1}`},
+		{"packetsim", `{"Paths":[[1,2]]}`},
+		{"packetsim", `{"SampleEveryNanos":1000}`},
+		{"packetsim", `{"KBytes":{"1":30000}}`},
+		{"parsimon", `{"max_wmape":0.1}`},
+		{"parsimon", `{"Progress":null}`},
+		{"parsimon", `{"cluster":true}`},
+		{"parsimon", `{"Links":null}`},
+		{"parsimon-ns3", `{"quantiles":10}`},
+		{"flowsim", `{"Progress":null}`},
+	} {
+		if got, err := Resolve(tc.name, tc.opts); err == nil {
+			t.Errorf("%s %s: accepted as %s", tc.name, tc.opts, got)
+		}
+	}
+}
