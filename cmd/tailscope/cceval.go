@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -118,7 +119,11 @@ func ccevalEstimate(args []string) error {
 	if err != nil {
 		return err
 	}
-	exec, err := executor.build(*cf.workers)
+	workers := *cf.workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
+	}
+	exec, err := executor.build(workers)
 	if err != nil {
 		return fmt.Errorf("cceval estimate: %w", err)
 	}
