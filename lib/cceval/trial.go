@@ -57,7 +57,7 @@ func TargetPercentiles(targets []string) ([]float64, error) {
 		}
 		_, p, _, err := ParseMetricName(t)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cceval: unknown metric %q (fct_mean, slowdown_mean, or fct_pP / slowdown_pP with P in (0, 100], optionally with a size bin label [...])", t)
 		}
 		if !slices.Contains(pcts, p) {
 			pcts = append(pcts, p)

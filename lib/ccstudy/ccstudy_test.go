@@ -109,7 +109,7 @@ func TestEstimateRefuses(t *testing.T) {
 	}{
 		{nil, []string{"fct_p99"}, "needs cases and targets"},
 		{cases, nil, "needs cases and targets"},
-		{cases, []string{"fct_p99x"}, `"fct_p99x" is not a percentile`},
+		{cases, []string{"fct_p99x"}, `unknown metric "fct_p99x"`},
 		{cases, []string{"fct_p99[<=3KB]"}, `unknown metric "fct_p99[<=3KB]"`},
 	} {
 		_, err := Estimate(context.Background(), tc.cases, metrics.ParsimonBins(), cceval.Config{Targets: tc.targets}, nil, "")
