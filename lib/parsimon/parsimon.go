@@ -68,7 +68,7 @@ type Options struct {
 // order.
 type LinkRunner func(ctx context.Context, tasks []*Task) ([]*TaskResult, error)
 
-func (o Options) withDefaults() (Options, error) {
+func (o Options) withDefaults() Options {
 	if o.BucketSize == 0 {
 		o.BucketSize = DefaultBucketSize
 	}
@@ -80,13 +80,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Backend == nil {
 		o.Backend = LinkSim
-		if o.BackendName != "" {
-			b, err := BackendByName(o.BackendName)
-			if err != nil {
-				return o, err
-			}
-			o.Backend = b
-		}
 	}
 	o.ClusterOptions = o.ClusterOptions.withDefaults()
 	if o.Links == nil {
@@ -94,7 +87,17 @@ func (o Options) withDefaults() (Options, error) {
 			return RunTasks(ctx, tasks, o.Backend, o.Workers, o.Progress)
 		}
 	}
-	return o, nil
+	return o
+}
+
+// named sets o.Backend from o.BackendName when only the name is given.
+func (o Options) named() (Options, error) {
+	if o.Backend != nil || o.BackendName == "" {
+		return o, nil
+	}
+	b, err := BackendByName(o.BackendName)
+	o.Backend = b
+	return o, err
 }
 
 // ChannelStat describes one channel of a run.
@@ -140,10 +143,11 @@ func (r *Result) InfSeconds() float64 {
 
 // Run estimates the FCT of every flow on net under cfg with Parsimon.
 func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
-	o, err := opts.withDefaults()
+	opts, err := opts.named()
 	if err != nil {
 		return nil, err
 	}
+	o := opts.withDefaults()
 	if err := o.ClusterOptions.validate(); err != nil {
 		return nil, err
 	}
@@ -265,10 +269,11 @@ func interrupted(ctx context.Context) error {
 // RunTask): what a LinkRunner that runs each simulation in another process
 // computes there.
 func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, channel int) ([]metrics.Record, float64, error) {
-	o, err := opts.withDefaults()
+	opts, err := opts.named()
 	if err != nil {
 		return nil, 0, err
 	}
+	o := opts.withDefaults()
 	d, err := Decompose(net, flows, cfg)
 	if err != nil {
 		return nil, 0, err
