@@ -9,20 +9,19 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/tailscope/tailscope/lib/cceval"
+	"github.com/tailscope/tailscope/lib/ccstudy"
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
-	"github.com/tailscope/tailscope/lib/workload"
 )
 
 func init() {
@@ -66,27 +65,14 @@ func newCCEvalFlags(fs *flag.FlagSet, margin float64) ccevalFlags {
 
 // scenario builds the spec the flags name.
 func (f ccevalFlags) scenario() (scenario.Spec, error) {
-	var s scenario.Spec
-	if *f.spec == "dumbbell" {
-		s = scenario.CCEvalDumbbell(400, 0.3, "webserver")
-	} else {
+	s := ccstudy.Dumbbell()
+	if *f.spec != "dumbbell" {
 		var err error
 		if s, err = loadSpec(*f.spec); err != nil {
 			return s, err
 		}
 	}
-	for i := range s.Workload.Components {
-		if *f.sizes != "" {
-			s.Workload.Components[i].Sizes = workload.SizeSpec{Dist: *f.sizes}
-		}
-		if *f.load > 0 {
-			s.Workload.Components[i].MaxLoad = *f.load
-		}
-	}
-	if *f.flows > 0 {
-		s.Workload.Flows, s.Workload.DurationNs = *f.flows, 0
-	}
-	return s, nil
+	return ccstudy.Override(s, *f.sizes, *f.load, *f.flows), nil
 }
 
 // write stores a frame and a figure under the output directory, which it
@@ -118,7 +104,7 @@ func ccevalEstimate(args []string) error {
 	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
 	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
 	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
-	executor := executorFlags(fs, `run trials as sweep tasks ("local" or "slurm"; frames under <out>/<estimator>/), in waves the forecast sizes; default: in this process, journalled`, "", "local", "slurm")
+	executor := executorFlags(fs, `run trials as sweep tasks, "local" or "slurm" (record frames under <out>/<estimator>/: a rerun resumes), in waves the forecast sizes`, "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -133,89 +119,31 @@ func ccevalEstimate(args []string) error {
 	if err != nil {
 		return err
 	}
-	targets := split(*mets)
-	pcts := map[float64]bool{}
-	for _, m := range targets {
-		if i := strings.Index(m, "_p"); i >= 0 {
-			end := strings.IndexByte(m, '[')
-			if end < 0 {
-				end = len(m)
-			}
-			if p, err := strconv.ParseFloat(m[i+2:end], 64); err == nil {
-				pcts[p] = true
-			}
-		}
+	workers := *cf.workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
 	}
-	var pl []float64
-	for p := range pcts {
-		if pct := (span{lo: 0, hi: 100, loOpen: true}); !pct.contains(p) {
-			return fmt.Errorf("--metrics: percentile %g: want %s", p, pct)
-		}
-		pl = append(pl, p)
-	}
-	sort.Float64s(pl)
-	if err := cceval.CheckTargets(targets, b, pl); err != nil {
-		return err
-	}
-	exec, err := executor.build(*cf.workers)
+	exec, err := executor.build(workers)
 	if err != nil {
 		return fmt.Errorf("cceval estimate: %w", err)
 	}
-	var labels []string
-	var results []*cceval.Result
-	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
-		Workers: *cf.workers, Seed: *cf.seed, Targets: targets, Progress: progress.NewLine(os.Stderr, "cceval")}
+	var cases []ccstudy.Case
 	for _, name := range split(*names) {
-		var res *cceval.Result
-		if exec == nil {
-			if err := mkdirOut(*cf.out); err != nil {
-				return err
-			}
-			journal := filepath.Join(*cf.out, name+".trials.jsonl")
-			trial, err := cceval.JournalTrial(cceval.ScenarioTrial(spec, name, *options, b, pl), journal)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "%s: trials journalled in %s (a rerun resumes)\n", name, journal)
-			if res, err = cceval.Estimate(trial, cfg); err != nil {
-				return err
-			}
-		} else {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			res, err = cceval.EstimateSweep(ctx, spec, name, *options, b, pl, cfg, exec, filepath.Join(*cf.out, name), progress.NewLine(os.Stderr, name))
-			stop()
-			if err != nil {
-				return err
-			}
-		}
-		for _, m := range res.Metrics {
-			fmt.Printf("%s %s: %v, real trials %d, forecast %d\n", name, m.Name, m.Interval, m.Trials, m.Forecast)
-		}
-		fig, err := plot.CITrace(res, nil)
-		if err != nil {
-			return err
-		}
-		if err := cf.write(name+".trials", res.TrialsTable(), nil); err != nil {
-			return err
-		}
-		if err := cf.write(name+".trace", res.TraceTable(), fig); err != nil {
-			return err
-		}
-		labels, results = append(labels, name), append(results, res)
+		cases = append(cases, ccstudy.Case{Label: name, Spec: spec, Estimator: name, Options: *options})
 	}
-	if err := cf.write("results", cceval.ResultsTable(labels, results), nil); err != nil {
+	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
+		Workers: *cf.workers, Seed: *cf.seed, Targets: split(*mets), Progress: progress.NewLine(os.Stderr, "cceval")}
+	if err := mkdirOut(*cf.out); err != nil {
 		return err
 	}
-	for _, m := range targets {
-		fig, err := plot.CIByLabel(labels, results, m)
-		if err != nil {
-			return err
-		}
-		if err := cf.write("by_estimator_"+strings.NewReplacer("[", "_", "]", "", "<", "le", ">", "gt", "=", "").Replace(m), nil, fig); err != nil {
-			return err
-		}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := ccstudy.Estimate(ctx, cases, b, cfg, exec, *cf.out)
+	if err != nil {
+		return err
 	}
-	return nil
+	e.Report(os.Stdout)
+	return e.Write(*cf.out)
 }
 
 func ccevalTail(args []string) error {
@@ -248,39 +176,36 @@ func ccevalTail(args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := cceval.NewModel(spec, *dur)
+	tail, err := ccstudy.NewTail(spec, *name, *options, *dur)
 	if err != nil {
 		return err
 	}
-	run, err := cceval.EstimatorRunner(spec, *name, *options)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "model: arrivals %v, sizes %v (least-squares fit to %s, CDF rmse %.3f), %.1f flows per cycle\n",
-		m.Arrival, m.Size, m.SizeFit.Of, m.SizeFit.RMSE, m.MeanFlows())
+	tail.Describe(os.Stderr)
 	cfg := cceval.TailConfig{P: *p, Metric: *metric, Level: *cf.level, Margin: *cf.margin, TiltArrivals: *tiltArr,
 		Epochs: *epochs, CECycles: *ceCycles, BatchCycles: *batch, MaxBatches: *maxBatches,
 		Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")}
-	if err := ccevalSizeFits(cf, spec); err != nil {
+	fits, err := tail.SizeFitFigure()
+	if err != nil {
+		return err
+	}
+	if err := cf.write("size_fits", nil, fits); err != nil {
 		return err
 	}
 	switch *method {
 	case "compare":
-		c, err := cceval.CompareTail(m, run, cfg)
+		c, err := tail.Compare(cfg)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("model-free %v: %d cycles, %.1f s\nrenewal-reward %v: %d cycles, %.1f s\nimportance sampling %v: %d cycles (%d in the search), %d runs, %.1f s\nreduction against model-free: %.1f%%, against renewal-reward: %.1f%%\n",
-			c.ModelFree.Interval, c.ModelFreeCount, c.ModelFreeSeconds, c.Plain.Interval, c.Plain.Cycles, c.PlainSeconds,
-			c.IS.Interval, c.IS.Cycles, c.IS.SearchCycles, c.IS.Runs, c.ISSeconds, 100*c.Reduction(), 100*(1-float64(c.IS.Cycles)/float64(c.Plain.Cycles)))
-		fig, err := plot.TailComparison(c)
+		ccstudy.ReportComparison(os.Stdout, c)
+		fig, err := ccstudy.ComparisonFigure(c)
 		if err != nil {
 			return err
 		}
 		return cf.write("tail", c.Table(), fig)
 	case "is", "plain":
 		cfg.Plain = *method == "plain"
-		res, err := cceval.TailQuantile(m, run, cfg)
+		res, err := tail.Quantile(cfg)
 		if err != nil {
 			return err
 		}
@@ -289,34 +214,12 @@ func ccevalTail(args []string) error {
 	return nil
 }
 
-// ccevalSizeFits draws Fig. 14b: the spec's size CDF with its
-// least-squares fits.
-func ccevalSizeFits(cf ccevalFlags, spec scenario.Spec) error {
-	d, err := workload.NewSizeDist(spec.Workload.Components[0].Sizes)
-	if err != nil {
-		return err
-	}
-	dists := []workload.SizeDist{d}
-	for _, fam := range []string{cceval.LogNormal, cceval.Normal, cceval.Exponential} {
-		f, err := cceval.FitSizes(d, fam)
-		if err != nil {
-			return err
-		}
-		dists = append(dists, f)
-	}
-	fig, err := plot.SizeCDFs(dists)
-	if err != nil {
-		return err
-	}
-	return cf.write("size_fits", nil, fig)
-}
-
 func ccevalDurations(args []string) error {
 	fs := flag.NewFlagSet("cceval durations", flag.ContinueOnError)
 	cf := newCCEvalFlags(fs, 0.05)
 	name := fs.String("estimator", "packetsim", "estimator")
 	options := fs.String("options", "", "estimator options as a JSON object")
-	counts := fs.String("counts", "10,30,100,300,1000", "flows per trial to study")
+	countList := fs.String("counts", "10,30,100,300,1000", "flows per trial to study")
 	metric := fs.String("metric", "fct_p99", "metric (an overall percentile)")
 	maxTrials := intFlag(fs, "max-trials", 2000, 1, math.MaxInt, "trials per length at most")
 	if err := parseFlags(fs, args); err != nil {
@@ -329,24 +232,17 @@ func ccevalDurations(args []string) error {
 	if err != nil {
 		return err
 	}
-	var ns []int
-	for _, s := range split(*counts) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return fmt.Errorf("cceval durations: --counts: %q: want an integer >= 1", s)
-		}
-		ns = append(ns, n)
+	ns, err := counts(*countList)
+	if err != nil {
+		return fmt.Errorf("cceval durations: --counts: %w", err)
 	}
 	pts, err := cceval.DurationStudy(spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
 		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")})
 	if err != nil {
 		return err
 	}
-	for _, p := range pts {
-		fmt.Printf("%d flows per trial (%.3g ms): %v, stable flows only %.4g, RTC %d; flows warm-up %.1f%% stable %.1f%% cool-down %.1f%%\n",
-			p.Flows, p.DurationNs/1e6, p.Result.Interval, p.StableMean, p.Result.Trials, 100*p.WarmUp, 100*p.Stable, 100*p.CoolDown)
-	}
-	fig, err := plot.Durations(pts, *metric)
+	ccstudy.ReportDurations(os.Stdout, pts, *metric)
+	fig, err := ccstudy.DurationFigure(pts, *metric)
 	if err != nil {
 		return err
 	}

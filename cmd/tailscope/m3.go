@@ -1,21 +1,18 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
-	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/m3study"
 	"github.com/tailscope/tailscope/lib/progress"
 )
 
@@ -76,88 +73,11 @@ func runM3Gendata(args []string) error {
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
-	if err := writeManifest(*out, dataManifest{Tasks: *tasks, Flows: *flows, Seed: *seed, GitCommit: gitCommit()}); err != nil {
-		return err
-	}
 	t0 := time.Now()
-	n, err := m3.GenerateData(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
+	n, err := m3study.Gendata(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
 		Shard: *shard, Shards: *shards, Progress: progress.NewLine(os.Stderr, "m3 gendata")})
 	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
 	return err
-}
-
-// dataManifest is <data dir>/gendata.json: what 'm3 gendata' was asked
-// for and the commit that simulated it, for the model's provenance.
-type dataManifest struct {
-	Tasks     int    `json:"tasks"`
-	Flows     int    `json:"flows"`
-	Seed      uint64 `json:"seed"`
-	GitCommit string `json:"git_commit"`
-}
-
-const manifestFile = "gendata.json"
-
-// writeManifest records m in dir, refusing to mix data sets: tasks of
-// another seed or flow count would silently differ from their index's.
-func writeManifest(dir string, m dataManifest) error {
-	path := filepath.Join(dir, manifestFile)
-	if old, err := readManifest(dir); err == nil {
-		if old.Seed != m.Seed || old.Flows != m.Flows {
-			return fmt.Errorf("m3 gendata: %s holds seed %d with %d flows per task; asked for seed %d with %d (use another -out)",
-				dir, old.Seed, old.Flows, m.Seed, m.Flows)
-		}
-		m.Tasks = max(m.Tasks, old.Tasks)
-		if old.GitCommit != "" {
-			m.GitCommit = old.GitCommit // the commit that started the data set
-		}
-	} else if !os.IsNotExist(err) {
-		return err
-	}
-	js, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(js, '\n'), 0o644)
-}
-
-func readManifest(dir string) (dataManifest, error) {
-	var m dataManifest
-	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
-	if err != nil {
-		return m, err
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", filepath.Join(dir, manifestFile), err)
-	}
-	return m, nil
-}
-
-// gitCommit is the checked-out commit, "" outside a git work tree.
-func gitCommit() string {
-	out, _ := exec.Command("git", "rev-parse", "HEAD").Output()
-	return strings.TrimSpace(string(out))
-}
-
-// provenance is the record written next to a trained model.
-type provenance struct {
-	Model          string            `json:"model"`
-	GitCommit      string            `json:"git_commit"`
-	Data           string            `json:"data"`
-	DataTasks      int               `json:"data_tasks"`
-	DataFlows      int               `json:"data_flows"`
-	DataSeed       uint64            `json:"data_seed"`
-	DataCommit     string            `json:"data_git_commit"`
-	TrainSeed      uint64            `json:"train_seed"`
-	Split          string            `json:"split"`
-	Info           m3.ModelInfo      `json:"training"`
-	TestBuckets    []string          `json:"test_buckets"`
-	TestRows       []int             `json:"test_rows"`
-	TestFlowSimErr []float64         `json:"test_flowsim_mean_abs_p99_err"`
-	TestModelErr   []float64         `json:"test_model_mean_abs_p99_err"`
-	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
-	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
-	TrainSeconds   float64           `json:"train_seconds"`
-	Commands       map[string]string `json:"commands"`
 }
 
 func runM3Train(args []string) error {
@@ -181,80 +101,22 @@ func runM3Train(args []string) error {
 		}
 		widths = append(widths, n)
 	}
-	manifest, err := readManifest(*data)
-	if err != nil {
-		return fmt.Errorf("m3 train: %w (the data directory must come from 'tailscope m3 gendata')", err)
-	}
-	t0 := time.Now()
-	ds, err := m3.LoadData(*data, *seed)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
-		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
-	t1 := time.Now()
-	model, err := m3.Train(ds.Train, ds.Val, m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")})
-	if err != nil {
-		return err
-	}
-	trainSec := time.Since(t1).Seconds()
-	model.Info.Notes = "ensemble of MLP corrections of flowSim; see lib/m3 and the provenance file"
 	if err := mkdirOut(filepath.Dir(*out)); err != nil {
 		return err
 	}
-	if err := model.Save(*out); err != nil {
+	_, abls, err := m3study.Train(m3study.TrainConfig{Data: *data, Model: *out, Command: "tailscope m3 train " + strings.Join(args, " "), Log: os.Stderr,
+		Options: m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")}})
+	if err != nil {
 		return err
 	}
 	if err := mkdirOut(*report); err != nil {
 		return err
 	}
-	p := provenance{
-		Model: filepath.Base(*out), GitCommit: gitCommit(), Data: *data,
-		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: manifest.Seed, DataCommit: manifest.GitCommit, TrainSeed: *seed,
-		Split: "task index % 10: 9 test, 8 validation, else training", Info: model.Info, TrainSeconds: trainSec,
-		Commands: map[string]string{
-			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d", *data, manifest.Seed, ds.Tasks, manifest.Flows),
-			"train":   "tailscope m3 train " + strings.Join(args, " "),
-		},
+	for _, a := range abls {
+		if err := a.Write(*report); err != nil {
+			return err
+		}
+		a.Report(os.Stderr)
 	}
-	for _, thin := range []int{0, 1} {
-		t := m3.Ablation(model, ds.Test, thin, *seed)
-		t.Meta = frame.Meta{Estimator: "m3", Seed: *seed, Extra: map[string]string{"thin": strconv.Itoa(thin)}}
-		name := filepath.Join(*report, fmt.Sprintf("ablation-thin%d", thin))
-		if err := frame.WriteTable(name+".parquet", t); err != nil {
-			return err
-		}
-		title := "held-out parking lots: flowSim vs model (m3 Fig. 16)"
-		if thin > 0 {
-			title = fmt.Sprintf("held-out parking lots, foreground thinned to %d flow", thin)
-		}
-		labels, fs, mo, _, err := m3.AblationSummary(t)
-		if err != nil {
-			return err
-		}
-		fig, err := plot.Ablation(labels, fs, mo, title)
-		if err != nil {
-			return err
-		}
-		if err := plot.Save(fig, name+".png"); err != nil {
-			return err
-		}
-		labels, fsErr, moErr, n, err := m3.AblationSummary(t)
-		if err != nil {
-			return err
-		}
-		if thin == 0 {
-			p.TestBuckets, p.TestRows, p.TestFlowSimErr, p.TestModelErr = labels, n, fsErr, moErr
-		} else {
-			p.Thin1FlowSim, p.Thin1Model = fsErr, moErr
-		}
-		for b, l := range labels {
-			fmt.Fprintf(os.Stderr, "thin %d bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", thin, l, n[b], 100*fsErr[b], 100*moErr[b])
-		}
-	}
-	js, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(*out+".json", append(js, '\n'), 0o644)
+	return nil
 }

@@ -4,17 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/pfsstudy"
 	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"syscall"
 
-	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
-	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
@@ -60,39 +58,24 @@ func (s pfsScenario) get() (scenario.Spec, error) {
 	if *s.spec != "" {
 		return loadSpec(*s.spec)
 	}
-	switch *s.name {
-	case "dumbbell":
-		return scenario.PFSDumbbell(8, *s.flows, orDefault(*s.load, 0.6), *s.seed), nil
-	case "fabric":
-		return scenario.PFSFabric(*s.flows, orDefault(*s.load, 0.5), *s.seed), nil
-	}
-	return scenario.Spec{}, fmt.Errorf("unknown pfs scenario %q (dumbbell or fabric)", *s.name)
+	return pfsstudy.Preset(*s.name, *s.flows, *s.load, *s.seed)
 }
 
 // parse parses args into fs, builds the scenario and makes the output
-// directory *out; it returns the scenario with the frame metadata of its
-// outputs.
-func (s pfsScenario) parse(fs *flag.FlagSet, args []string, out *string) (*scenario.Scenario, frame.Meta, error) {
+// directory *out.
+func (s pfsScenario) parse(fs *flag.FlagSet, args []string, out *string) (*scenario.Scenario, error) {
 	if err := parseFlags(fs, args); err != nil {
-		return nil, frame.Meta{}, err
+		return nil, err
 	}
 	spec, err := s.get()
 	if err != nil {
-		return nil, frame.Meta{}, err
+		return nil, err
 	}
 	sc, err := scenario.Build(spec)
 	if err != nil {
-		return nil, frame.Meta{}, err
+		return nil, err
 	}
-	meta := frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: sc.Spec.JSON(), Seed: sc.Spec.Seed}
-	return sc, meta, mkdirOut(*out)
-}
-
-func orDefault(x, def float64) float64 {
-	if x == 0 {
-		return def
-	}
-	return x
+	return sc, mkdirOut(*out)
 }
 
 func runPFSRun(args []string) error {
@@ -105,14 +88,7 @@ func runPFSRun(args []string) error {
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "inproc: chunks run at once; local: tasks run at once")
 	executor := executorFlags(fs, "inproc (goroutines), local (experiment tasks, resumable) or slurm (job arrays)", "inproc", "local", "slurm")
 	out := fs.String("out", "out/pfs", "output directory: serial.parquet, pfs.parquet, received.parquet (and chunks/ for task executors)")
-	sc, meta, err := sf.parse(fs, args, out)
-	if err != nil {
-		return err
-	}
-	spec := sc.Spec
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	base, err := pfs.Serial(sc.Net, sc.Flows, spec.Network, pfs.Options{})
+	sc, err := sf.parse(fs, args, out)
 	if err != nil {
 		return err
 	}
@@ -120,40 +96,14 @@ func runPFSRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	var res *pfs.Result
-	if ex == nil {
-		res, err = pfs.Run(ctx, sc.Net, sc.Flows, spec.Network, o)
-	} else {
-		res, err = experiment.RunPFS(ctx, filepath.Join(*out, "chunks"), sc, o, ex, progress.NewLine(os.Stderr, "pfs chunks"))
-	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, err := pfsstudy.Run(ctx, sc, o, ex, filepath.Join(*out, "chunks"), progress.NewLine(os.Stderr, "pfs chunks"))
 	if err != nil {
 		return err
 	}
-	acc, err := pfs.Compare(res, base, metrics.ParsimonBins())
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%s: %d flows, %d chunks (%d boundary flows injected)\n", sc.Net.Summary(), len(sc.Flows), res.Chunks, res.Injected)
-	fmt.Printf("serial %.3f s; pfs %.3f s with %s (pre-processing %.3f s, critical path %.3f s, one worker %.3f s): speedup %.2fx, critical-path speedup %.2fx\n",
-		base.WallSeconds, res.WallSeconds, *executor.name, res.PrepSeconds, res.CriticalSeconds(), res.SumSeconds(),
-		base.WallSeconds/res.WallSeconds, base.WallSeconds/res.CriticalSeconds())
-	fmt.Printf("received bytes/s: RMSE %.4g B/s (NRMSE %.2f%%), per destination %.4g B/s\n", acc.RMSE, 100*acc.NRMSE, acc.HostRMSE)
-	fmt.Printf("p50 slowdown:\n%sp99 slowdown:\n%s", acc.P50, acc.P99)
-	for name, r := range map[string]*pfs.Result{"serial": base, "pfs": res} {
-		m := meta
-		m.Estimator, m.WallSeconds = name, r.WallSeconds
-		if name == "pfs" {
-			m.Extra = map[string]string{"temporal": strconv.Itoa(o.Temporal), "spatial": strconv.Itoa(o.Spatial), "background": o.Background}
-		}
-		if err := frame.WriteRecords(filepath.Join(*out, name+".parquet"), r.Records, m); err != nil {
-			return err
-		}
-	}
-	t, err := pfs.SeriesTable([]string{"serial", "pfs"}, []*pfs.Series{base.Received, res.Received}, meta)
-	if err != nil {
-		return err
-	}
-	return frame.WriteTable(filepath.Join(*out, "received.parquet"), t)
+	c.Report(os.Stdout, *executor.name)
+	return c.Write(*out)
 }
 
 func runPFSCurves(args []string) error {
@@ -165,74 +115,36 @@ func runPFSCurves(args []string) error {
 	spatial := fs.String("spatial", "1,2,4,8", "spatial chunk counts (Fig. 6)")
 	st := fs.String("spatio-temporal", "2,4,8", "temporal chunk counts with the largest spatial count (Fig. 7)")
 	out := fs.String("out", "out/pfs-curves", "output directory: points.parquet and figures")
-	sc, meta, err := sf.parse(fs, args, out)
+	sc, err := sf.parse(fs, args, out)
 	if err != nil {
 		return err
 	}
-	spec := sc.Spec
-	parse := func(s string) ([]int, error) {
-		var v []int
-		for _, f := range split(s) {
-			n, err := strconv.Atoi(f)
-			if err != nil || n < 1 {
-				return nil, fmt.Errorf("bad chunk count %q: want an integer >= 1", f)
-			}
-			v = append(v, n)
+	var sets [3][]int
+	for i, v := range []*string{temporal, spatial, st} {
+		if sets[i], err = counts(*v); err != nil {
+			return fmt.Errorf("pfs curves: %w", err)
 		}
-		return v, nil
-	}
-	ts, err := parse(*temporal)
-	if err != nil {
-		return err
-	}
-	ss, err := parse(*spatial)
-	if err != nil {
-		return err
-	}
-	sts, err := parse(*st)
-	if err != nil {
-		return err
-	}
-	maxS := 1
-	for _, s := range ss {
-		maxS = max(maxS, s)
-	}
-	sets := []struct {
-		name, x string
-		opts    []pfs.Options
-	}{{"temporal", "temporal", nil}, {"spatial", "spatial", nil}, {"spatio-temporal", "temporal", nil}}
-	for _, t := range ts {
-		sets[0].opts = append(sets[0].opts, pfs.Options{Temporal: t})
-	}
-	for _, s := range ss {
-		sets[1].opts = append(sets[1].opts, pfs.Options{Spatial: s})
-	}
-	for _, t := range sts {
-		sets[2].opts = append(sets[2].opts, pfs.Options{Temporal: t, Spatial: maxS})
 	}
 	var all []pfs.Point
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	for _, set := range sets {
-		lines := progress.NewLine(os.Stdout, "pfs "+set.name)
+	for _, c := range pfsstudy.Curves(sets[0], sets[1], sets[2]) {
+		lines := progress.NewLine(os.Stdout, "pfs "+c.Name)
 		lines.Interval = 0 // a line per point: they are the sweep's report
-		pts, _, err := pfs.Sweep(ctx, sc.Net, sc.Flows, spec.Network, set.opts, *workers, *repeats, metrics.ParsimonBins(), lines)
+		pts, _, err := pfsstudy.Sweep(ctx, sc.Spec.Name, sc, c.Configs, *workers, *repeats, lines)
 		if err != nil {
 			return err
-		}
-		for i := range pts {
-			pts[i].Scenario = spec.Name
 		}
 		all = append(all, pts...)
-		fig, err := plot.PFSCurves(fmt.Sprintf("%s: %s decomposition", spec.Name, set.name), set.x, pts)
+		fig, err := pfsstudy.CurveFigure(fmt.Sprintf("%s: %s decomposition", sc.Spec.Name, c.Name), c.X, pts)
 		if err != nil {
 			return err
 		}
-		if err := plot.Save(fig, filepath.Join(*out, set.name+".png")); err != nil {
+		if err := plot.Save(fig, filepath.Join(*out, c.Name+".png")); err != nil {
 			return err
 		}
 	}
 	path := filepath.Join(*out, "points.parquet")
 	fmt.Println("->", path)
-	return frame.WriteTable(path, pfs.PointsTable(all, meta))
+	return frame.WriteTable(path, pfs.PointsTable(all, pfsstudy.Meta(sc)))
 }

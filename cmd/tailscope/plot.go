@@ -61,6 +61,20 @@ func floats(s string, sp span) ([]float64, error) {
 	return out, nil
 }
 
+// counts parses a comma-separated list of counts (chunks, flows per
+// trial), each an integer >= 1.
+func counts(s string) ([]int, error) {
+	var out []int
+	for _, v := range split(s) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q: want an integer >= 1", v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 func plotCDF(args []string) error {
 	fs := flag.NewFlagSet("plot cdf", flag.ContinueOnError)
 	records := fs.String("records", "", "comma-separated record frames (one per estimator, same scenario)")

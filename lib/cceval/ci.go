@@ -7,9 +7,9 @@
 // Model-free estimation (Eq. 1-3, Estimate) runs an exploratory stage of
 // trials, forecasts how many trials a relative margin of error needs
 // (Forecast), and runs production trials in parallel until every target
-// metric's interval is narrow enough; JournalTrial makes it resumable.
-// ScenarioTrial runs trials of a scenario spec through any estimator of
-// lib/estimator.
+// metric's interval is narrow enough. ScenarioTrial runs trials of a
+// scenario spec through any estimator of lib/estimator; EstimateSweep runs
+// them as resumable sweep tasks of lib/experiment instead.
 //
 // Model-based tail-quantile estimation (§4.3, TailQuantile) models a
 // workload (NewModel: Poisson or log-normal arrivals, log-normal sizes

@@ -125,7 +125,10 @@ func DurationStudy(spec scenario.Spec, name, options string, flows []int, metric
 	if len(flows) == 0 {
 		return nil, errors.New("cceval: a duration study needs flow counts")
 	}
-	quantity, pct, err := parseMetricName(metric)
+	quantity, pct, label, err := ParseMetricName(metric)
+	if err == nil && label != "" {
+		err = fmt.Errorf("cceval: metric %q is per size bin; a duration study wants an overall percentile such as fct_p99", metric)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -185,16 +188,4 @@ func DurationStudy(spec scenario.Spec, name, options string, flows []int, metric
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// parseMetricName splits an overall MetricName such as "fct_p99" into
-// its quantity and percentile.
-func parseMetricName(name string) (quantity string, pct float64, err error) {
-	for _, q := range []string{"fct", "slowdown"} {
-		var p float64
-		if _, err := fmt.Sscanf(name, q+"_p%g", &p); err == nil && MetricName(q, p, "") == name {
-			return q, p, nil
-		}
-	}
-	return "", 0, fmt.Errorf("cceval: metric %q is not an overall percentile such as fct_p99 or slowdown_p99.9", name)
 }

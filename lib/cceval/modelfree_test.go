@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -218,41 +217,6 @@ func TestEstimateMaxTrials(t *testing.T) {
 	}
 	if _, ok := res.Metric("x"); !ok {
 		t.Error("metric x missing")
-	}
-}
-
-// A journalled estimation resumes: a second run over the same journal
-// runs no trial again and gives the same result; a torn line is ignored.
-func TestJournalTrial(t *testing.T) {
-	path := t.TempDir() + "/trials.jsonl"
-	ran := 0
-	counting := func(seed uint64) (Metrics, error) {
-		ran++
-		return normalTrial(10, 1)(seed)
-	}
-	cfg := Config{Margin: 0.02, Workers: 1, Targets: []string{"x"}}
-	j, err := JournalTrial(counting, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := Estimate(j, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := ran
-	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	f.WriteString(`{"seed": 99999, "metr`)
-	f.Close()
-	j, err = JournalTrial(counting, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := Estimate(j, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ran != n || !reflect.DeepEqual(first.Metrics, again.Metrics) {
-		t.Errorf("resumed run ran %d more trials, results equal: %v", ran-n, reflect.DeepEqual(first.Metrics, again.Metrics))
 	}
 }
 

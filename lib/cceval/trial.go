@@ -3,7 +3,9 @@ package cceval
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -23,6 +25,46 @@ func MetricName(quantity string, p float64, label string) string {
 		n += "[" + label + "]"
 	}
 	return n
+}
+
+// ParseMetricName splits a percentile MetricName such as "fct_p99",
+// "slowdown_p99.9" or "fct_p99[<=1KB]" into its quantity, percentile (in
+// (0, 100]) and size-bin label ("" over all flows).
+func ParseMetricName(name string) (quantity string, pct float64, label string, err error) {
+	base := name
+	if i := strings.IndexByte(name, '['); i >= 0 && strings.HasSuffix(name, "]") {
+		base, label = name[:i], name[i+1:len(name)-1]
+	}
+	for _, q := range []string{"fct", "slowdown"} {
+		if rest, ok := strings.CutPrefix(base, q+"_p"); ok {
+			p, perr := strconv.ParseFloat(rest, 64)
+			if perr == nil && p > 0 && p <= 100 && MetricName(q, p, label) == name {
+				return q, p, label, nil
+			}
+		}
+	}
+	return "", 0, "", fmt.Errorf("cceval: metric %q is not a percentile in (0, 100] such as fct_p99, slowdown_p99.9 or fct_p99[<=1KB]", name)
+}
+
+// TargetPercentiles are the percentiles that targets (MetricNames) ask
+// for, sorted and each once, for RecordMetrics; means need none. A target
+// that is neither a mean nor a percentile is an error.
+func TargetPercentiles(targets []string) ([]float64, error) {
+	var pcts []float64
+	for _, t := range targets {
+		if t == "fct_mean" || t == "slowdown_mean" {
+			continue
+		}
+		_, p, _, err := ParseMetricName(t)
+		if err != nil {
+			return nil, fmt.Errorf("cceval: unknown metric %q (fct_mean, slowdown_mean, or fct_pP / slowdown_pP with P in (0, 100], optionally with a size bin label [...])", t)
+		}
+		if !slices.Contains(pcts, p) {
+			pcts = append(pcts, p)
+		}
+	}
+	slices.Sort(pcts)
+	return pcts, nil
 }
 
 // CheckTargets returns an error naming the first target that RecordMetrics

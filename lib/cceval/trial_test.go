@@ -233,3 +233,39 @@ func TestCheckTargets(t *testing.T) {
 		}
 	}
 }
+
+// ParseMetricName inverts MetricName, and TargetPercentiles collects the
+// percentiles of targets once each, in order.
+func TestParseMetricName(t *testing.T) {
+	for _, tc := range []struct {
+		name, q, label string
+		p              float64
+		ok             bool
+	}{
+		{"fct_p99", "fct", "", 99, true},
+		{"slowdown_p99.9", "slowdown", "", 99.9, true},
+		{"fct_p50[<=1KB]", "fct", "<=1KB", 50, true},
+		{"slowdown_p100", "slowdown", "", 100, true},
+		{"fct_p0", "", "", 0, false},
+		{"fct_p101", "", "", 0, false},
+		{"fct_p99.0", "", "", 0, false},
+		{"fct_mean", "", "", 0, false},
+		{"latency_p99", "", "", 0, false},
+		{"fct_p99[<=1KB", "", "", 0, false},
+	} {
+		q, p, label, err := ParseMetricName(tc.name)
+		if (err == nil) != tc.ok || q != tc.q || p != tc.p || label != tc.label {
+			t.Errorf("%s: %q %g %q %v", tc.name, q, p, label, err)
+		}
+		if tc.ok && MetricName(q, p, label) != tc.name {
+			t.Errorf("%s: MetricName gives %s back", tc.name, MetricName(q, p, label))
+		}
+	}
+	pcts, err := TargetPercentiles([]string{"fct_p99", "fct_mean", "slowdown_p50[<=1KB]", "slowdown_p99"})
+	if err != nil || !reflect.DeepEqual(pcts, []float64{50, 99}) {
+		t.Errorf("TargetPercentiles: %v %v, want [50 99]", pcts, err)
+	}
+	if _, err := TargetPercentiles([]string{"fct_p99", "fct_p"}); err == nil || !strings.Contains(err.Error(), `"fct_p"`) {
+		t.Errorf("TargetPercentiles accepted fct_p: %v", err)
+	}
+}

@@ -7,12 +7,14 @@ import (
 
 	"github.com/tailscope/tailscope/lib/dscale"
 	"github.com/tailscope/tailscope/lib/flowsim"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/pfs"
 )
 
 // optionTypes returns a fresh value of every estimator's options type.
 func optionTypes() []any {
-	return []any{&flowsim.Options{}, &m3Options{}, &ns3Options{}, &packetsimOptions{}, &parsimonOptions{},
+	return []any{&flowsim.Options{}, &m3Options{}, &ns3Options{}, &packetsim.Options{}, &parsimon.Options{},
 		&parsimonCOptions{}, &dscale.EstimateOptions{}, &pfs.Options{}, &pfs.ChunkOptions{}}
 }
 

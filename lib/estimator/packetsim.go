@@ -10,27 +10,20 @@ import (
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
-// packetsimOptions are the packetsim options settable from JSON.
-type packetsimOptions struct {
-	StopAtNanos int64 `json:"stop_at_ns,omitempty"`
-	// HostFIFO models host NICs as FIFO ports, as stock TCP stacks and
-	// ns-3 do (packetsim.Options.HostFIFO).
-	HostFIFO bool `json:"host_fifo,omitempty"`
-}
-
 func init() {
 	registerStream(packetsim.Name, streamer{
-		options: typed(func() any { return new(packetsimOptions) }),
+		options: typed(func() any { return new(packetsim.Options) }),
 		run:     runPacketsim,
 	})
 }
 
 func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Source, opts []byte, emit func(metrics.Record) error) (*Result, error) {
-	var o packetsimOptions
+	var o packetsim.Options
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Stream(sc.Net, src, sc.Spec.Network, packetsim.Options{StopAtNanos: o.StopAtNanos, HostFIFO: o.HostFIFO, Seed: sc.Spec.Seed}, emit)
+	o.Seed = sc.Spec.Seed
+	res, err := packetsim.Stream(sc.Net, src, sc.Spec.Network, o, emit)
 	if err != nil {
 		return nil, err
 	}

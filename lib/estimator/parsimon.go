@@ -9,23 +9,15 @@ import (
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// parsimonOptions are the Parsimon options settable from JSON; zero values
-// take parsimon's defaults, and seed 0 the scenario's seed. Backend names
-// the link-level backend of parsimon and parsimon-c (parsimon.Backends:
-// "linksim", the default, or "packetsim"); parsimon-ns3 always runs ns-3.
-type parsimonOptions struct {
-	Backend     string  `json:"backend,omitempty"`
-	Workers     int     `json:"workers,omitempty"`
-	Seed        uint64  `json:"seed,omitempty"`
-	BucketSize  int     `json:"bucket_size,omitempty"`
-	BucketRatio float64 `json:"bucket_ratio,omitempty"`
-	Inflation   float64 `json:"inflation,omitempty"`
-}
-
-// parsimonCOptions add the clustering thresholds (max_wmape,
-// max_load_diff, max_load_error, quantiles) for parsimon-c.
+// parsimonCOptions are parsimon-c's options: parsimon.Options with the
+// clustering thresholds (max_wmape, max_load_diff, max_load_error,
+// quantiles) inline. The other variants take parsimon.Options alone; zero
+// values take parsimon's defaults, seed 0 the scenario's seed, and
+// "backend" (parsimon.Backends) names the link-level backend of parsimon
+// and parsimon-c ("linksim", the default, or "packetsim"), while
+// parsimon-ns3 always runs ns-3.
 type parsimonCOptions struct {
-	parsimonOptions
+	parsimon.Options
 	parsimon.ClusterOptions
 }
 
@@ -98,24 +90,24 @@ func parsimonResolve(name, opts string) (parsimonCOptions, string, error) {
 		if err := decode([]byte(opts), &o); err != nil {
 			return parsimonCOptions{}, "", err
 		}
-	} else if err := decode([]byte(opts), &o.parsimonOptions); err != nil {
+	} else if err := decode([]byte(opts), &o.Options); err != nil {
 		return parsimonCOptions{}, "", err
 	}
-	switch {
-	case o.Backend == "":
-		o.Backend = def
-	case name == "parsimon-ns3" && o.Backend != def:
-		return parsimonCOptions{}, "", fmt.Errorf("parsimon-ns3 runs the ns3 backend, not %q; choose the backend of parsimon or parsimon-c instead", o.Backend)
-	case o.Backend == "ns3":
+	switch b := o.BackendName; {
+	case b == "":
+		o.BackendName = def
+	case name == "parsimon-ns3" && b != def:
+		return parsimonCOptions{}, "", fmt.Errorf("parsimon-ns3 runs the ns3 backend, not %q; choose the backend of parsimon or parsimon-c instead", b)
+	case b == "ns3":
 		return parsimonCOptions{}, "", fmt.Errorf("%s with the ns3 backend is the estimator parsimon-ns3", name)
 	}
-	if _, err := parsimon.BackendByName(o.Backend); err != nil {
+	if _, err := parsimon.BackendByName(o.BackendName); err != nil {
 		return parsimonCOptions{}, "", err
 	}
 	if name == "parsimon-c" {
 		return o, encode(o), nil
 	}
-	return o, encode(o.parsimonOptions), nil
+	return o, encode(o.Options), nil
 }
 
 // ParsimonOptions reads the options JSON of the Parsimon variant name
@@ -127,17 +119,9 @@ func ParsimonOptions(name string, sc *scenario.Scenario, opts string) (parsimon.
 	if err != nil {
 		return parsimon.Options{}, "", err
 	}
-	backend, err := parsimon.BackendByName(o.Backend)
-	if err != nil {
-		return parsimon.Options{}, "", err
-	}
-	seed := o.Seed
-	if seed == 0 {
-		seed = sc.Spec.Seed
-	}
-	po := parsimon.Options{
-		Workers: o.Workers, Seed: seed, BucketSize: o.BucketSize, BucketRatio: o.BucketRatio,
-		Inflation: o.Inflation, Backend: backend,
+	po := o.Options
+	if po.Seed == 0 {
+		po.Seed = sc.Spec.Seed
 	}
 	if name == "parsimon-c" {
 		po.Cluster, po.ClusterOptions = true, o.ClusterOptions

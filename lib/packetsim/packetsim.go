@@ -45,13 +45,18 @@ import (
 // Name is the estimator name packetsim records carry.
 const Name = "packetsim"
 
-// Options tune a run beyond the shared network model.
+// Options tune a run beyond the shared network model. The fields with
+// JSON names are the estimator's options ("tailscope run -options");
+// the others are for callers in Go only.
 type Options struct {
 	// CC overrides the congestion control named by cfg.CC.
-	CC NewCC
+	CC NewCC `json:"-"`
 	// KBytes overrides the ECN marking threshold of single ports:
 	// channel id -> K in bytes.
-	KBytes map[int]int64
+	KBytes map[int]int64 `json:"-"`
+	// StopAtNanos, when positive, ends the run at that time; flows not
+	// finished by then are listed in Result.Unfinished.
+	StopAtNanos int64 `json:"stop_at_ns,omitempty"`
 	// HostFIFO makes every host NIC a FIFO queue like a switch port, as
 	// in a stock TCP stack (ns-3's TcpSocketBase over a queue disc): a
 	// sender hands each packet to the NIC as soon as its window opens,
@@ -60,24 +65,21 @@ type Options struct {
 	// as the RDMA NICs of the papers' ns-3 fork do. Pacing (CC.RateBps)
 	// needs the pull model and is ignored under HostFIFO, so use it with
 	// window-based congestion control.
-	HostFIFO bool
-	// StopAtNanos, when positive, ends the run at that time; flows not
-	// finished by then are listed in Result.Unfinished.
-	StopAtNanos int64
+	HostFIFO bool `json:"host_fifo,omitempty"`
 	// SampleEveryNanos, when positive, samples queue length and
 	// utilisation of the SampleChannels (all channels if empty) at every
 	// multiple of it.
-	SampleEveryNanos int64
-	SampleChannels   []int
+	SampleEveryNanos int64 `json:"-"`
+	SampleChannels   []int `json:"-"`
 	// Paths, when set, pins the route of every flow: flow i crosses the
 	// channels Paths[i] instead of net.Path's. Replicas that reconnect a
 	// network's pieces (DSCALE) keep their flows on the intended routes
 	// this way.
-	Paths [][]int
+	Paths [][]int `json:"-"`
 	// Seed drives the run's random choices: today only DCQCN's RED-style
 	// marking draws random numbers. Runs with equal inputs and seeds are
-	// identical.
-	Seed uint64
+	// identical. (The estimator takes it from the scenario.)
+	Seed uint64 `json:"-"`
 }
 
 // PortSample is the state of one output port at one sampling time.

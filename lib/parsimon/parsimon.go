@@ -34,20 +34,26 @@ import (
 
 // Options configure Run. Zero fields take the defaults.
 type Options struct {
+	// BackendName names the link-level backend (Backends); Backend, when
+	// set, takes precedence, and with neither the default is LinkSim.
+	// It is the estimator's "backend" option.
+	BackendName string `json:"backend,omitempty"`
 	// Workers is the size of the link simulation pool (default
 	// runtime.NumCPU()).
 	Workers int `json:"workers,omitempty"`
 	// Seed seeds the Monte-Carlo convolution.
 	Seed uint64 `json:"seed,omitempty"`
-	// Cluster turns on clustering and pruning (Parsimon/C).
-	Cluster        bool           `json:"cluster,omitempty"`
-	ClusterOptions ClusterOptions `json:"cluster_options,omitempty"`
+	// Cluster turns on clustering and pruning (Parsimon/C) with the
+	// thresholds ClusterOptions; the estimator parsimon-c sets it and
+	// takes the thresholds' JSON fields inline beside these.
+	Cluster        bool           `json:"-"`
+	ClusterOptions ClusterOptions `json:"-"`
 	// BucketSize and BucketRatio are B and x of the bucketing (100, 2).
 	BucketSize  int     `json:"bucket_size,omitempty"`
 	BucketRatio float64 `json:"bucket_ratio,omitempty"`
 	// Inflation is the speed-up of inflated downstream links (10).
 	Inflation float64 `json:"inflation,omitempty"`
-	// Backend runs the link-level simulations (default LinkSim).
+	// Backend runs the link-level simulations (default: BackendName's).
 	Backend Backend `json:"-"`
 	// Progress, when set, gets how many link simulations are done (and a
 	// warning when links are sparse, see Result.Sparse).
@@ -113,6 +119,16 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// named sets o.Backend from o.BackendName when only the name is given.
+func (o Options) named() (Options, error) {
+	if o.Backend != nil || o.BackendName == "" {
+		return o, nil
+	}
+	b, err := BackendByName(o.BackendName)
+	o.Backend = b
+	return o, err
+}
+
 // ChannelStat describes one channel of a run.
 type ChannelStat struct {
 	Channel   int
@@ -156,6 +172,10 @@ func (r *Result) InfSeconds() float64 {
 
 // Run estimates the FCT of every flow on net under cfg with Parsimon.
 func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+	opts, err := opts.named()
+	if err != nil {
+		return nil, err
+	}
 	o := opts.withDefaults()
 	if err := o.ClusterOptions.validate(); err != nil {
 		return nil, err
@@ -282,6 +302,10 @@ func interrupted(ctx context.Context) error {
 // RunTask): what a LinkRunner that runs each simulation in another process
 // computes there.
 func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, channel int) ([]metrics.Record, float64, error) {
+	opts, err := opts.named()
+	if err != nil {
+		return nil, 0, err
+	}
 	o := opts.withDefaults()
 	d, err := Decompose(net, flows, cfg)
 	if err != nil {

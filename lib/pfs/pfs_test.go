@@ -3,6 +3,7 @@ package pfs
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"testing"
@@ -368,5 +369,39 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := p.Merge([]*ChunkResult{r0, r0}); err == nil {
 		t.Error("merge with a chunk's result twice accepted")
+	}
+}
+
+// Compare's per-destination RMSE is the same to the last bit on every
+// call: its sum runs in host order, not a map's. With 64 hosts of
+// irrational-looking rates, a map order would change the last bits on
+// almost every call.
+func TestCompareDeterministic(t *testing.T) {
+	g := rand.New(rand.NewPCG(7, 7))
+	series := func() *Series {
+		s := &Series{BinNs: 1000}
+		for h := 0; h < 64; h++ {
+			row := make([]float64, 50)
+			for b := range row {
+				row[b] = 1e3 * g.Float64() / 3
+			}
+			s.Hosts, s.Bytes = append(s.Hosts, h), append(s.Bytes, row)
+		}
+		return s
+	}
+	recs := []metrics.Record{{FlowID: 0, Size: 1000, FCT: 2000, Ideal: 1000, Slowdown: 2}}
+	est, base := &Result{Records: recs, Received: series()}, &Result{Records: recs, Received: series()}
+	first, err := Compare(est, base, metrics.AllSizes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		acc, err := Compare(est, base, metrics.AllSizes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc.HostRMSE != first.HostRMSE {
+			t.Fatalf("call %d: host RMSE %v, first %v", i, acc.HostRMSE, first.HostRMSE)
+		}
 	}
 }

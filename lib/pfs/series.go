@@ -2,7 +2,9 @@ package pfs
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 )
@@ -138,7 +140,10 @@ func Compare(est, base *Result, bins metrics.Bins) (Accuracy, error) {
 	}
 	var hse float64
 	cells := 0
-	for _, r := range rows {
+	// Sum in host order: a map's order would change the last bits of the
+	// sum from run to run.
+	for _, h := range slices.Sorted(maps.Keys(rows)) {
+		r := rows[h]
 		for i := first; i < n; i++ {
 			d := at(r[0], i) - at(r[1], i)
 			hse += d * d

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tailscope/tailscope/lib/pfs"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -33,22 +32,31 @@ func addCurve(p *plot.Plot, name string, i int, xs, ys []float64) error {
 	return nil
 }
 
+// DecompositionPoint is one decomposition of a pfs sweep for PFSCurves:
+// its chunk count along the x axis, its times (seconds) and its errors
+// against the serial run (fractions).
+type DecompositionPoint struct {
+	X                                       float64 // temporal chunks, spatial chunks or chunks, as the axis says
+	Workers                                 int     // workers of the measured run
+	SerialSeconds, PrepSeconds, WallSeconds float64
+	CriticalSeconds, SumSeconds             float64 // on as many workers as chunks; on one worker
+	NRMSE                                   float64 // of the received bytes per second
+	P50Error, P99Error                      float64 // of the p50 and p99 slowdown over all flows
+}
+
 // PFSCurves draws the pfs paper's speedup and accuracy curves (Fig. 4, 6
-// and 7) for sweep points against x ("temporal", "spatial" or "chunks"):
-// the times (serial run, pre-processing, measured wall time with the
-// points' workers, critical path), the speedups (measured, critical path,
-// one worker), and the accuracy (NRMSE of the received bytes per second
-// and the p50 and p99 slowdown errors over all flows, in percent).
-func PFSCurves(title, x string, pts []pfs.Point) (*Figure, error) {
+// and 7) for sweep points against their X, labelled xlabel: the times
+// (serial run, pre-processing, measured wall time with the points'
+// workers, critical path), the speedups (measured, critical path, one
+// worker), and the accuracy (NRMSE of the received bytes per second and
+// the p50 and p99 slowdown errors over all flows, in percent).
+func PFSCurves(title, xlabel string, pts []DecompositionPoint) (*Figure, error) {
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("plot: PFSCurves: no points")
 	}
 	xs := make([]float64, len(pts))
-	label := map[string]string{"temporal": "temporal chunks", "spatial": "spatial chunks", "chunks": "chunks"}[x]
-	if label == "" {
-		return nil, fmt.Errorf("plot: PFSCurves: unknown x %q (want temporal, spatial or chunks)", x)
-	}
-	col := func(f func(pfs.Point) float64) []float64 {
+	label := xlabel
+	col := func(f func(DecompositionPoint) float64) []float64 {
 		v := make([]float64, len(pts))
 		for i, p := range pts {
 			v[i] = f(p)
@@ -56,7 +64,7 @@ func PFSCurves(title, x string, pts []pfs.Point) (*Figure, error) {
 		return v
 	}
 	for i, p := range pts {
-		xs[i] = float64(map[string]int{"temporal": p.Temporal, "spatial": p.Spatial, "chunks": p.Chunks}[x])
+		xs[i] = p.X
 	}
 	workers := pts[0].Workers
 	times := newPlot("time", label, "seconds")
@@ -67,16 +75,16 @@ func PFSCurves(title, x string, pts []pfs.Point) (*Figure, error) {
 		name string
 		ys   []float64
 	}{
-		{times, "serial", col(func(p pfs.Point) float64 { return p.SerialSeconds })},
-		{times, "pre-processing", col(func(p pfs.Point) float64 { return p.PrepSeconds })},
-		{times, fmt.Sprintf("pfs, %d workers", workers), col(func(p pfs.Point) float64 { return p.WallSeconds })},
-		{times, "pfs, critical path", col(func(p pfs.Point) float64 { return p.CriticalSeconds })},
-		{speed, fmt.Sprintf("measured, %d workers", workers), col(pfs.Point.Speedup)},
-		{speed, "critical path (>= chunks workers)", col(pfs.Point.CriticalSpeedup)},
-		{speed, "one worker", col(func(p pfs.Point) float64 { return p.SerialSeconds / p.SumSeconds })},
-		{acc, "NRMSE received bytes/s", col(func(p pfs.Point) float64 { return 100 * p.Accuracy.NRMSE })},
-		{acc, "p50 slowdown error", col(func(p pfs.Point) float64 { return 100 * p.Accuracy.P50.ErrorAll })},
-		{acc, "p99 slowdown error", col(func(p pfs.Point) float64 { return 100 * p.Accuracy.P99.ErrorAll })},
+		{times, "serial", col(func(p DecompositionPoint) float64 { return p.SerialSeconds })},
+		{times, "pre-processing", col(func(p DecompositionPoint) float64 { return p.PrepSeconds })},
+		{times, fmt.Sprintf("pfs, %d workers", workers), col(func(p DecompositionPoint) float64 { return p.WallSeconds })},
+		{times, "pfs, critical path", col(func(p DecompositionPoint) float64 { return p.CriticalSeconds })},
+		{speed, fmt.Sprintf("measured, %d workers", workers), col(func(p DecompositionPoint) float64 { return p.SerialSeconds / p.WallSeconds })},
+		{speed, "critical path (>= chunks workers)", col(func(p DecompositionPoint) float64 { return p.SerialSeconds / p.CriticalSeconds })},
+		{speed, "one worker", col(func(p DecompositionPoint) float64 { return p.SerialSeconds / p.SumSeconds })},
+		{acc, "NRMSE received bytes/s", col(func(p DecompositionPoint) float64 { return 100 * p.NRMSE })},
+		{acc, "p50 slowdown error", col(func(p DecompositionPoint) float64 { return 100 * p.P50Error })},
+		{acc, "p99 slowdown error", col(func(p DecompositionPoint) float64 { return 100 * p.P99Error })},
 	}
 	n := map[*plot.Plot]int{}
 	for _, c := range curves {
@@ -100,17 +108,22 @@ func PFSCurves(title, x string, pts []pfs.Point) (*Figure, error) {
 	return &Figure{Title: title, Panels: [][]*plot.Plot{{times, speed, acc}}}, nil
 }
 
+// Rate is a time series of bytes per second in bins of BinNs.
+type Rate struct {
+	BinNs       int64
+	BytesPerSec []float64
+}
+
 // ReceivedSeries draws the bytes per second all destinations received
 // over time, one line per named run (pfs Fig. 3 and 5).
-func ReceivedSeries(title string, names []string, runs []*pfs.Series) (*Figure, error) {
+func ReceivedSeries(title string, names []string, runs []Rate) (*Figure, error) {
 	if len(names) != len(runs) || len(runs) == 0 {
 		return nil, fmt.Errorf("plot: ReceivedSeries needs one name per series (%d names, %d series)", len(names), len(runs))
 	}
 	p := newPlot(title, "time (ms)", "received (Gbit/s)")
 	for i, s := range runs {
-		tot := s.Rate(s.Total())
-		xs, ys := make([]float64, len(tot)), make([]float64, len(tot))
-		for b, v := range tot {
+		xs, ys := make([]float64, len(s.BytesPerSec)), make([]float64, len(s.BytesPerSec))
+		for b, v := range s.BytesPerSec {
 			xs[b] = (float64(b) + 0.5) * float64(s.BinNs) / 1e6
 			ys[b] = v * 8 / 1e9
 		}

@@ -1,0 +1,65 @@
+package estimator
+
+import "testing"
+
+// TestResolvePinned pins the canonical options JSON of each estimator for
+// its defaults and for typical options, as the code resolved them before
+// the estimators' options moved into their packages (issue 20): a sweep's
+// task keys hash this JSON, so a long resumable study must find its
+// finished tasks again after any refactoring of the options.
+func TestResolvePinned(t *testing.T) {
+	for _, tc := range []struct{ name, opts, want string }{
+		{"packetsim", "", `{}`},
+		{"packetsim", `{"host_fifo":true}`, `{"host_fifo":true}`},
+		{"packetsim", `{"stop_at_ns":5000000,"host_fifo":true}`, `{"stop_at_ns":5000000,"host_fifo":true}`},
+		{"packetsim", `{"host_fifo":true,"stop_at_ns":7}`, `{"stop_at_ns":7,"host_fifo":true}`},
+		{"flowsim", "", `{}`},
+		{"flowsim", `{"host_rate_bps":25000000000}`, `{"host_rate_bps":25000000000}`},
+		{"parsimon", "", `{"backend":"linksim"}`},
+		{"parsimon", `{"workers":2}`, `{"backend":"linksim","workers":2}`},
+		{"parsimon", `{"backend":"packetsim"}`, `{"backend":"packetsim"}`},
+		{"parsimon", `{"seed":3,"bucket_size":500,"bucket_ratio":2,"inflation":1.5,"workers":4,"backend":"linksim"}`,
+			`{"backend":"linksim","workers":4,"seed":3,"bucket_size":500,"bucket_ratio":2,"inflation":1.5}`},
+		{"parsimon-c", "", `{"backend":"linksim"}`},
+		{"parsimon-c", `{"max_wmape":0.1,"max_load_diff":0.05,"max_load_error":0.2,"quantiles":50,"workers":2}`,
+			`{"backend":"linksim","workers":2,"max_wmape":0.1,"max_load_diff":0.05,"max_load_error":0.2,"quantiles":50}`},
+		{"parsimon-ns3", "", `{"backend":"ns3"}`},
+		{"parsimon-ns3", `{"workers":2}`, `{"backend":"ns3","workers":2}`},
+		{"m3", "", `{}`},
+		{"m3", `{"model":"none"}`, `{"model":"none"}`},
+		{"ns3", "", `{}`},
+		{"dscale", "", `{"detect":{}}`},
+		{"pfs", "", `{}`},
+		{"pfs", `{"workers":2}`, `{"workers":2}`},
+	} {
+		got, err := Resolve(tc.name, tc.opts)
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.name, tc.opts, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%s %s: resolved %s, pinned %s", tc.name, tc.opts, got, tc.want)
+		}
+	}
+}
+
+// Runtime-only fields of the estimators' Options (json:"-") and options of
+// another variant are refused like any unknown option.
+func TestResolveRefusesRuntimeFields(t *testing.T) {
+	for _, tc := range []struct{ name, opts string }{
+		{"packetsim", `{"seed":1}`},
+		{"packetsim", `{"Paths":[[1,2]]}`},
+		{"packetsim", `{"SampleEveryNanos":1000}`},
+		{"packetsim", `{"KBytes":{"1":30000}}`},
+		{"parsimon", `{"max_wmape":0.1}`},
+		{"parsimon", `{"Progress":null}`},
+		{"parsimon", `{"cluster":true}`},
+		{"parsimon", `{"Links":null}`},
+		{"parsimon-ns3", `{"quantiles":10}`},
+		{"flowsim", `{"Progress":null}`},
+	} {
+		if got, err := Resolve(tc.name, tc.opts); err == nil {
+			t.Errorf("%s %s: accepted as %s", tc.name, tc.opts, got)
+		}
+	}
+}

@@ -1,0 +1,238 @@
+// Package m3study is m3's training study behind "tailscope m3 gendata",
+// "tailscope m3 train" and notebook 05: the training data set with its
+// manifest (Gendata), the training run with its provenance record
+// (Train), and the held-out ablation of the model against flowSim alone
+// (Ablations; m3's Fig. 16). Like package validate it holds the whole
+// recipe, so that the command and the notebook only call it, and it is
+// where m3's results become plot's plain data.
+package m3study
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/plot"
+)
+
+// Manifest is <data dir>/gendata.json: what a data set was generated
+// with and the commit that started it, for the model's provenance.
+type Manifest struct {
+	Tasks     int    `json:"tasks"`
+	Flows     int    `json:"flows"`
+	Seed      uint64 `json:"seed"`
+	GitCommit string `json:"git_commit"`
+}
+
+// ManifestFile is the manifest's name in a data directory.
+const ManifestFile = "gendata.json"
+
+// WriteManifest records m in dir, refusing to mix data sets: tasks of
+// another seed or flow count would silently differ from their index's.
+// A data set grown with more tasks keeps the larger count and the commit
+// that started it.
+func WriteManifest(dir string, m Manifest) error {
+	if old, err := ReadManifest(dir); err == nil {
+		if old.Seed != m.Seed || old.Flows != m.Flows {
+			return fmt.Errorf("m3study: %s holds seed %d with %d flows per task; asked for seed %d with %d (use another directory)",
+				dir, old.Seed, old.Flows, m.Seed, m.Flows)
+		}
+		m.Tasks = max(m.Tasks, old.Tasks)
+		if old.GitCommit != "" {
+			m.GitCommit = old.GitCommit
+		}
+	} else if !os.IsNotExist(err) {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, ManifestFile), m)
+}
+
+// ReadManifest reads dir's manifest.
+func ReadManifest(dir string) (Manifest, error) {
+	var m Manifest
+	path := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+func writeJSON(path string, v any) error {
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(js, '\n'), 0o644)
+}
+
+// gitCommit is the commit of the working directory's checkout, "" outside
+// a git work tree.
+func gitCommit() string {
+	out, _ := exec.Command("git", "rev-parse", "HEAD").Output()
+	return strings.TrimSpace(string(out))
+}
+
+// Gendata records the data set's manifest in dir (with the checked-out
+// commit) and simulates its tasks there (m3.GenerateData); it returns the
+// tasks simulated.
+func Gendata(dir string, o m3.GenOptions) (int, error) {
+	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, GitCommit: gitCommit()}); err != nil {
+		return 0, err
+	}
+	return m3.GenerateData(dir, o)
+}
+
+// Ablation is the held-out comparison of flowSim alone and flowSim with
+// the model's corrections, with the foreground thinned to Thin flows (0:
+// whole).
+type Ablation struct {
+	Thin  int
+	Table *frame.Table // m3.Ablation's rows
+	// Buckets label the size buckets; per bucket, the rows and the mean
+	// |p99 error| of flowSim and of the model.
+	Buckets            []string
+	Rows               []int
+	FlowSimErr, ModErr []float64
+}
+
+// Ablations compares model and flowSim on the held-out samples test,
+// whole and thinned to one foreground flow (thinning drawn from seed).
+func Ablations(model *m3.Model, test []*m3.Sample, seed uint64) ([]Ablation, error) {
+	var out []Ablation
+	for _, thin := range []int{0, 1} {
+		t := m3.Ablation(model, test, thin, seed)
+		t.Meta = frame.Meta{Estimator: "m3", Seed: seed, Extra: map[string]string{"thin": strconv.Itoa(thin)}}
+		labels, fs, mo, n, err := m3.AblationSummary(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Ablation{Thin: thin, Table: t, Buckets: labels, Rows: n, FlowSimErr: fs, ModErr: mo})
+	}
+	return out, nil
+}
+
+// Name is the ablation's file name stem: ablation-thin<Thin>.
+func (a Ablation) Name() string { return fmt.Sprintf("ablation-thin%d", a.Thin) }
+
+// Report writes the ablation's per-bucket errors.
+func (a Ablation) Report(w io.Writer) {
+	for b, l := range a.Buckets {
+		fmt.Fprintf(w, "thin %d bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", a.Thin, l, a.Rows[b], 100*a.FlowSimErr[b], 100*a.ModErr[b])
+	}
+}
+
+// Figure draws the ablation per bucket (m3 Fig. 16).
+func (a Ablation) Figure() (*plot.Figure, error) {
+	title := "held-out parking lots: flowSim vs flowSim + model (m3 Fig. 16)"
+	if a.Thin > 0 {
+		title = fmt.Sprintf("held-out parking lots, foreground thinned to %d flow", a.Thin)
+	}
+	return plot.Ablation(a.Buckets, a.FlowSimErr, a.ModErr, title)
+}
+
+// Write stores the ablation's frame and figure under dir as
+// <Name>.parquet and <Name>.png.
+func (a Ablation) Write(dir string) error {
+	if err := frame.WriteTable(filepath.Join(dir, a.Name()+".parquet"), a.Table); err != nil {
+		return err
+	}
+	fig, err := a.Figure()
+	if err != nil {
+		return err
+	}
+	return plot.Save(fig, filepath.Join(dir, a.Name()+".png"))
+}
+
+// TrainConfig sets up Train.
+type TrainConfig struct {
+	Data    string // data directory from Gendata
+	Model   string // model file to write; its provenance goes to <Model>.json
+	Options m3.TrainOptions
+	// Command is the command line that trained, for the provenance.
+	Command string
+	// Log gets the data set's size and the training time (may be nil).
+	Log io.Writer
+}
+
+// Provenance is the record written next to a trained model.
+type Provenance struct {
+	Model          string            `json:"model"`
+	GitCommit      string            `json:"git_commit"`
+	Data           string            `json:"data"`
+	DataTasks      int               `json:"data_tasks"`
+	DataFlows      int               `json:"data_flows"`
+	DataSeed       uint64            `json:"data_seed"`
+	DataCommit     string            `json:"data_git_commit"`
+	TrainSeed      uint64            `json:"train_seed"`
+	Split          string            `json:"split"`
+	Info           m3.ModelInfo      `json:"training"`
+	TestBuckets    []string          `json:"test_buckets"`
+	TestRows       []int             `json:"test_rows"`
+	TestFlowSimErr []float64         `json:"test_flowsim_mean_abs_p99_err"`
+	TestModelErr   []float64         `json:"test_model_mean_abs_p99_err"`
+	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
+	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
+	TrainSeconds   float64           `json:"train_seconds"`
+	Commands       map[string]string `json:"commands"`
+}
+
+// Train loads the data set cfg.Data (m3.LoadData, split by task index),
+// trains a model on it, saves the model to cfg.Model and its provenance
+// (data set, commits, training, held-out errors, commands) to
+// cfg.Model+".json", and returns the model with its held-out ablations.
+func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	manifest, err := ReadManifest(cfg.Data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("m3study: %w (the data directory must come from 'tailscope m3 gendata')", err)
+	}
+	seed := cfg.Options.Seed
+	t0 := time.Now()
+	ds, err := m3.LoadData(cfg.Data, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(log, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
+		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
+	t1 := time.Now()
+	model, err := m3.Train(ds.Train, ds.Val, cfg.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	trainSec := time.Since(t1).Seconds()
+	model.Info.Notes = "ensemble of MLP corrections of flowSim; see lib/m3 and the provenance file"
+	if err := model.Save(cfg.Model); err != nil {
+		return nil, nil, err
+	}
+	abls, err := Ablations(model, ds.Test, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := Provenance{
+		Model: filepath.Base(cfg.Model), GitCommit: gitCommit(), Data: cfg.Data,
+		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: manifest.Seed, DataCommit: manifest.GitCommit, TrainSeed: seed,
+		Split: "task index % 10: 9 test, 8 validation, else training", Info: model.Info, TrainSeconds: trainSec,
+		TestBuckets: abls[0].Buckets, TestRows: abls[0].Rows, TestFlowSimErr: abls[0].FlowSimErr, TestModelErr: abls[0].ModErr,
+		Thin1FlowSim: abls[1].FlowSimErr, Thin1Model: abls[1].ModErr,
+		Commands: map[string]string{
+			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d", cfg.Data, manifest.Seed, ds.Tasks, manifest.Flows),
+			"train":   cfg.Command,
+		},
+	}
+	return model, abls, writeJSON(cfg.Model+".json", p)
+}

@@ -1,0 +1,92 @@
+package m3study
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/m3"
+)
+
+// The data manifest keeps the commit that started a data set, grows with
+// larger task counts and refuses another seed or flow count.
+func TestManifest(t *testing.T) {
+	dir := t.TempDir()
+	steps := []struct {
+		in      Manifest
+		want    Manifest
+		wantErr string
+	}{
+		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, Manifest{10, 400, 1, "a"}, ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, Manifest{30, 400, 1, "a"}, ""},
+		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, Manifest{30, 400, 1, "a"}, ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, Manifest{30, 400, 1, "a"}, "seed 1 with 400 flows"},
+		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, Manifest{30, 400, 1, "a"}, "asked for seed 1 with 500"},
+	}
+	for i, s := range steps {
+		err := WriteManifest(dir, s.in)
+		if (err == nil) != (s.wantErr == "") || (err != nil && !strings.Contains(err.Error(), s.wantErr)) {
+			t.Fatalf("step %d: err = %v, want %q", i, err, s.wantErr)
+		}
+		got, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != s.want {
+			t.Errorf("step %d: manifest %+v, want %+v", i, got, s.want)
+		}
+	}
+}
+
+// TestGendataTrain generates a tiny data set, trains a tiny model on it
+// and checks the provenance against the ablations it reports, and the
+// ablation frames against their summaries.
+func TestGendataTrain(t *testing.T) {
+	data := t.TempDir()
+	if _, _, err := Train(TrainConfig{Data: data, Model: filepath.Join(data, "m.model")}); err == nil || !strings.Contains(err.Error(), "must come from 'tailscope m3 gendata'") {
+		t.Fatalf("training without a manifest: %v", err)
+	}
+	n, err := Gendata(data, m3.GenOptions{Tasks: 20, Flows: 150, Seed: 3, Workers: 2, Shards: 1})
+	if err != nil || n != 20 {
+		t.Fatalf("gendata: %d tasks, %v", n, err)
+	}
+	model := filepath.Join(t.TempDir(), "m.model")
+	_, abls, err := Train(TrainConfig{Data: data, Model: model, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 2, Seed: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(abls) != 2 || abls[0].Thin != 0 || abls[1].Thin != 1 {
+		t.Fatalf("ablations %+v", abls)
+	}
+	b, err := os.ReadFile(model + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Provenance
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.DataSeed != 3 || p.DataTasks != 20 || p.Commands["train"] != "test" || len(p.TestModelErr) != len(abls[0].ModErr) || len(p.Thin1Model) != len(abls[1].ModErr) {
+		t.Errorf("provenance %+v does not match the data set and ablations", p)
+	}
+	dir := t.TempDir()
+	for _, a := range abls {
+		if err := a.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := frame.ReadTable(filepath.Join(dir, a.Name()+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for _, r := range a.Rows {
+			rows += r
+		}
+		if tab.Len() != rows || tab.Meta.Extra["thin"] != map[int]string{0: "0", 1: "1"}[a.Thin] {
+			t.Errorf("%s: %d rows, the buckets count %d; thin %q", a.Name(), tab.Len(), rows, tab.Meta.Extra["thin"])
+		}
+	}
+}
