@@ -129,6 +129,14 @@ type Result struct {
 	ChannelPackets    []int64
 	ChannelQueueNanos []float64
 	ChannelDrops      []int64
+	// PauseFrames and ResumeFrames count the PFC frames switches sent
+	// (netcfg.Config.PFC); per channel, ChannelPauses counts the pause
+	// frames sent to its transmitter (a switch port or host NIC) and
+	// ChannelPausedNanos the time that transmitter was paused.
+	// PausedNanos sums the latter over channels.
+	PauseFrames, ResumeFrames, PausedNanos int64
+	ChannelPauses                          []int64
+	ChannelPausedNanos                     []int64
 	// PeakFlows is the most flows the run held state for at once: flows
 	// in flight and finished flows whose last packets were still
 	// travelling. Memory grows with it, not with the number of flows.

@@ -14,6 +14,8 @@ const (
 	evNicWake              // a paced flow on NIC port ref may send again
 	evRTO                  // retransmission check of the flow in slot ref
 	evSample               // per-port sampling tick
+	evPortFree             // a port holding its packets (shared buffer) finished sending one
+	evPause                // a PFC pause (pkt 1) or resume (pkt 0) frame reaches the transmitter of channel ref
 )
 
 // Packet flags.
