@@ -96,6 +96,9 @@ func (s *sim) bufEnqueue(e event, c int32, wire int64) (dropped bool) {
 		cin := channel(s.route(e.ref), int32(e.hop())-1, ack)
 		if !s.admit(&b.sw[node], qp, cin, wire) {
 			s.res.Drops++
+			if ack {
+				s.res.AckDrops++
+			}
 			s.drops[c]++
 			s.fs[e.ref].alive--
 			if b.pfc && s.err == nil {

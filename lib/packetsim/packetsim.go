@@ -112,10 +112,10 @@ type Result struct {
 	// DataPackets and AckPackets count packets sent by hosts; Retransmits
 	// is the part of DataPackets sent again after a loss.
 	DataPackets, AckPackets, Retransmits int64
-	// Drops counts packets dropped at full buffers, Marks data packets
-	// marked CE, Duplicates data packets that reached the receiver out of
-	// order or twice and were discarded.
-	Drops, Marks, Duplicates int64
+	// Drops counts packets dropped at full buffers, AckDrops the ACKs
+	// among them, Marks data packets marked CE, Duplicates data packets
+	// that reached the receiver out of order or twice and were discarded.
+	Drops, AckDrops, Marks, Duplicates int64
 	// DeliveredBytes is the payload received in order, over all flows.
 	DeliveredBytes int64
 	// ChannelBytes is the wire bytes put on each channel (index: channel

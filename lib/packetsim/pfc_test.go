@@ -82,3 +82,54 @@ func TestPFCIncast(t *testing.T) {
 		}
 	}
 }
+
+// Congestion spreading, the classic harm of PFC: 16 senders incast into
+// one receiver behind a 200 Gbps bottleneck, so the queue builds only at the
+// right switch's port to that receiver; a victim flow from a 17th sender
+// to another receiver shares only the bottleneck with them. With PFC the
+// right switch pauses the bottleneck (its ingress port holds the
+// incast's bytes), the left switch in turn pauses the senders' NICs, and
+// the victim, stuck behind the incast's packets at the paused bottleneck
+// port, is slowed well beyond its ideal; without PFC the incast loses
+// packets at the right switch and the victim runs at nearly line rate.
+func TestPFCCongestionSpreading(t *testing.T) {
+	const incast = 16
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: incast + 1, Receivers: 2, BottleneckBandwidth: 200 * topo.Gbps})
+	must(t, net, err)
+	var flows []workload.Flow
+	for i := range incast {
+		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: incast + 1, Size: 200_000})
+	}
+	victim := workload.Flow{ID: incast, Src: incast, Dst: incast + 2, Size: 200_000, Start: 1_000}
+	flows = append(flows, victim)
+	bottleneck := 2 * (len(net.Links) - 1) // left to right switch
+	if c := net.Channels[bottleneck]; net.IsHost(c.Src) || net.IsHost(c.Dst) {
+		t.Fatalf("channel %d is not the bottleneck", bottleneck)
+	}
+	slowdown := map[bool]float64{}
+	for _, pfc := range []bool{true, false} {
+		res, err := Run(net, flows, sharedBuffer(200_000, pfc), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Records) != len(flows) {
+			t.Fatalf("pfc %v: %d records of %d", pfc, len(res.Records), len(flows))
+		}
+		slowdown[pfc] = res.Records[incast].Slowdown
+		// Channel 2i is host i's NIC (the dumbbell's links start at the hosts).
+		var nics int64
+		for i := range incast + 1 {
+			nics += res.ChannelPauses[2*i]
+		}
+		if pfc && (res.ChannelPauses[bottleneck] == 0 || nics == 0 || res.Drops != 0) {
+			t.Errorf("with PFC: the bottleneck was paused %d times, the senders' NICs %d times; %d drops", res.ChannelPauses[bottleneck], nics, res.Drops)
+		}
+		if !pfc && res.Drops == 0 {
+			t.Errorf("without PFC the incast lost no packet")
+		}
+		t.Logf("pfc %v: victim slowdown %.2f; bottleneck paused %d times for %d ns, sender NICs %d times; %d drops", pfc, slowdown[pfc], res.ChannelPauses[bottleneck], res.ChannelPausedNanos[bottleneck], nics, res.Drops)
+	}
+	if slowdown[false] > 1.1 || slowdown[true] < 1.5*slowdown[false] {
+		t.Errorf("victim slowdown %.2f with PFC, %.2f without: want it near 1 without and at least 1.5 times that with", slowdown[true], slowdown[false])
+	}
+}

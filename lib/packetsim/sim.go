@@ -664,6 +664,9 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
 	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
 		s.res.Drops++
+		if e.flag()&flagAck != 0 {
+			s.res.AckDrops++
+		}
 		s.drops[c]++
 		s.fs[e.ref].alive--
 		return true
