@@ -135,7 +135,7 @@ func run(args []string, stdout io.Writer) error {
 	if err := forkCanRun(cfg); err != nil {
 		return err
 	}
-	cfg = forkSizes(cfg)
+	cfg = forkHeadroom(forkSizes(cfg))
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
@@ -340,6 +340,21 @@ const forkAckBytes = 46
 func forkSizes(cfg netcfg.Config) netcfg.Config {
 	cfg.HeaderBytes += forkINTBytes[cfg.CC]
 	cfg.AckBytes = max(cfg.AckBytes, forkAckBytes+forkINTBytes[cfg.CC])
+	return cfg
+}
+
+// forkHeadroom returns cfg with, under PFC, each port's headroom what the
+// fork reserves: it sizes the headroom of a 10 Gbps, 1 us port (all of
+// forkcmp's) as netcfg does for 1000 B payloads and 48 B headers, 8456 B,
+// but reserves it for both of a port's lossless queues (0 and 3), so its
+// switches' shared pool is the buffer less twice that per port (its log
+// prints 8455 B per queue: 18 B per switch apart).
+func forkHeadroom(cfg netcfg.Config) netcfg.Config {
+	if cfg.PFC.Enabled {
+		fork := netcfg.Default()
+		fork.PayloadBytes = cfg.PayloadBytes
+		cfg.PFC.HeadroomBytes = 2 * fork.HeadroomFor(10*topo.Gbps, 1000)
+	}
 	return cfg
 }
 
