@@ -195,6 +195,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
 		{"packetsim-only cc", good, nil, func(c *netcfg.Config) { c.CC = "hpcc" }, `congestion control "hpcc" is not supported`},
 		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
+		{"shared buffer", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared switch buffer and PFC are not supported"},
+		{"pfc", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "shared switch buffer and PFC are not supported"},
 	} {
 		c2 := cfg
 		if c.cfg != nil {
