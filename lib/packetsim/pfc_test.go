@@ -1,8 +1,11 @@
 package packetsim
 
 import (
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -131,5 +134,45 @@ func TestPFCCongestionSpreading(t *testing.T) {
 	}
 	if slowdown[false] > 1.1 || slowdown[true] < 1.5*slowdown[false] {
 		t.Errorf("victim slowdown %.2f with PFC, %.2f without: want it near 1 without and at least 1.5 times that with", slowdown[true], slowdown[false])
+	}
+}
+
+// The per-channel frame of a PFC run, written and read back, holds the
+// pause counts and times of Result, channel by channel.
+func TestChannelsTable(t *testing.T) {
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 8, Receivers: 1})
+	must(t, net, err)
+	var flows []workload.Flow
+	for i := range 8 {
+		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 8, Size: 100_000})
+	}
+	cfg := sharedBuffer(100_000, true)
+	cfg.CC = "dcqcn"
+	res, err := Run(net, flows, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PauseFrames == 0 {
+		t.Fatal("no pause: the test shows nothing")
+	}
+	path := filepath.Join(t.TempDir(), "channels.parquet")
+	if err := frame.WriteTable(path, res.ChannelsTable(frame.Meta{Estimator: Name})); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := frame.ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want []int64
+	}{{ColPauseFrames, res.ChannelPauses}, {ColPausedNs, res.ChannelPausedNanos}, {ColDrops, res.ChannelDrops}, {ColPackets, res.ChannelPackets}} {
+		got, err := tab.Int64s(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("column %s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }
