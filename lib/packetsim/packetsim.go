@@ -13,6 +13,11 @@
 // tail drop, data
 // packets of PayloadBytes plus HeaderBytes and one AckBytes ACK per data
 // packet that travels the reverse path and queues like any packet.
+// With netcfg's buffer block each switch has one shared buffer with a
+// dynamic threshold instead (tail drop, or PFC: pauses sent upstream hop
+// by hop to the hosts' NICs, pause frames and paused time counted per
+// channel); its ports then hold their packets, since a paused port's
+// departures are not known on arrival, and only such runs pay for it.
 // Congestion control sits behind the CC interface. What the other
 // algorithms need of the network is added only when netcfg names them:
 // for DCQCN, RED-style marking between Kmin and Kmax (random draws from
