@@ -137,8 +137,9 @@ func TestPFCCongestionSpreading(t *testing.T) {
 	}
 }
 
-// The per-channel frame of a PFC run, written and read back, holds the
-// pause counts and times of Result, channel by channel.
+// The per-channel frame of a PFC run (frame.ChannelStatsTable), written
+// and read back, holds the pause counts and times of Result, channel by
+// channel.
 func TestChannelsTable(t *testing.T) {
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 8, Receivers: 1})
 	must(t, net, err)
@@ -156,17 +157,24 @@ func TestChannelsTable(t *testing.T) {
 		t.Fatal("no pause: the test shows nothing")
 	}
 	path := filepath.Join(t.TempDir(), "channels.parquet")
-	if err := frame.WriteTable(path, res.ChannelsTable(frame.Meta{Estimator: Name})); err != nil {
+	tab, err := frame.ChannelStatsTable(frame.ChannelStats{
+		Packets: res.ChannelPackets, WireBytes: res.ChannelBytes, QueueNs: res.ChannelQueueNanos,
+		Drops: res.ChannelDrops, PauseFrames: res.ChannelPauses, PausedNs: res.ChannelPausedNanos,
+	}, frame.Meta{Estimator: Name})
+	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := frame.ReadTable(path)
+	if err := frame.WriteTable(path, tab); err != nil {
+		t.Fatal(err)
+	}
+	tab, err = frame.ReadTable(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
 		want []int64
-	}{{ColPauseFrames, res.ChannelPauses}, {ColPausedNs, res.ChannelPausedNanos}, {ColDrops, res.ChannelDrops}, {ColPackets, res.ChannelPackets}} {
+	}{{frame.ColPauseFrames, res.ChannelPauses}, {frame.ColPausedNs, res.ChannelPausedNanos}, {frame.ColDrops, res.ChannelDrops}, {frame.ColPackets, res.ChannelPackets}} {
 		got, err := tab.Int64s(c.name)
 		if err != nil {
 			t.Fatal(err)
