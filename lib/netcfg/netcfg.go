@@ -58,7 +58,7 @@ type Config struct {
 type Buffer struct {
 	// SharedBytes is each switch's buffer; 0 means infinite. m3's Table 4
 	// varies it over 200-500 KB.
-	SharedBytes int64 `json:"shared_bytes,omitempty"`
+	SharedBytes int64 `json:"shared_bytes"`
 	// Alpha scales the dynamic threshold, 1 (the fork's default).
 	Alpha float64 `json:"alpha"`
 }
@@ -75,11 +75,11 @@ type Buffer struct {
 // nothing more until resumed, so pauses spread hop by hop to the hosts.
 // It needs Buffer.SharedBytes.
 type PFC struct {
-	Enabled bool `json:"enabled,omitempty"`
+	Enabled bool `json:"enabled"`
 	// HeadroomBytes is each ingress port's headroom; 0 sizes it as the
 	// fork does: two full packets, 3860 B and twice the link's
 	// bandwidth-delay product.
-	HeadroomBytes  int64 `json:"headroom_bytes,omitempty"`
+	HeadroomBytes  int64 `json:"headroom_bytes"`
 	XonBytes       int64 `json:"xon_bytes"`        // resume below this many ingress bytes, 1248 (the fork's)
 	XonOffsetBytes int64 `json:"xon_offset_bytes"` // or this far below the threshold, 2496 (the fork's)
 }
