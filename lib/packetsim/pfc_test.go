@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -181,6 +182,40 @@ func TestChannelsTable(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("column %s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// PFC alone throttles a sender that never slows down (a CC fixed at line
+// rate) to its bottleneck: a 10 Gbps host sending 2 MB through a 1 Gbps
+// bottleneck loses nothing, finishes at its ideal FCT (the bottleneck's
+// serialization) within 1%, and its NIC spends the time it is not
+// sending, 1 - 1/10 of the run, paused. Without PFC the same sender
+// overflows the buffer and pays for the losses.
+func TestPFCThrottlesToBottleneck(t *testing.T) {
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 1, Receivers: 1, BottleneckBandwidth: topo.Gbps})
+	must(t, net, err)
+	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 1, Size: 2_000_000}}
+	greedy := func(cfg netcfg.Config, line int64) CC { return &echoRecorder{line: float64(line)} }
+	for _, pfc := range []bool{true, false} {
+		res, err := Run(net, flows, sharedBuffer(100_000, pfc), Options{CC: greedy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Records) != 1 {
+			t.Fatalf("pfc %v: %d records", pfc, len(res.Records))
+		}
+		r := res.Records[0]
+		paused := float64(res.ChannelPausedNanos[0]) / float64(r.FCT) // channel 0: the sender's NIC
+		t.Logf("pfc %v: slowdown %.4f, NIC paused %.3f of the FCT, %d pause frames, %d drops", pfc, r.Slowdown, paused, res.PauseFrames, res.Drops)
+		if !pfc {
+			if res.Drops == 0 || r.Slowdown < 1.1 {
+				t.Errorf("without PFC: %d drops, slowdown %.3f", res.Drops, r.Slowdown)
+			}
+			continue
+		}
+		if res.Drops != 0 || r.Slowdown > 1.01 || math.Abs(paused-0.9) > 0.02 {
+			t.Errorf("with PFC: %d drops, slowdown %.4f (want <= 1.01), NIC paused %.3f of the FCT (want 0.90)", res.Drops, r.Slowdown, paused)
 		}
 	}
 }
