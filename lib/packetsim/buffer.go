@@ -52,6 +52,7 @@ type qport struct {
 	bytes    int64 // wire bytes waiting, the packet in transmission excluded
 	k        float64
 	paused   bool
+	wake     bool  // an evPortFree is scheduled
 	pausedAt int64 // ps
 }
 
@@ -114,10 +115,31 @@ func (s *sim) bufEnqueue(e event, c int32, wire int64) (dropped bool) {
 	e.t = s.now
 	qp.q = append(qp.q, e)
 	qp.bytes += wire
-	if !qp.paused && s.ports[c].busyUntil <= s.now {
-		s.startTx(c)
-	}
+	s.kick(c, qp)
 	return false
+}
+
+// kick starts port c's next transmission if the port is idle, not paused
+// and has a packet waiting; busy, it wakes the port at the end of the
+// transmission.
+func (s *sim) kick(c int32, qp *qport) {
+	switch {
+	case qp.paused || qp.head == len(qp.q):
+	case s.ports[c].busyUntil <= s.now:
+		s.startTx(c)
+	default:
+		s.wakeAt(c, qp)
+	}
+}
+
+// wakeAt schedules port c's evPortFree for the end of its transmission
+// unless one is scheduled. Only a port with packets waiting needs one, so
+// a packet that finds its port idle costs one event, as on the fast path.
+func (s *sim) wakeAt(c int32, qp *qport) {
+	if !qp.wake {
+		qp.wake = true
+		s.q.push(newEvent(s.ports[c].busyUntil, evPortFree, c))
+	}
 }
 
 // markAt decides whether a data packet meeting q queued bytes at port qp is
@@ -216,16 +238,16 @@ func (s *sim) pauseArrived(e event) {
 		s.pull(&s.nics[n])
 		return
 	}
-	s.portFree(c)
+	s.kick(c, qp)
 }
 
-// portFree starts the next transmission of port c if it is idle, not
-// paused and has a packet waiting.
+// portFree is port c's evPortFree. The port may be busy again (a packet
+// found it idle at the very time the wake-up was due and went first):
+// then kick waits for the new end.
 func (s *sim) portFree(c int32) {
 	qp := &s.buf.ports[c]
-	if !qp.paused && qp.head < len(qp.q) && s.ports[c].busyUntil <= s.now {
-		s.startTx(c)
-	}
+	qp.wake = false
+	s.kick(c, qp)
 }
 
 // startTx puts port c's first waiting packet on the wire: it leaves the
@@ -262,9 +284,9 @@ func (s *sim) startTx(c int32) {
 		x := &s.ext[e.ref]
 		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
 	}
-	s.q.push(newEvent(end, evPortFree, c))
 	e.t = end + p.delay
 	s.q.push(e)
+	s.kick(c, qp)
 }
 
 // finishPauses adds the pauses still in force at the end of the run to
