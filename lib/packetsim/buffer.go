@@ -223,9 +223,16 @@ func (s *sim) sendPause(cin int32, pause bool) {
 func (s *sim) pauseArrived(e event) {
 	c := e.ref
 	qp := &s.buf.ports[c]
+	var n *nic // a NIC pulling its packets, which pull stops while paused
+	if i := s.nicOf[c]; i >= 0 && !s.opts.HostFIFO {
+		n = &s.nics[i]
+	}
 	if e.pkt == 1 {
 		if !qp.paused {
 			qp.paused, qp.pausedAt = true, s.now
+			if n != nil {
+				n.paused = true
+			}
 		}
 		return
 	}
@@ -234,8 +241,9 @@ func (s *sim) pauseArrived(e event) {
 	}
 	qp.paused = false
 	s.buf.pausedPs[c] += s.now - qp.pausedAt
-	if n := s.nicOf[c]; n >= 0 && !s.opts.HostFIFO {
-		s.pull(&s.nics[n])
+	if n != nil {
+		n.paused = false
+		s.pull(n)
 		return
 	}
 	s.kick(c, qp)

@@ -88,6 +88,7 @@ type dequeuePort struct {
 type nic struct {
 	ch       int32
 	busy     bool
+	paused   bool // by PFC
 	acks     []event
 	ackHead  int
 	ackBytes int64
@@ -222,6 +223,9 @@ type sim struct {
 	// buf is the shared switch buffer and PFC, nil (and not paid for)
 	// unless configured.
 	buf *buffers
+	// finite: buffers are finite, per port (cfg.BufferBytes) or shared
+	// (buf); one test on the fast path for both.
+	finite bool
 }
 
 // red is DCQCN's RED-style marking: a data packet that finds q bytes
@@ -308,6 +312,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	if cfg.SharedBuffer() {
 		s.buf = newBuffers(s)
 	}
+	s.finite = cfg.BufferBytes > 0 || s.buf != nil
 	s.q = newEventQueue()
 	if opts.SampleEveryNanos > 0 {
 		s.sampled = opts.SampleChannels
@@ -658,18 +663,20 @@ func (s *sim) arrive(e event) {
 // it CE-marks data above the port's threshold; marking at dequeue, it
 // records a packet that has to wait for arrive to judge.
 func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
-	if s.buf != nil {
-		return s.bufEnqueue(e, c, wire)
-	}
 	p := &s.ports[c]
-	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
-		s.res.Drops++
-		if e.flag()&flagAck != 0 {
-			s.res.AckDrops++
+	if s.finite {
+		if s.buf != nil {
+			return s.bufEnqueue(e, c, wire)
 		}
-		s.drops[c]++
-		s.fs[e.ref].alive--
-		return true
+		if p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
+			s.res.Drops++
+			if e.flag()&flagAck != 0 {
+				s.res.AckDrops++
+			}
+			s.drops[c]++
+			s.fs[e.ref].alive--
+			return true
+		}
 	}
 	wait := p.busyUntil - s.now
 	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.mark(p.backlog(s.now))) {
@@ -755,7 +762,7 @@ func (s *sim) send(n *nic, e event, wire int64) {
 // data packet of the next eligible flow; if flows wait only for their
 // pacing time, it schedules a wake-up.
 func (s *sim) pull(n *nic) {
-	if n.busy || s.buf != nil && s.buf.ports[n.ch].paused {
+	if n.busy || n.paused {
 		return
 	}
 	if n.ackHead < len(n.acks) {
