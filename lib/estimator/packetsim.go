@@ -27,15 +27,17 @@ func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Sourc
 	if err != nil {
 		return nil, err
 	}
-	return &Result{
-		Options: encode(o),
-		Extra: map[string]string{
-			"events":      strconv.FormatInt(res.Events, 10),
-			"packet_hops": strconv.FormatInt(res.PacketHops, 10),
-			"drops":       strconv.FormatInt(res.Drops, 10),
-			"marks":       strconv.FormatInt(res.Marks, 10),
-			"unfinished":  strconv.Itoa(len(res.Unfinished)),
-			"peak_flows":  strconv.Itoa(res.PeakFlows),
-		},
-	}, nil
+	extra := map[string]string{
+		"events":      strconv.FormatInt(res.Events, 10),
+		"packet_hops": strconv.FormatInt(res.PacketHops, 10),
+		"drops":       strconv.FormatInt(res.Drops, 10),
+		"marks":       strconv.FormatInt(res.Marks, 10),
+		"unfinished":  strconv.Itoa(len(res.Unfinished)),
+		"peak_flows":  strconv.Itoa(res.PeakFlows),
+	}
+	if sc.Spec.Network.PFC.Enabled {
+		extra["pause_frames"] = strconv.FormatInt(res.PauseFrames, 10)
+		extra["paused_ns"] = strconv.FormatInt(res.PausedNanos, 10)
+	}
+	return &Result{Options: encode(o), Extra: extra}, nil
 }

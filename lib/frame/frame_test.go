@@ -584,3 +584,24 @@ func TestWriteLeavesOnlyTheFrame(t *testing.T) {
 		t.Fatalf("read back %v, want the second write [1]", v)
 	}
 }
+
+// A run without drops or PFC leaves those counts nil: their columns are
+// zeros; counts of different lengths are refused.
+func TestChannelStatsTable(t *testing.T) {
+	tab, err := ChannelStatsTable(ChannelStats{Packets: []int64{3, 4}, WireBytes: []int64{30, 40}}, Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		want []int64
+	}{{ColChannelID, []int64{0, 1}}, {ColPackets, []int64{3, 4}}, {ColWireBytes, []int64{30, 40}}, {ColDrops, []int64{0, 0}}, {ColPauseFrames, []int64{0, 0}}, {ColPausedNs, []int64{0, 0}}} {
+		got, err := tab.Int64s(c.name)
+		if err != nil || len(got) != 2 || got[0] != c.want[0] || got[1] != c.want[1] {
+			t.Errorf("column %s: %v (%v), want %v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := ChannelStatsTable(ChannelStats{Packets: []int64{1}, Drops: []int64{1, 2}}, Meta{}); err == nil || !strings.Contains(err.Error(), "1 and 2 channels") {
+		t.Errorf("mismatched lengths: error %v", err)
+	}
+}

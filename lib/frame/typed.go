@@ -229,6 +229,63 @@ func ChannelsTable(net *topo.Network, meta Meta) *Table {
 	}}
 }
 
+// Column names of ChannelStatsTable beyond ColChannelID.
+const (
+	ColPackets     = "packets"
+	ColWireBytes   = "wire_bytes"
+	ColQueueNs     = "queue_ns"
+	ColDrops       = "drops"
+	ColPauseFrames = "pause_frames"
+	ColPausedNs    = "paused_ns"
+)
+
+// ChannelStats is a packet simulator's per-channel counts (packetsim's
+// Result fields of the same names), each indexed by channel id: packets
+// and wire bytes put on the channel, the summed wait of those packets at
+// its port (ns), packets dropped there, PFC pause frames sent to its
+// transmitter and the time the transmitter spent paused (ns).
+type ChannelStats struct {
+	Packets, WireBytes    []int64
+	QueueNs               []float64
+	Drops                 []int64
+	PauseFrames, PausedNs []int64
+}
+
+// ChannelStatsTable returns s as a table, one row per channel: channel_id,
+// packets, wire_bytes, queue_ns, drops, pause_frames, paused_ns. It joins
+// ChannelsTable (the topology) on channel_id. The slices must have one
+// length; a nil slice (a run without drops or PFC) is a column of zeros.
+func ChannelStatsTable(s ChannelStats, meta Meta) (*Table, error) {
+	n := len(s.Packets)
+	ints := [][]int64{s.WireBytes, s.Drops, s.PauseFrames, s.PausedNs}
+	for i, c := range ints {
+		if c == nil {
+			ints[i] = make([]int64, n)
+		} else if len(c) != n {
+			return nil, fmt.Errorf("frame: channel stats of %d and %d channels", n, len(c))
+		}
+	}
+	queue := s.QueueNs
+	if queue == nil {
+		queue = make([]float64, n)
+	} else if len(queue) != n {
+		return nil, fmt.Errorf("frame: channel stats of %d and %d channels", n, len(queue))
+	}
+	id := make([]int64, n)
+	for c := range id {
+		id[c] = int64(c)
+	}
+	return &Table{Meta: meta, Columns: []Column{
+		Int64Column(ColChannelID, id),
+		Int64Column(ColPackets, s.Packets),
+		Int64Column(ColWireBytes, ints[0]),
+		Float64Column(ColQueueNs, queue),
+		Int64Column(ColDrops, ints[1]),
+		Int64Column(ColPauseFrames, ints[2]),
+		Int64Column(ColPausedNs, ints[3]),
+	}}, nil
+}
+
 // WriteTopology writes net's nodes and channels to two files, with
 // meta.Network set to the network's name. A topology frame describes links
 // in service, so a network with failed links is refused rather than written

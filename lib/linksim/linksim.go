@@ -11,7 +11,10 @@
 //     K bytes (at dequeue or enqueue, netcfg.Config.ECNMark) and drops
 //     beyond a finite buffer exactly as packetsim's switch ports do (when
 //     the target leaves a host, the target is that host's NIC and nothing
-//     is marked, as in packetsim);
+//     is marked, as in packetsim); a buffer per port only
+//     (netcfg.Config.BufferBytes): a shared switch buffer and PFC are
+//     refused, since the topology holds one port of each switch and so
+//     sees neither the other ports' use of the buffer nor their pauses;
 //   - the downstream hop to each destination as a FIFO of fixed rate plus
 //     a fixed delay, computed in closed form when a packet leaves the
 //     target: in Parsimon's topology it is inflated, so it never queues
@@ -144,6 +147,10 @@ func Run(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, 
 func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("linksim: %w", err)
+	}
+	if cfg.SharedBuffer() {
+		// One port of each switch is all a link-level topology holds.
+		return fmt.Errorf("linksim: a shared switch buffer and PFC are not supported: the link-level topology holds one port of each switch, so it sees neither the other ports' use of the buffer nor their pauses (use buffer_bytes, a buffer per port, or packetsim)")
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)

@@ -198,6 +198,8 @@ func TestBadInput(t *testing.T) {
 		{"unsorted", good, []workload.Flow{{ID: 1, Size: 1, Start: 5}, flow}, nil, "flow 3 starts at 0"},
 		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
 		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
+		{"shared buffer", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared switch buffer and PFC are not supported"},
+		{"pfc", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "shared switch buffer and PFC are not supported"},
 	} {
 		c2 := cfg
 		if c.cfg != nil {

@@ -38,8 +38,50 @@ type Config struct {
 	// Marking at dequeue tells the sender about the queue a whole
 	// queueing delay sooner.
 	ECNMark string `json:"ecn_mark"`
-	// BufferBytes is the per-port buffer; 0 means infinite.
+	// BufferBytes is a buffer of its own for every port, with tail drop;
+	// 0 means infinite. It and Buffer.SharedBytes are exclusive.
 	BufferBytes int64 `json:"buffer_bytes,omitempty"`
+	// Buffer is a buffer shared by the ports of each switch; off (infinite)
+	// unless SharedBytes is set.
+	Buffer Buffer `json:"buffer"`
+	// PFC is priority flow control over the shared buffer; off by default.
+	PFC PFC `json:"pfc"`
+}
+
+// Buffer is a switch's shared packet memory, as the dynamic-threshold
+// MMUs of data-center switches (and the papers' ns-3 fork's SwitchMmu)
+// manage it: every packet waiting in a switch takes its bytes from one
+// pool of SharedBytes, and a queue may hold at most Alpha times the pool's
+// free bytes. Without PFC the queue is the egress port's and a packet
+// over the threshold (or the pool) is dropped; with PFC it is the
+// ingress port's and the threshold is where the port pauses its sender.
+type Buffer struct {
+	// SharedBytes is each switch's buffer; 0 means infinite. m3's Table 4
+	// varies it over 200-500 KB.
+	SharedBytes int64 `json:"shared_bytes"`
+	// Alpha scales the dynamic threshold, 1 (the fork's default).
+	Alpha float64 `json:"alpha"`
+}
+
+// PFC is priority flow control (IEEE 802.1Qbb) with one priority, as the
+// papers' ns-3 fork runs it for lossless traffic: when the bytes that
+// entered a switch through one ingress port exceed the dynamic threshold
+// (Buffer.Alpha times the free shared buffer) the switch sends its
+// upstream neighbour a pause frame; what arrives until the pause takes
+// effect goes to the port's headroom, reserved out of the shared buffer.
+// The port resumes its sender once the headroom is empty and its bytes are
+// below XonBytes or XonOffsetBytes below the threshold. A paused sender
+// (switch port or host NIC) finishes the frame on the wire and sends
+// nothing more until resumed, so pauses spread hop by hop to the hosts.
+// It needs Buffer.SharedBytes.
+type PFC struct {
+	Enabled bool `json:"enabled"`
+	// HeadroomBytes is each ingress port's headroom; 0 sizes it as the
+	// fork does: two full packets, 3860 B and twice the link's
+	// bandwidth-delay product.
+	HeadroomBytes  int64 `json:"headroom_bytes"`
+	XonBytes       int64 `json:"xon_bytes"`        // resume below this many ingress bytes, 1248 (the fork's)
+	XonOffsetBytes int64 `json:"xon_offset_bytes"` // or this far below the threshold, 2496 (the fork's)
 }
 
 // DCTCP holds the parameters of DCTCP as run by the papers' ns-3 fork
@@ -146,6 +188,8 @@ func Default() Config {
 			MinRTONanos: 1_000_000,
 			VarWin:      true,
 		},
+		Buffer: Buffer{Alpha: 1},
+		PFC:    PFC{XonBytes: 1248, XonOffsetBytes: 2496},
 		DCQCN: DCQCN{
 			KminBytes:         5_000,
 			KmaxBytes:         200_000,
@@ -224,6 +268,9 @@ func (c Config) Validate() error {
 	case c.ECNMark != "dequeue" && c.ECNMark != "enqueue":
 		return fmt.Errorf("netcfg: unknown ecn_mark %q (known: %s)", c.ECNMark, strings.Join(ECNMarks, ", "))
 	}
+	if err := c.validateBuffers(); err != nil {
+		return err
+	}
 	switch c.CC {
 	case "dctcp", "dctcp-window":
 		return nil
@@ -235,6 +282,36 @@ func (c Config) Validate() error {
 		return c.HPCC.validate()
 	}
 	return fmt.Errorf("netcfg: unknown congestion control %q (known: %s)", c.CC, strings.Join(CCs, ", "))
+}
+
+// SharedBuffer reports whether switches have a finite shared buffer.
+func (c Config) SharedBuffer() bool { return c.Buffer.SharedBytes > 0 }
+
+// HeadroomFor returns the PFC headroom of an ingress port of the given
+// rate and propagation delay: PFC.HeadroomBytes if set, else the fork's
+// size, 2 full packets + 3860 B + 2 x bandwidth x delay.
+func (c Config) HeadroomFor(bandwidthBps, delayNanos int64) int64 {
+	if c.PFC.HeadroomBytes > 0 {
+		return c.PFC.HeadroomBytes
+	}
+	return 2*(c.PayloadBytes+c.HeaderBytes) + 3860 + 2*bandwidthBps*delayNanos/8e9
+}
+
+func (c Config) validateBuffers() error {
+	b, p := c.Buffer, c.PFC
+	switch {
+	case b.SharedBytes < 0:
+		return fmt.Errorf("netcfg: buffer shared_bytes must be >= 0 (0 = infinite), got %d", b.SharedBytes)
+	case b.SharedBytes > 0 && c.BufferBytes > 0:
+		return fmt.Errorf("netcfg: buffer_bytes (a buffer per port) and buffer shared_bytes (one per switch) are exclusive, got %d and %d", c.BufferBytes, b.SharedBytes)
+	case b.SharedBytes > 0 && !(b.Alpha > 0):
+		return fmt.Errorf("netcfg: buffer alpha must be positive, got %g", b.Alpha)
+	case p.Enabled && b.SharedBytes == 0:
+		return fmt.Errorf("netcfg: pfc needs a finite switch buffer: set buffer shared_bytes")
+	case p.HeadroomBytes < 0 || p.XonBytes < 0 || p.XonOffsetBytes < 0:
+		return fmt.Errorf("netcfg: pfc headroom_bytes, xon_bytes and xon_offset_bytes must be >= 0, got %d, %d and %d", p.HeadroomBytes, p.XonBytes, p.XonOffsetBytes)
+	}
+	return nil
 }
 
 // positive reports the first of the named values that is not positive.

@@ -63,6 +63,13 @@ func TestValidate(t *testing.T) {
 		{"no ack", func(c *Config) { c.AckBytes = 0 }, "ack_bytes > 0"},
 		{"no K", func(c *Config) { c.KBytesPerGbps = 0 }, "set k_bytes or k_bytes_per_gbps"},
 		{"negative buffer", func(c *Config) { c.BufferBytes = -5 }, "buffer_bytes must be >= 0"},
+		{"shared buffer", func(c *Config) { c.Buffer.SharedBytes = 200_000 }, ""},
+		{"pfc", func(c *Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, ""},
+		{"negative shared buffer", func(c *Config) { c.Buffer.SharedBytes = -1 }, "shared_bytes must be >= 0"},
+		{"both buffers", func(c *Config) { c.Buffer.SharedBytes, c.BufferBytes = 200_000, 20_000 }, "are exclusive"},
+		{"zero alpha", func(c *Config) { c.Buffer.SharedBytes, c.Buffer.Alpha = 200_000, 0 }, "buffer alpha must be positive"},
+		{"pfc without buffer", func(c *Config) { c.PFC.Enabled = true }, "pfc needs a finite switch buffer"},
+		{"negative headroom", func(c *Config) { c.Buffer.SharedBytes, c.PFC.Enabled, c.PFC.HeadroomBytes = 200_000, true, -1 }, "headroom_bytes"},
 		{"g zero", func(c *Config) { c.DCTCP.G = 0 }, "dctcp g must be in (0,1]"},
 		{"g above 1", func(c *Config) { c.DCTCP.G = 1.5 }, "dctcp g must be in (0,1]"},
 		{"unknown CC", func(c *Config) { c.CC = "cubic" }, `unknown congestion control "cubic" (known: dctcp, dctcp-window, dcqcn, timely, hpcc)`},
@@ -192,5 +199,18 @@ func TestJSONRoundTrip(t *testing.T) {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON %s lacks %s", b, key)
 		}
+	}
+}
+
+// The PFC headroom defaults to the fork's size: two full packets, 3860 B
+// and twice the bandwidth-delay product (10 Gbps, 1 us: 2500 B).
+func TestHeadroomFor(t *testing.T) {
+	c := Default()
+	if got, want := c.HeadroomFor(10_000_000_000, 1000), int64(2*1048+3860+2500); got != want {
+		t.Errorf("default headroom %d, want %d", got, want)
+	}
+	c.PFC.HeadroomBytes = 5000
+	if got := c.HeadroomFor(10_000_000_000, 1000); got != 5000 {
+		t.Errorf("set headroom %d, want 5000", got)
 	}
 }

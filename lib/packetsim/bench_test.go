@@ -89,3 +89,24 @@ func BenchmarkFabric10kCC(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFabric10kBuffer is BenchmarkFabric10k under every congestion
+// control with a 200 KB shared buffer per switch, PFC off (tail drop) and
+// on: what ports that hold their packets, the buffer's accounting and the
+// pauses cost per packet-hop.
+func BenchmarkFabric10kBuffer(b *testing.B) {
+	net, flows := fabricScenario(b, 10_000)
+	for _, pfc := range []bool{false, true} {
+		for _, cc := range netcfg.CCs {
+			name := cc + "/tail-drop"
+			if pfc {
+				name = cc + "/pfc"
+			}
+			b.Run(name, func(b *testing.B) {
+				cfg := sharedBuffer(200_000, pfc)
+				cfg.CC = cc
+				benchRun(b, net, flows, cfg)
+			})
+		}
+	}
+}

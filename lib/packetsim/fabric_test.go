@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -61,10 +62,31 @@ func TestFabricConservationEveryCC(t *testing.T) {
 	}
 }
 
+// Conservation holds with a 200 KB shared buffer per switch for every
+// congestion control: with PFC nothing is lost, so every law holds as
+// with infinite buffers; without it packets are dropped and resent, yet
+// every flow finishes once with every byte delivered once, and every data
+// packet sent is delivered, dropped or discarded as a duplicate.
+func TestFabricConservationSharedBuffer(t *testing.T) {
+	net, flows := fabricScenario(t, 5_000)
+	for _, cc := range netcfg.CCs {
+		for _, pfc := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/pfc=%v", cc, pfc), func(t *testing.T) {
+				cfg := sharedBuffer(200_000, pfc)
+				cfg.CC = cc
+				res := checkConservation(t, net, flows, cfg)
+				t.Logf("%d drops, %d pause frames", res.Drops, res.PauseFrames)
+			})
+		}
+	}
+}
+
 // checkConservation runs flows on net and checks TestFabricConservation's
-// laws.
-func checkConservation(t *testing.T, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) {
+// laws; when cfg may drop packets (a finite buffer without PFC), those
+// that count packets and bytes on channels are replaced by the one above.
+func checkConservation(t *testing.T, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) *Result {
 	t.Helper()
+	lossy := (cfg.BufferBytes > 0 || cfg.SharedBuffer()) && !cfg.PFC.Enabled
 	res, err := Run(net, flows, cfg, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +119,12 @@ func checkConservation(t *testing.T, net *topo.Network, flows []workload.Flow, c
 	if res.DeliveredBytes != bytes {
 		t.Errorf("delivered %d payload bytes, flows hold %d", res.DeliveredBytes, bytes)
 	}
+	if lossy {
+		if res.DataPackets != pkts+res.Drops-res.AckDrops+res.Duplicates {
+			t.Errorf("%d data packets sent, but %d delivered + %d dropped + %d duplicates", res.DataPackets, pkts, res.Drops-res.AckDrops, res.Duplicates)
+		}
+		return res
+	}
 	if res.DataPackets != pkts || res.AckPackets != pkts {
 		t.Errorf("sent %d data packets and %d ACKs, flows need %d of each", res.DataPackets, res.AckPackets, pkts)
 	}
@@ -109,4 +137,5 @@ func checkConservation(t *testing.T, net *topo.Network, flows []workload.Flow, c
 		}
 	}
 	t.Logf("%d flows, %d events, %d packet-hops, %d marks, %.3f s simulated", len(flows), res.Events, res.PacketHops, res.Marks, float64(res.EndNanos)/1e9)
+	return res
 }

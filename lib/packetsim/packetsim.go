@@ -13,6 +13,11 @@
 // tail drop, data
 // packets of PayloadBytes plus HeaderBytes and one AckBytes ACK per data
 // packet that travels the reverse path and queues like any packet.
+// With netcfg's buffer block each switch has one shared buffer with a
+// dynamic threshold instead (tail drop, or PFC: pauses sent upstream hop
+// by hop to the hosts' NICs, pause frames and paused time counted per
+// channel); its ports then hold their packets, since a paused port's
+// departures are not known on arrival, and only such runs pay for it.
 // Congestion control sits behind the CC interface. What the other
 // algorithms need of the network is added only when netcfg names them:
 // for DCQCN, RED-style marking between Kmin and Kmax (random draws from
@@ -114,10 +119,10 @@ type Result struct {
 	// DataPackets and AckPackets count packets sent by hosts; Retransmits
 	// is the part of DataPackets sent again after a loss.
 	DataPackets, AckPackets, Retransmits int64
-	// Drops counts packets dropped at full buffers, Marks data packets
-	// marked CE, Duplicates data packets that reached the receiver out of
-	// order or twice and were discarded.
-	Drops, Marks, Duplicates int64
+	// Drops counts packets dropped at full buffers, AckDrops the ACKs
+	// among them, Marks data packets marked CE, Duplicates data packets
+	// that reached the receiver out of order or twice and were discarded.
+	Drops, AckDrops, Marks, Duplicates int64
 	// DeliveredBytes is the payload received in order, over all flows.
 	DeliveredBytes int64
 	// ChannelBytes is the wire bytes put on each channel (index: channel
@@ -131,6 +136,14 @@ type Result struct {
 	ChannelPackets    []int64
 	ChannelQueueNanos []float64
 	ChannelDrops      []int64
+	// PauseFrames and ResumeFrames count the PFC frames switches sent
+	// (netcfg.Config.PFC); per channel, ChannelPauses counts the pause
+	// frames sent to its transmitter (a switch port or host NIC) and
+	// ChannelPausedNanos the time that transmitter was paused.
+	// PausedNanos sums the latter over channels.
+	PauseFrames, ResumeFrames, PausedNanos int64
+	ChannelPauses                          []int64
+	ChannelPausedNanos                     []int64
 	// PeakFlows is the most flows the run held state for at once: flows
 	// in flight and finished flows whose last packets were still
 	// travelling. Memory grows with it, not with the number of flows.

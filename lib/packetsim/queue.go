@@ -9,11 +9,13 @@ import (
 
 // Event kinds.
 const (
-	evArrive  uint8 = iota // a packet reaches the far end of the channel at its hop (0: packets start as arrivals)
-	evNicFree              // host NIC port (channel in event.ref) finished sending a packet
-	evNicWake              // a paced flow on NIC port ref may send again
-	evRTO                  // retransmission check of the flow in slot ref
-	evSample               // per-port sampling tick
+	evArrive   uint8 = iota // a packet reaches the far end of the channel at its hop (0: packets start as arrivals)
+	evNicFree               // host NIC port (channel in event.ref) finished sending a packet
+	evNicWake               // a paced flow on NIC port ref may send again
+	evRTO                   // retransmission check of the flow in slot ref
+	evSample                // per-port sampling tick
+	evPortFree              // a port holding its packets (shared buffer) finished sending one
+	evPause                 // a PFC pause (pkt 1) or resume (pkt 0) frame reaches the transmitter of channel ref
 )
 
 // Packet flags.

@@ -87,6 +87,7 @@ type dequeuePort struct {
 type nic struct {
 	ch       int32
 	busy     bool
+	paused   bool // by PFC
 	acks     []event
 	ackHead  int
 	ackBytes int64
@@ -218,6 +219,12 @@ type sim struct {
 	intHops bool      // switch ports stamp INT records into data packets
 	ext     []flowExt // per slot, when cnpGap or intHops is set
 	extra   bool      // red or intHops: the per-hop work above is on
+	// buf is the shared switch buffer and PFC, nil (and not paid for)
+	// unless configured.
+	buf *buffers
+	// finite: buffers are finite, per port (cfg.BufferBytes) or shared
+	// (buf); one test on the fast path for both.
+	finite bool
 }
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
@@ -252,7 +259,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 		s.ext = make([]flowExt, 0, 64)
 	}
 	s.extra = s.red != nil || s.intHops
-	if cfg.BufferBytes > 0 {
+	if cfg.BufferBytes > 0 || cfg.SharedBuffer() && !cfg.PFC.Enabled {
 		if cfg.DCTCP.MinRTONanos <= 0 {
 			return nil, fmt.Errorf("packetsim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")
 		}
@@ -268,12 +275,9 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 		if psPerSecondBits%ch.Bandwidth == 0 {
 			p.psPerByte = psPerSecondBits / ch.Bandwidth
 		}
-		k := float64(cfg.KBytesFor(ch.Bandwidth))
-		if kb, ok := opts.KBytes[c]; ok {
-			k = float64(kb)
-		}
+		k := s.kFor(c)
 		p.markAbove = markThreshold(k, ch.Bandwidth)
-		if cfg.MarkAtDequeue() {
+		if cfg.MarkAtDequeue() && !cfg.SharedBuffer() {
 			if s.dequeue == nil {
 				s.dequeue = make([]dequeuePort, len(net.Channels))
 			}
@@ -284,6 +288,10 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			s.nics = append(s.nics, nic{ch: int32(c)})
 		}
 	}
+	if cfg.SharedBuffer() {
+		s.buf = newBuffers(s)
+	}
+	s.finite = cfg.BufferBytes > 0 || s.buf != nil
 	s.q = newEventQueue()
 	if opts.SampleEveryNanos > 0 {
 		s.sampled = opts.SampleChannels
@@ -300,6 +308,14 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 		return nil, err
 	}
 	return s, nil
+}
+
+// kFor is the ECN marking threshold of channel c's port, bytes.
+func (s *sim) kFor(c int) float64 {
+	if kb, ok := s.opts.KBytes[c]; ok {
+		return float64(kb)
+	}
+	return float64(s.cfg.KBytesFor(s.net.Channels[c].Bandwidth))
 }
 
 // fetch takes the next flow from the source, checked.
@@ -406,6 +422,10 @@ func (s *sim) run() error {
 			s.timeout(e)
 		case evSample:
 			s.sample()
+		case evPortFree:
+			s.portFree(e.ref)
+		case evPause:
+			s.pauseArrived(e)
 		}
 		if s.err != nil {
 			return s.err
@@ -603,7 +623,7 @@ func (s *sim) arrive(e event) {
 		c := channel(r, next, ack)
 		if s.enqueue(e, c, s.wire(&e, r)) {
 			s.retire(e.ref)
-		} else if s.extra {
+		} else if s.extra && s.buf == nil {
 			s.stampINT(e, c)
 		}
 		return
@@ -623,11 +643,19 @@ func (s *sim) arrive(e event) {
 // records a packet that has to wait for arrive to judge.
 func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p := &s.ports[c]
-	if s.cfg.BufferBytes > 0 && p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
-		s.res.Drops++
-		s.drops[c]++
-		s.fs[e.ref].alive--
-		return true
+	if s.finite {
+		if s.buf != nil {
+			return s.bufEnqueue(e, c, wire)
+		}
+		if p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
+			s.res.Drops++
+			if e.flag()&flagAck != 0 {
+				s.res.AckDrops++
+			}
+			s.drops[c]++
+			s.fs[e.ref].alive--
+			return true
+		}
 	}
 	wait := p.busyUntil - s.now
 	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.Mark(p.backlog(s.now))) {
@@ -713,7 +741,7 @@ func (s *sim) send(n *nic, e event, wire int64) {
 // data packet of the next eligible flow; if flows wait only for their
 // pacing time, it schedules a wake-up.
 func (s *sim) pull(n *nic) {
-	if n.busy {
+	if n.busy || n.paused {
 		return
 	}
 	if n.ackHead < len(n.acks) {
@@ -908,7 +936,7 @@ func (s *sim) sample() {
 	every := s.opts.SampleEveryNanos
 	for i, c := range s.sampled {
 		p := &s.ports[c]
-		q := p.backlog(s.now)
+		q := p.backlog(s.now) + s.buf.queued(c)
 		if n := s.nicOf[c]; n >= 0 {
 			q += float64(s.nics[n].ackBytes)
 		}
@@ -956,10 +984,18 @@ func (s *sim) result() (*Result, error) {
 	n := len(s.ports)
 	r.ChannelBytes, r.ChannelPackets = make([]int64, n), make([]int64, n)
 	r.ChannelQueueNanos, r.ChannelDrops = make([]float64, n), make([]int64, n)
+	r.ChannelPauses, r.ChannelPausedNanos = make([]int64, n), make([]int64, n)
+	if s.buf != nil {
+		s.buf.finishPauses(s.now)
+	}
 	for c := range s.ports {
 		p := &s.ports[c]
 		r.ChannelBytes[c], r.ChannelPackets[c] = p.bytes, p.packets
 		r.ChannelQueueNanos[c], r.ChannelDrops[c] = p.queueNanos, s.drops[c]
+		if s.buf != nil {
+			r.ChannelPauses[c], r.ChannelPausedNanos[c] = s.buf.pauses[c], (s.buf.pausedPs[c]+500)/1000
+			r.PausedNanos += r.ChannelPausedNanos[c]
+		}
 	}
 	return r, nil
 }

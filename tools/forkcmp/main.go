@@ -18,9 +18,15 @@
 // window for every flow). Every packet is marked at dequeue, 1000 B
 // payload; under HPCC and TIMELY packetsim's headers grow by the fork's
 // INT header (42 and 8 B), which the fork puts on the wire, and its ACKs
-// too beyond the fork's 60 B padding (HPCC's are 88 B). The fork gets a 32 MiB switch buffer so that PFC never fires
-// (packetsim has no PFC), ACKs in the data queue (as packetsim's) and an
-// ACK per packet. Slowdowns of both use packetsim's ideal FCT of the
+// too beyond the fork's 60 B padding (HPCC's are 88 B). The fork gets
+// ACKs in the data queue (as packetsim's), an ACK per packet and a 32 MiB
+// switch buffer, so that PFC never fires, unless the network block sets
+// a shared buffer with PFC ('{"buffer":{"shared_bytes":204800},
+// "pfc":{"enabled":true}}'): then both sides run it, the fork with
+// BUFFER_SIZE in KiB, its dynamic threshold (alpha 1, mix_m3/alphas) and
+// its headroom and resume thresholds, which are netcfg's defaults.
+// Pause counts are the pause frames received (the fork's pfc.txt lines
+// of type 1) and sent (packetsim's Result.PauseFrames). Slowdowns of both use packetsim's ideal FCT of the
 // flow, so their ratio is the ratio of FCTs.
 //
 // Usage:
@@ -129,12 +135,12 @@ func run(args []string, stdout io.Writer) error {
 	if err := forkCanRun(cfg); err != nil {
 		return err
 	}
-	cfg = forkSizes(cfg)
+	cfg = forkHeadroom(forkSizes(cfg))
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
 	var forkCPU, oursCPU time.Duration
-	pfcEvents := 0
+	forkPauses, ourPauses := 0, int64(0)
 	for _, f := range strings.Split(*seeds, ",") {
 		seed, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
 		if err != nil {
@@ -159,7 +165,8 @@ func run(args []string, stdout io.Writer) error {
 		if len(fct) != len(res.Records) {
 			return fmt.Errorf("%s: the fork finished %d flows of %d", dir, len(fct), len(res.Records))
 		}
-		pfcEvents += pauses
+		forkPauses += pauses
+		ourPauses += res.PauseFrames
 		csv, err := os.Create(filepath.Join(dir, "records.csv"))
 		if err != nil {
 			return err
@@ -180,8 +187,8 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v, seeds %s, %d flows each; fork PFC events %d; CPU: fork %.1f s, packetsim %.2f s\n",
-		cfg.CC, *topology, *load, *varWin, *seeds, *flows, pfcEvents, forkCPU.Seconds(), oursCPU.Seconds())
+	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v, seeds %s, %d flows each; pause frames: fork %d, packetsim %d; CPU: fork %.1f s, packetsim %.2f s\n",
+		cfg.CC, *topology, *load, *varWin, *seeds, *flows, forkPauses, ourPauses, forkCPU.Seconds(), oursCPU.Seconds())
 	fmt.Fprintf(stdout, "%-10s %6s  %22s  %22s  %22s\n", "bin", "flows", "p50 fork/ours/ratio", "p99 fork/ours/ratio", "p99.9 fork/ours/ratio")
 	for b := range fork {
 		label := "all"
@@ -248,7 +255,7 @@ func build(topology string, load float64, flows int, seed uint64, cdf string, cf
 
 // runFork writes the fork's inputs for sc under dir, runs it from the
 // fork's tree and returns each flow's FCT (ns) by flow ID, the number of
-// PFC events and the CPU time the fork used.
+// PFC pause frames received and the CPU time the fork used.
 func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (map[int]int64, int, time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, 0, 0, err
@@ -304,7 +311,13 @@ func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (m
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	return fct, strings.Count(string(pfc), "\n"), cpu, nil
+	pauses := 0
+	for _, line := range strings.Split(string(pfc), "\n") {
+		if f := strings.Fields(line); len(f) == 5 && f[4] == "1" {
+			pauses++
+		}
+	}
+	return fct, pauses, cpu, nil
 }
 
 // forkModes is the fork's CC_MODE of each congestion control it runs.
@@ -330,11 +343,34 @@ func forkSizes(cfg netcfg.Config) netcfg.Config {
 	return cfg
 }
 
+// forkHeadroom returns cfg with, under PFC, each port's headroom what the
+// fork reserves: it sizes the headroom of a 10 Gbps, 1 us port (all of
+// forkcmp's) as netcfg does for 1000 B payloads and 48 B headers, 8456 B,
+// but reserves it for both of a port's lossless queues (0 and 3), so its
+// switches' shared pool is the buffer less twice that per port (its log
+// prints 8455 B per queue: 18 B per switch apart).
+func forkHeadroom(cfg netcfg.Config) netcfg.Config {
+	if cfg.PFC.Enabled {
+		fork := netcfg.Default()
+		fork.PayloadBytes = cfg.PayloadBytes
+		cfg.PFC.HeadroomBytes = 2 * fork.HeadroomFor(10*topo.Gbps, 1000)
+	}
+	return cfg
+}
+
 // forkCanRun refuses parameters the fork cannot take: it hard-codes
-// TIMELY's EWMA weight, minimum RTT and hyperactive-increase count, and
-// reads thresholds in whole KB.
+// TIMELY's EWMA weight, minimum RTT and hyperactive-increase count, reads
+// thresholds in whole KB and buffers in KiB, and its shared buffer is
+// lossless (PFC) with the headroom and resume thresholds it computes.
 func forkCanRun(cfg netcfg.Config) error {
-	switch t, d := cfg.TIMELY, cfg.DCQCN; {
+	def := netcfg.Default().PFC
+	switch t, d, b, p := cfg.TIMELY, cfg.DCQCN, cfg.Buffer, cfg.PFC; {
+	case cfg.BufferBytes > 0:
+		return fmt.Errorf("buffer_bytes: the fork has no per-port buffer; set buffer shared_bytes with pfc")
+	case b.SharedBytes > 0 && (!p.Enabled || b.SharedBytes%1024 != 0 || b.Alpha != 1):
+		return fmt.Errorf("buffer: the fork runs a shared buffer in whole KiB with alpha 1 and PFC on, got %d B, alpha %g, pfc %v", b.SharedBytes, b.Alpha, p.Enabled)
+	case p.Enabled && (p.HeadroomBytes != 0 || p.XonBytes != def.XonBytes || p.XonOffsetBytes != def.XonOffsetBytes):
+		return fmt.Errorf("pfc: the fork computes its headroom and fixes xon %d and xon_offset %d", def.XonBytes, def.XonOffsetBytes)
 	case cfg.CC == "timely" && (t.Alpha != 0.875 || t.MinRTTNanos != 20_000 || t.HAISteps != 5):
 		return fmt.Errorf("timely: the fork fixes alpha 0.875, min RTT 20 us and 5 steps to hyperactive increase")
 	case cfg.CC == "dcqcn" && (d.KminBytes%1000 != 0 || d.KmaxBytes%1000 != 0):
@@ -372,6 +408,10 @@ func forkConfig(net *topo.Network, cfg netcfg.Config, path func(string) string, 
 		return 0
 	}
 	d, t, h := cfg.DCQCN, cfg.TIMELY, cfg.HPCC
+	bufferKiB := int64(32768) // so large that PFC never fires
+	if cfg.SharedBuffer() {
+		bufferKiB = cfg.Buffer.SharedBytes / 1024
+	}
 	// DCTCP's step marking: Kmin = Kmax = K, Pmax 1. HPCC and TIMELY
 	// ignore marks.
 	kmin := kmap(func(r int64) string { return strconv.FormatInt(cfg.KBytesFor(r)/1000, 10) })
@@ -436,7 +476,7 @@ ENABLE_TRACE 0
 KMAX_MAP %s
 KMIN_MAP %s
 PMAX_MAP %s
-BUFFER_SIZE 32768
+BUFFER_SIZE %d
 QLEN_MON_FILE %s
 QLEN_MON_START 1000000000000
 QLEN_MON_END 1000000000001
@@ -451,7 +491,7 @@ N_CLIENTS_PER_RACK_FOR_CLOSED_LOOP 1
 		// CNP interval: both cut at most once per interval.
 		us(d.AlphaTimerNanos), us(d.CNPIntervalNanos), us(d.RateTimerNanos), g, d.FastRecoverySteps,
 		mbps(ai), mbps(hai), mbps(minRate), mbps(cfg.DCTCP.AIRateBps), t.TLowNanos, t.THighNanos, t.Beta,
-		flag(win > 0), flag(varWin), h.Eta, h.MaxStage, kmax, kmin, pmax, path("qlen.txt"), win)
+		flag(win > 0), flag(varWin), h.Eta, h.MaxStage, kmax, kmin, pmax, bufferKiB, path("qlen.txt"), win)
 }
 
 // readFCT reads the fork's FCT file: "id sip dip sport dport size

@@ -119,6 +119,11 @@ func TestForkCanRun(t *testing.T) {
 		{"dcqcn Kmin", func(c *netcfg.Config) { c.CC, c.DCQCN.KminBytes = "dcqcn", 5500 }, "whole KB"},
 		{"dcqcn ok", func(c *netcfg.Config) { c.CC, c.DCQCN.KminBytes = "dcqcn", 20_000 }, ""},
 		{"dctcp ignores timely", func(c *netcfg.Config) { c.TIMELY.HAISteps = 3 }, ""},
+		{"pfc", func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 204800, true }, ""},
+		{"shared buffer without pfc", func(c *netcfg.Config) { c.Buffer.SharedBytes = 204800 }, "PFC on"},
+		{"buffer not in KiB", func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "whole KiB"},
+		{"pfc headroom", func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled, c.PFC.HeadroomBytes = 204800, true, 9000 }, "computes its headroom"},
+		{"per-port buffer", func(c *netcfg.Config) { c.BufferBytes = 20_000 }, "no per-port buffer"},
 	} {
 		cfg := netcfg.Default()
 		c.edit(&cfg)
@@ -204,5 +209,27 @@ func TestForkSizes(t *testing.T) {
 		if got.HeaderBytes != c.header || got.AckBytes != c.ack {
 			t.Errorf("%s: header %d B, ACK %d B; want %d and %d", c.cc, got.HeaderBytes, got.AckBytes, c.header, c.ack)
 		}
+	}
+}
+
+// With PFC the fork's BUFFER_SIZE is the shared buffer in KiB, and
+// packetsim's headroom per port is the fork's per queue times its two
+// lossless queues: 2 x (2 x 1048 + 3860 + 2500) B.
+func TestForkPFC(t *testing.T) {
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := netcfg.Default()
+	cfg.Buffer.SharedBytes, cfg.PFC.Enabled = 204800, true
+	text := forkConfig(net, cfg, func(s string) string { return "/x/" + s }, 1.5)
+	if !strings.Contains(text, "\nBUFFER_SIZE 200\n") || !strings.Contains(text, "\nENABLE_PFC 1\n") {
+		t.Errorf("fork config lacks BUFFER_SIZE 200 or ENABLE_PFC 1:\n%s", text)
+	}
+	if got, want := forkHeadroom(forkSizes(cfg)).PFC.HeadroomBytes, int64(2*(2*1048+3860+2500)); got != want {
+		t.Errorf("packetsim's headroom %d, want %d", got, want)
+	}
+	if got := forkHeadroom(netcfg.Default()).PFC.HeadroomBytes; got != 0 {
+		t.Errorf("headroom %d without PFC, want 0 (unset)", got)
 	}
 }
