@@ -38,6 +38,12 @@ func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*De
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("parsimon: %w", err)
 	}
+	if cfg.SharedBuffer() {
+		// Whatever the backend, a link-level topology holds one port of
+		// each switch: the other ports' share of the buffer and their
+		// pauses are not there to simulate.
+		return nil, fmt.Errorf("parsimon: a shared switch buffer and PFC are not modelled: each link-level simulation sees one port of a switch (use buffer_bytes, a buffer per port, or packetsim)")
+	}
 	if err := workload.Check(net, flows); err != nil {
 		return nil, fmt.Errorf("parsimon: %w", err)
 	}

@@ -257,6 +257,8 @@ func TestRunTaskLoneFlowAndJSON(t *testing.T) {
 func TestDecomposeErrors(t *testing.T) {
 	net := handNet(t)
 	cfg := netcfg.Default()
+	shared := netcfg.Default()
+	shared.Buffer.SharedBytes = 200_000
 	bad := []struct {
 		name  string
 		flows []workload.Flow
@@ -265,6 +267,7 @@ func TestDecomposeErrors(t *testing.T) {
 		{"switch endpoint", []workload.Flow{{ID: 0, Src: 4, Dst: 2, Size: 1}}, cfg},
 		{"unsorted", []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 1, Start: 5}, {ID: 1, Src: 0, Dst: 2, Size: 1}}, cfg},
 		{"bad config", handFlows, netcfg.Config{}},
+		{"shared buffer", handFlows, shared},
 	}
 	for _, b := range bad {
 		if _, err := Decompose(net, b.flows, b.cfg); err == nil {
