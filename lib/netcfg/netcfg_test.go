@@ -194,3 +194,55 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A preset is its configuration spelled out: every preset validates, runs
+// the congestion control it names at that algorithm's defaults, and a
+// network block naming it (wherever "preset" stands) decodes to the
+// preset with the block's other fields over it; unknown presets and
+// fields are refused by name.
+func TestPresets(t *testing.T) {
+	for _, name := range Presets() {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil || PresetDoc(name) == "" {
+			t.Errorf("preset %s: %v, doc %q", name, err, PresetDoc(name))
+		}
+		want := Default()
+		switch name {
+		case "ns3":
+			want = NS3()
+		default:
+			want.CC = name
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Errorf("preset %s = %+v, want %+v", name, c, want)
+		}
+	}
+	want := Default()
+	want.CC, want.HPCC.Eta, want.BufferBytes = "hpcc", 0.9, 200_000
+	for _, block := range []string{
+		`{"preset":"hpcc","hpcc":{"eta":0.9},"buffer_bytes":200000}`,
+		`{"hpcc":{"eta":0.9},"buffer_bytes":200000,"preset":"hpcc"}`,
+	} {
+		c := NS3() // the preset replaces what was there
+		if err := json.Unmarshal([]byte(block), &c); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Errorf("%s:\n%+v\nwant\n%+v", block, c, want)
+		}
+	}
+	for _, tc := range []struct{ block, want string }{
+		{`{"preset":"tcp"}`, `unknown network preset "tcp"`},
+		{`{"preset":3}`, "preset must be a name"},
+		{`{"preset":"hpcc","hpc":{}}`, `unknown field "hpc"`},
+		{`{"ecn":"enqueue"}`, `unknown field "ecn"`},
+	} {
+		c := Default()
+		if err := json.Unmarshal([]byte(tc.block), &c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.block, err, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -198,5 +199,20 @@ func TestFailedLinksKeepTheWorkload(t *testing.T) {
 	other.Seed++
 	if other.WorkloadID() == intact.WorkloadID() {
 		t.Error("another seed must change the workload id")
+	}
+}
+
+// A spec naming a network preset is the spec with the configuration
+// spelled out: the same JSON and ID.
+func TestNetworkPresetHashesResolved(t *testing.T) {
+	named, err := Parse(strings.NewReader(`{"topology":{"preset":"meta32-2:1"},"workload":{"flows":10,"components":[{"matrix":"B","sizes":{"dist":"webserver"},"arrival":{"process":"poisson"},"max_load":0.3}]},"network":{"preset":"hpcc","hpcc":{"eta":0.9}},"seed":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spelled := named
+	spelled.Network = netcfg.Default()
+	spelled.Network.CC, spelled.Network.HPCC.Eta = "hpcc", 0.9
+	if named.ID() != spelled.ID() || named.JSON() != spelled.JSON() || strings.Contains(named.JSON(), "preset\":\"hpcc") {
+		t.Errorf("preset spec %s\nwant %s", named.JSON(), spelled.JSON())
 	}
 }
