@@ -1,14 +1,20 @@
 package m3
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tailscope/tailscope/datasets"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -505,5 +511,68 @@ func TestAggregateHandCase(t *testing.T) {
 	}
 	if _, err := Aggregate(nil, []int{1}); err == nil {
 		t.Error("no paths: no error")
+	}
+}
+
+// The embedded model covers the space it was trained on (rate-based DCTCP
+// over infinite buffers) and refuses, by name, each setting its data never
+// had; Run refuses with it and answers with flowSim alone. Its digest is
+// the hash of its file.
+func TestModelSpace(t *testing.T) {
+	model, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		change func(*netcfg.Config)
+		want   string // "" for covered
+	}{
+		{func(c *netcfg.Config) {}, ""},
+		{func(c *netcfg.Config) { c.KBytesPerGbps, c.DCTCP.WindowBytes = 2000, 25_000 }, ""},
+		{func(c *netcfg.Config) { c.CC = "hpcc" }, "congestion control hpcc"},
+		{func(c *netcfg.Config) { c.CC = "dctcp-window" }, "congestion control dctcp-window"},
+		{func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
+		{func(c *netcfg.Config) { c.ECNMark = "enqueue" }, "ecn_mark enqueue"},
+		{func(c *netcfg.Config) { c.DCTCP.VarWin = false }, "var_win false"},
+	} {
+		cfg := netcfg.Default()
+		tc.change(&cfg)
+		err := model.Space().Covers(cfg)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: Covers = %v, want %q", cfg, err, tc.want)
+		}
+	}
+	net := dumbbell(t)
+	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 5000}, {ID: 1, Src: 1, Dst: 3, Size: 9000, Start: 1000}}
+	cfg := netcfg.Default()
+	cfg.CC = "timely"
+	if _, err := Run(context.Background(), net, flows, cfg, Options{Model: model, Samples: 20, Seed: 1}); err == nil || !strings.Contains(err.Error(), "timely") {
+		t.Errorf("Run of the DCTCP model on TIMELY: %v", err)
+	}
+	if _, err := Run(context.Background(), net, flows, cfg, Options{Samples: 20, Seed: 1}); err != nil {
+		t.Errorf("flowSim alone on TIMELY: %v", err)
+	}
+	f, err := datasets.FS.Open(DefaultModelFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
+	if want := "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]; model.Digest() != want {
+		t.Errorf("digest %s, want %s", model.Digest(), want)
+	}
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := model.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := FileDigest(path)
+	if err != nil || back.Digest() != fd || back.Digest() != model.Digest() {
+		t.Errorf("saved copy: digest %s, file digest %s (%v), want the embedded %s", back.Digest(), fd, err, model.Digest())
 	}
 }

@@ -3,9 +3,12 @@ package m3
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -42,7 +45,32 @@ type Model struct {
 	mean, std []float64 // input standardisation, from the training set
 	// Info records how the model was trained.
 	Info ModelInfo
+	// digest is the hash of the file the model was read from.
+	digest string
 }
+
+// Digest names the model file the model was read from (ReadModel,
+// LoadModel, DefaultModel): "sha256:" and the first 16 hex digits of the
+// file's SHA-256, FileDigest's. A model not read from a file has none.
+// Results keyed by it are never taken for another model's.
+func (m *Model) Digest() string { return m.digest }
+
+// FileDigest is the Digest of the model in the file at path, read without
+// decoding the model.
+func FileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("m3: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("m3: %s: %w", path, err)
+	}
+	return digestOf(h), nil
+}
+
+func digestOf(h hash.Hash) string { return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16] }
 
 // ModelInfo is the provenance of a trained model.
 type ModelInfo struct {
@@ -58,6 +86,9 @@ type ModelInfo struct {
 	ValLoss      float64   `json:"val_loss"`         // mean relative error of the ensemble on the validation set
 	FlowSimLoss  float64   `json:"flowsim_val_loss"` // the same for flowSim alone
 	Notes        string    `json:"notes,omitempty"`
+	// Space is the configuration space of the training data; nil (models
+	// trained before it was recorded) means DCTCPSpace.
+	Space *Space `json:"space,omitempty"`
 }
 
 // inputLen is the length of a sample's model input.
@@ -425,8 +456,18 @@ func LoadModel(path string) (*Model, error) {
 	return m, nil
 }
 
-// ReadModel reads a model in Save's format from r.
+// ReadModel reads a model in Save's format from r, to its end.
 func ReadModel(r io.Reader) (*Model, error) {
+	h := sha256.New()
+	m, err := readModel(io.TeeReader(r, h))
+	if err != nil {
+		return nil, err
+	}
+	m.digest = digestOf(h)
+	return m, nil
+}
+
+func readModel(r io.Reader) (*Model, error) {
 	magic := make([]byte, len(modelMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
 		return nil, fmt.Errorf("not a tailscope m3 model file")

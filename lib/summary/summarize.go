@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -99,11 +100,27 @@ func (f resultFrame) records() ([]metrics.Record, error) {
 	return recs, err
 }
 
+// frameLabel is the label of the record frame at path, of estimator est
+// on spec: the estimator's name when the file is its result with default
+// options (experiment.Task.ResultPath), else the file's name without
+// extension, "<estimator>@<options hash>", so that two configurations of
+// one estimator stay apart.
+func frameLabel(path, est string, spec scenario.Spec) string {
+	stem := strings.TrimSuffix(filepath.Base(path), ".parquet")
+	def, err := experiment.Task{Spec: spec, Estimator: est}.ResultPath("")
+	if err != nil {
+		return stem // an estimator this tailscope does not know: its file's name
+	}
+	if filepath.Base(def) == stem+".parquet" {
+		return est
+	}
+	return stem
+}
+
 // SummarizeDir summarises a results directory laid out as `tailscope run`
-// and `tailscope sweep` write it (<dir>/<scenario id>/<label>.parquet, the
-// label an estimator name with "@<options hash>" for non-default
-// options): one row per frame other than the baselines, labelled by its
-// file's label, compared with the baseline frame (label baseline) of its
+// and `tailscope sweep` write it (<dir>/<scenario id>/<estimator>[@<options
+// hash>].parquet): one row per frame other than the baselines, labelled by
+// frameLabel (the estimator, or its file's name for non-default options), compared with the baseline frame (label baseline) of its
 // own scenario or, where its scenario has none, with the one baseline
 // frame of its workload (scenario.Spec.WorkloadID): a baseline under one
 // network configuration against estimates under another. A workload with
@@ -126,8 +143,9 @@ func SummarizeDir(dir, baseline string, b metrics.Bins, pct float64, log io.Writ
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
-		f := resultFrame{path: p, label: strings.TrimSuffix(filepath.Base(p), ".parquet"), meta: meta, workload: spec.WorkloadID()}
-		f.meta.Estimator = f.label
+		label := frameLabel(p, meta.Estimator, spec)
+		f := resultFrame{path: p, label: label, meta: meta, workload: spec.WorkloadID()}
+		f.meta.Estimator = label
 		if f.label == baseline {
 			bases[f.workload] = append(bases[f.workload], len(frames))
 			own[filepath.Dir(p)] = len(frames)
