@@ -246,3 +246,42 @@ func TestPresets(t *testing.T) {
 		}
 	}
 }
+
+// Set changes exactly the field its JSON path names and validates the
+// result; bad paths and values are refused, naming what is there.
+func TestSet(t *testing.T) {
+	base, _ := Preset("hpcc")
+	for _, tc := range []struct {
+		path, value string
+		want        func(*Config)
+	}{
+		{"hpcc.eta", "0.9", func(c *Config) { c.HPCC.Eta = 0.9 }},
+		{"hpcc.window_bytes", "20000", func(c *Config) { c.HPCC.WindowBytes = 20000 }},
+		{"buffer_bytes", "200000", func(c *Config) { c.BufferBytes = 200000 }},
+		{"cc", `"dcqcn"`, func(c *Config) { c.CC = "dcqcn" }},
+		{"dctcp.var_win", "false", func(c *Config) { c.DCTCP.VarWin = false }},
+	} {
+		got, err := base.Set(tc.path, json.RawMessage(tc.value))
+		if err != nil {
+			t.Fatalf("%s = %s: %v", tc.path, tc.value, err)
+		}
+		want := base
+		tc.want(&want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %s:\n%+v\nwant\n%+v", tc.path, tc.value, got, want)
+		}
+	}
+	for _, tc := range []struct{ path, value, err string }{
+		{"hpcc.etta", "0.9", `no field "hpcc.etta" in the network block (known in hpcc: ai_rate_bps, eta,`},
+		{"hpc.eta", "0.9", `no field "hpc"`},
+		{"hpcc", "0.9", "hpcc is a block, not a value"},
+		{"cc.x", "1", "cc is a value, not a block"},
+		{"hpcc.eta", `"high"`, "hpcc.eta = \"high\""},
+		{"hpcc.eta", "1.5", "hpcc eta must be in (0,1]"},
+		{"cc", `"reno"`, `unknown congestion control "reno"`},
+	} {
+		if _, err := base.Set(tc.path, json.RawMessage(tc.value)); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s = %s: err %v, want %q", tc.path, tc.value, err, tc.err)
+		}
+	}
+}
