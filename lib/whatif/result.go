@@ -94,7 +94,7 @@ func (r *Result) Speeds() []Speed {
 // class, the value on x (the values' order where they are not numbers),
 // the p99 slowdown per estimator with its intervals.
 func (r *Result) Figure() (*plot.Figure, error) {
-	d := plot.WhatIfData{Title: fmt.Sprintf("what if: %s (p%g slowdown, %d seeds)", r.Param, r.Percentile, r.Seeds),
+	d := plot.WhatIfData{Title: fmt.Sprintf("what if: %s (p%g slowdown, seeds: %d)", r.Param, r.Percentile, r.Seeds),
 		Param: r.Param, Classes: r.Classes}
 	numeric := true
 	for _, v := range r.Values {
