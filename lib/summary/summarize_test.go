@@ -139,6 +139,10 @@ func TestSummarizeDirAcrossConfigurations(t *testing.T) {
 			t.Errorf("row %d: baseline family %q read back as %q", i, rows[i].BaseFamily, back[i].BaseFamily)
 		}
 	}
+	// The comparison table names the other configuration's baseline.
+	if md := summary.Markdown(summary.ComparisonTable(rows)); !strings.Contains(md, "(packetsim of "+base.FamilyID()+")") {
+		t.Errorf("comparison table does not name the baseline's scenario family %s:\n%s", base.FamilyID(), md)
+	}
 	third := base
 	third.Network.CC = "dcqcn"
 	run(third, "packetsim", "packetsim", "")
