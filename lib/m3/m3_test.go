@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -463,6 +464,10 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 	if !reflect.DeepEqual(back.Predict(val), m.Predict(val)) || !reflect.DeepEqual(back.Info, m.Info) {
 		t.Error("saved and loaded model predicts differently")
 	}
+	// A new model reads the whole configuration.
+	if !reflect.DeepEqual(m.Info.SpecNames, SpecNames) || len(m.spec) != len(SpecNames) {
+		t.Errorf("a new model reads spec entries %v, want all of %v", m.Info.SpecNames, SpecNames)
+	}
 	if _, err := LoadModel(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("missing model file: no error")
 	}
@@ -574,5 +579,45 @@ func TestModelSpace(t *testing.T) {
 	fd, err := FileDigest(path)
 	if err != nil || back.Digest() != fd || back.Digest() != model.Digest() {
 		t.Errorf("saved copy: digest %s, file digest %s (%v), want the embedded %s", back.Digest(), fd, err, model.Digest())
+	}
+}
+
+// The spec vector names the CC in use once among its one-hot entries and
+// carries its parameters: HPCC's window defaults to one BDP, its eta and
+// rate AI are read as set, DCQCN's thresholds relative to the BDP.
+func TestSpecVectorConfiguration(t *testing.T) {
+	bw, dl := []int64{10e9, 40e9, 10e9}, []int64{1000, 1000, 1000}
+	at := func(v []float64, name string) float64 { return v[slices.Index(SpecNames, name)] }
+	base := SpecVector(bw, dl, netcfg.Default())
+	bdp := at(base, "bdp/100KB") * 1e5
+	if len(base) != len(SpecNames) {
+		t.Fatalf("%d entries for %d names", len(base), len(SpecNames))
+	}
+	for _, cc := range netcfg.CCs {
+		cfg := netcfg.Default()
+		cfg.CC = cc
+		v := SpecVector(bw, dl, cfg)
+		ones := 0
+		for _, n := range []string{"cc_dctcp", "cc_dctcp_window", "cc_dcqcn", "cc_timely", "cc_hpcc"} {
+			ones += int(at(v, n))
+		}
+		if want := "cc_" + strings.ReplaceAll(cc, "-", "_"); ones != 1 || at(v, want) != 1 {
+			t.Errorf("%s: %d one-hot entries set, %s = %g", cc, ones, want, at(v, want))
+		}
+	}
+	cfg, _ := netcfg.Preset("hpcc")
+	cfg.HPCC.Eta, cfg.HPCC.AIRateBps = 0.8, 700e6
+	v := SpecVector(bw, dl, cfg)
+	if at(v, "init_window/bdp") != 1 || at(v, "hpcc_eta") != 0.8 || math.Abs(at(v, "hpcc_ai_rate/1Gbps")-0.7) > 1e-12 {
+		t.Errorf("hpcc entries: window %g BDP, eta %g, AI %g", at(v, "init_window/bdp"), at(v, "hpcc_eta"), at(v, "hpcc_ai_rate/1Gbps"))
+	}
+	cfg.HPCC.WindowBytes = 20_000
+	if v := SpecVector(bw, dl, cfg); math.Abs(at(v, "init_window/bdp")-20_000/bdp) > 1e-12 {
+		t.Errorf("20 KB window: %g BDP, want %g", at(v, "init_window/bdp"), 20_000/bdp)
+	}
+	cfg, _ = netcfg.Preset("dcqcn")
+	cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = 30_000, 80_000
+	if v := SpecVector(bw, dl, cfg); math.Abs(at(v, "dcqcn_kmax/bdp")-80_000/bdp) > 1e-12 || math.Abs(at(v, "dcqcn_kmin/bdp")-30_000/bdp) > 1e-12 {
+		t.Errorf("dcqcn thresholds %g, %g BDP", at(v, "dcqcn_kmin/bdp"), at(v, "dcqcn_kmax/bdp"))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -43,6 +44,7 @@ const MinTargetFlows = 20
 type Model struct {
 	nets      []*mlp
 	mean, std []float64 // input standardisation, from the training set
+	spec      []int     // the spec entries read (Info.SpecNames), as SpecVector indices
 	// Info records how the model was trained.
 	Info ModelInfo
 	// digest is the hash of the file the model was read from.
@@ -89,20 +91,39 @@ type ModelInfo struct {
 	// Space is the configuration space of the training data; nil (models
 	// trained before it was recorded) means DCTCPSpace.
 	Space *Space `json:"space,omitempty"`
+	// SpecNames are the network-spec entries the model reads, in order
+	// (a subset of SpecNames); nil means LegacySpecNames.
+	SpecNames []string `json:"spec_names,omitempty"`
 }
 
-// inputLen is the length of a sample's model input.
-func inputLen() int {
+// specIndex maps the model's spec entries to their places in SpecVector.
+func (info ModelInfo) specIndex() ([]int, error) {
+	names := info.SpecNames
+	if names == nil {
+		names = LegacySpecNames
+	}
+	idx := make([]int, len(names))
+	for i, n := range names {
+		if idx[i] = slices.Index(SpecNames, n); idx[i] < 0 {
+			return nil, fmt.Errorf("m3: the model reads spec entry %q, which this tailscope does not compute", n)
+		}
+	}
+	return idx, nil
+}
+
+// inputLen is the length of a sample's model input with spec entries.
+func inputLen(spec int) int {
 	in, out := metrics.M3Bins().Len(), metrics.M3OutputBins().Len()
-	return 3*in*NumPercentiles + len(SpecNames) + out + out*NumPercentiles
+	return 3*in*NumPercentiles + spec + out + out*NumPercentiles
 }
 
 // outputLen is the number of model outputs: output buckets x percentiles.
 func outputLen() int { return metrics.M3OutputBins().Len() * NumPercentiles }
 
-// input is the raw (unstandardised) model input of s.
-func (s *Sample) input() []float64 {
-	x := make([]float64, 0, inputLen())
+// input is the raw (unstandardised) model input of s with the spec
+// entries at spec (indices into SpecVector).
+func (s *Sample) input(spec []int) []float64 {
+	x := make([]float64, 0, inputLen(len(spec)))
 	for _, row := range s.FG {
 		for _, v := range row {
 			x = append(x, math.Log(v))
@@ -122,7 +143,9 @@ func (s *Sample) input() []float64 {
 	}
 	x = append(x, mean...)
 	x = append(x, mx...)
-	x = append(x, s.Spec...)
+	for _, j := range spec {
+		x = append(x, s.Spec[j])
+	}
 	for _, c := range s.Count {
 		x = append(x, math.Log1p(float64(c)))
 	}
@@ -136,10 +159,10 @@ func (s *Sample) input() []float64 {
 
 // matrix stacks the standardised inputs of samples.
 func (m *Model) matrix(samples []*Sample) *mat.Dense {
-	n := inputLen()
+	n := inputLen(len(m.spec))
 	x := mat.NewDense(len(samples), n, nil)
 	for i, s := range samples {
-		row := s.input()
+		row := s.input(m.spec)
 		for j, v := range row {
 			x.Set(i, j, (v-m.mean[j])/m.std[j])
 		}
@@ -264,8 +287,15 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if o.Members < 0 || o.Epochs < 0 || o.Batch < 0 || o.LR < 0 {
 		return nil, fmt.Errorf("m3: training options must not be negative: %+v", o)
 	}
+	// A new model reads the whole configuration and records the space
+	// its training data spans.
+	space := spanned(train)
 	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Members: o.Members, Seed: o.Seed, LR: o.LR, Epochs: o.Epochs,
-		TrainSamples: len(train), ValSamples: len(val)}}
+		TrainSamples: len(train), ValSamples: len(val), SpecNames: slices.Clone(SpecNames), Space: &space}}
+	var err error
+	if m.spec, err = m.Info.specIndex(); err != nil {
+		return nil, err
+	}
 	m.standardise(train)
 	xTrain, xVal := m.matrix(train), m.matrix(val)
 	m.Info.FlowSimLoss, _ = loss(mat.NewDense(len(val), outputLen(), nil), val)
@@ -339,15 +369,15 @@ func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOp
 // standardise sets the input mean and standard deviation from samples;
 // constant inputs get deviation 1.
 func (m *Model) standardise(samples []*Sample) {
-	n := inputLen()
+	n := inputLen(len(m.spec))
 	m.mean, m.std = make([]float64, n), make([]float64, n)
 	for _, s := range samples {
-		for j, v := range s.input() {
+		for j, v := range s.input(m.spec) {
 			m.mean[j] += v / float64(len(samples))
 		}
 	}
 	for _, s := range samples {
-		for j, v := range s.input() {
+		for j, v := range s.input(m.spec) {
 			m.std[j] += (v - m.mean[j]) * (v - m.mean[j]) / float64(len(samples))
 		}
 	}
@@ -484,8 +514,12 @@ func readModel(r io.Reader) (*Model, error) {
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return nil, fmt.Errorf("model header: %w", err)
 	}
-	if len(h.Dims) < 2 || h.Dims[0] != inputLen() || h.Dims[len(h.Dims)-1] != outputLen() {
-		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(), outputLen())
+	spec, err := h.Info.specIndex()
+	if err != nil {
+		return nil, err
+	}
+	if len(h.Dims) < 2 || h.Dims[0] != inputLen(len(spec)) || h.Dims[len(h.Dims)-1] != outputLen() {
+		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(len(spec)), outputLen())
 	}
 	if h.Members < 1 || h.Members > 64 {
 		return nil, fmt.Errorf("model has %d members; want 1 to 64", h.Members)
@@ -501,8 +535,7 @@ func readModel(r io.Reader) (*Model, error) {
 		}
 		return out, nil
 	}
-	m := &Model{Info: h.Info}
-	var err error
+	m := &Model{Info: h.Info, spec: spec}
 	if m.mean, err = get(h.Dims[0]); err != nil {
 		return nil, err
 	}

@@ -62,3 +62,24 @@ func (s Space) Covers(cfg netcfg.Config) error {
 	}
 	return nil
 }
+
+// spanned is the space the samples' configurations span.
+func spanned(samples []*Sample) Space {
+	var s Space
+	for _, x := range samples {
+		c := x.Network
+		if !slices.Contains(s.CCs, c.CC) {
+			s.CCs = append(s.CCs, c.CC)
+		}
+		s.FiniteBuffers = s.FiniteBuffers || c.BufferBytes > 0
+		if !slices.Contains(s.ECNMarks, c.ECNMark) {
+			s.ECNMarks = append(s.ECNMarks, c.ECNMark)
+		}
+		if c.CC == "dctcp" && !slices.Contains(s.DCTCPVarWin, c.DCTCP.VarWin) {
+			s.DCTCPVarWin = append(s.DCTCPVarWin, c.DCTCP.VarWin)
+		}
+	}
+	slices.Sort(s.CCs)
+	slices.Sort(s.ECNMarks)
+	return s
+}
