@@ -56,6 +56,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers) or table4 (m3 Table 4's CCs, windows, buffers, and stock ns-3's window DCTCP)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "tasks run in parallel")
 	shard := intFlag(fs, "shard", -1, -1, math.MaxInt, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
 	shards := intFlag(fs, "shards", -1, -1, math.MaxInt, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
@@ -76,14 +77,25 @@ func runM3Gendata(args []string) error {
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
-	if err := writeManifest(*out, dataManifest{Tasks: *tasks, Flows: *flows, Seed: *seed, GitCommit: gitCommit()}); err != nil {
+	if *space == "dctcp" {
+		*space = "" // the manifests of data sets made before spaces existed
+	}
+	if err := writeManifest(*out, dataManifest{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space, GitCommit: gitCommit()}); err != nil {
 		return err
 	}
 	t0 := time.Now()
-	n, err := m3.GenerateData(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
+	n, err := m3.GenerateData(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space, Workers: *workers,
 		Shard: *shard, Shards: *shards, Progress: progress.NewLine(os.Stderr, "m3 gendata")})
 	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
 	return err
+}
+
+// spaceFlag is the gendata flag that names space ("" for the default).
+func spaceFlag(space string) string {
+	if space == "" {
+		return ""
+	}
+	return " -space " + space
 }
 
 // dataManifest is <data dir>/gendata.json: what 'm3 gendata' was asked
@@ -92,6 +104,7 @@ type dataManifest struct {
 	Tasks     int    `json:"tasks"`
 	Flows     int    `json:"flows"`
 	Seed      uint64 `json:"seed"`
+	Space     string `json:"space,omitempty"` // m3.Spaces; empty: dctcp
 	GitCommit string `json:"git_commit"`
 }
 
@@ -102,9 +115,9 @@ const manifestFile = "gendata.json"
 func writeManifest(dir string, m dataManifest) error {
 	path := filepath.Join(dir, manifestFile)
 	if old, err := readManifest(dir); err == nil {
-		if old.Seed != m.Seed || old.Flows != m.Flows {
-			return fmt.Errorf("m3 gendata: %s holds seed %d with %d flows per task; asked for seed %d with %d (use another -out)",
-				dir, old.Seed, old.Flows, m.Seed, m.Flows)
+		if old.Seed != m.Seed || old.Flows != m.Flows || old.Space != m.Space {
+			return fmt.Errorf("m3 gendata: %s holds seed %d with %d flows per task in space %q; asked for seed %d with %d in %q (use another -out)",
+				dir, old.Seed, old.Flows, old.Space, m.Seed, m.Flows, m.Space)
 		}
 		m.Tasks = max(m.Tasks, old.Tasks)
 		if old.GitCommit != "" {
@@ -138,6 +151,15 @@ func gitCommit() string {
 	return strings.TrimSpace(string(out))
 }
 
+// ccError is one congestion control's held-out error in one bucket.
+type ccError struct {
+	CC         string  `json:"cc"`
+	Bucket     string  `json:"bucket"`
+	Rows       int64   `json:"rows"`
+	FlowSimErr float64 `json:"flowsim_mean_abs_p99_err"`
+	ModelErr   float64 `json:"model_mean_abs_p99_err"`
+}
+
 // provenance is the record written next to a trained model.
 type provenance struct {
 	Model          string            `json:"model"`
@@ -156,6 +178,7 @@ type provenance struct {
 	TestModelErr   []float64         `json:"test_model_mean_abs_p99_err"`
 	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
 	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
+	TestByCC       []ccError         `json:"test_by_cc,omitempty"`
 	TrainSeconds   float64           `json:"train_seconds"`
 	Commands       map[string]string `json:"commands"`
 }
@@ -213,7 +236,7 @@ func runM3Train(args []string) error {
 		DataTasks: ds.Tasks, DataFlows: ds.Flows, DataSeed: manifest.Seed, DataCommit: manifest.GitCommit, TrainSeed: *seed,
 		Split: "task index % 10: 9 test, 8 validation, else training", Info: model.Info, TrainSeconds: trainSec,
 		Commands: map[string]string{
-			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d", *data, manifest.Seed, ds.Tasks, manifest.Flows),
+			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d%s", *data, manifest.Seed, ds.Tasks, manifest.Flows, spaceFlag(manifest.Space)),
 			"train":   "tailscope m3 train " + strings.Join(args, " "),
 		},
 	}
@@ -245,6 +268,23 @@ func runM3Train(args []string) error {
 		}
 		if thin == 0 {
 			p.TestBuckets, p.TestRows, p.TestFlowSimErr, p.TestModelErr = labels, n, fsErr, moErr
+			// Fig. 16 per congestion control.
+			byCC, err := m3.AblationByCC(t)
+			if err != nil {
+				return err
+			}
+			if err := frame.WriteTable(filepath.Join(*report, "ablation-by-cc.parquet"), byCC); err != nil {
+				return err
+			}
+			ccs, _ := byCC.Strings("cc")
+			bks, _ := byCC.Strings("bucket")
+			rows, _ := byCC.Int64s("rows")
+			fe, _ := byCC.Float64s("flowsim_mean_abs_err")
+			me, _ := byCC.Float64s("model_mean_abs_err")
+			for i := range ccs {
+				p.TestByCC = append(p.TestByCC, ccError{CC: ccs[i], Bucket: bks[i], Rows: rows[i], FlowSimErr: fe[i], ModelErr: me[i]})
+				fmt.Fprintf(os.Stderr, "held out %-12s bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", ccs[i], bks[i], rows[i], 100*fe[i], 100*me[i])
+			}
 		} else {
 			p.Thin1FlowSim, p.Thin1Model = fsErr, moErr
 		}

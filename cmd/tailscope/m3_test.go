@@ -14,11 +14,12 @@ func TestManifest(t *testing.T) {
 		want    dataManifest
 		wantErr string
 	}{
-		{dataManifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, dataManifest{10, 400, 1, "a"}, ""},
-		{dataManifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, dataManifest{30, 400, 1, "a"}, ""},
-		{dataManifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, dataManifest{30, 400, 1, "a"}, ""},
-		{dataManifest{Tasks: 30, Flows: 400, Seed: 2}, dataManifest{30, 400, 1, "a"}, "seed 1 with 400 flows"},
-		{dataManifest{Tasks: 30, Flows: 500, Seed: 1}, dataManifest{30, 400, 1, "a"}, "asked for seed 1 with 500"},
+		{dataManifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, dataManifest{10, 400, 1, "", "a"}, ""},
+		{dataManifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, dataManifest{30, 400, 1, "", "a"}, ""},
+		{dataManifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, dataManifest{30, 400, 1, "", "a"}, ""},
+		{dataManifest{Tasks: 30, Flows: 400, Seed: 2}, dataManifest{30, 400, 1, "", "a"}, "seed 1 with 400 flows"},
+		{dataManifest{Tasks: 30, Flows: 500, Seed: 1}, dataManifest{30, 400, 1, "", "a"}, "asked for seed 1 with 500"},
+		{dataManifest{Tasks: 30, Flows: 400, Seed: 1, Space: "table4"}, dataManifest{30, 400, 1, "", "a"}, `in space ""; asked for seed 1 with 400 in "table4"`},
 	}
 	for i, s := range steps {
 		err := writeManifest(dir, s.in)

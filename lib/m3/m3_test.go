@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tailscope/tailscope/datasets"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -619,5 +620,106 @@ func TestSpecVectorConfiguration(t *testing.T) {
 	cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = 30_000, 80_000
 	if v := SpecVector(bw, dl, cfg); math.Abs(at(v, "dcqcn_kmax/bdp")-80_000/bdp) > 1e-12 || math.Abs(at(v, "dcqcn_kmin/bdp")-30_000/bdp) > 1e-12 {
 		t.Errorf("dcqcn thresholds %g, %g BDP", at(v, "dcqcn_kmin/bdp"), at(v, "dcqcn_kmax/bdp"))
+	}
+}
+
+// The dctcp space is RandomTask's; table4 keeps RandomTask's parking lot
+// and workload, draws every CC, keeps each parameter in m3's Table 4
+// range and validates, finite buffers in about half the tasks; the draw
+// depends on (seed, index) only, and unknown spaces are refused.
+func TestRandomTaskIn(t *testing.T) {
+	ccs, finite := map[string]int{}, 0
+	for i := range 200 {
+		legacy := RandomTask(7, i, 1000)
+		d, err := RandomTaskIn("dctcp", 7, i, 1000)
+		if err != nil || !reflect.DeepEqual(d, legacy) {
+			t.Fatalf("task %d: the dctcp space differs from RandomTask (%v)", i, err)
+		}
+		tk, err := RandomTaskIn("table4", 7, i, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := RandomTaskIn("table4", 7, i, 1000)
+		if !reflect.DeepEqual(tk, again) {
+			t.Fatalf("task %d: two draws differ", i)
+		}
+		c := tk.Network
+		if err := c.Validate(); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+		legacy.Network = c
+		if !reflect.DeepEqual(tk, legacy) {
+			t.Fatalf("task %d: table4 changed more than the network", i)
+		}
+		ccs[c.CC]++
+		in := func(what string, v, lo, hi float64) {
+			if v < lo || v > hi {
+				t.Errorf("task %d (%s): %s %g outside [%g, %g]", i, c.CC, what, v, lo, hi)
+			}
+		}
+		if c.BufferBytes > 0 {
+			finite++
+			in("buffer", float64(c.BufferBytes), 200e3, 500e3)
+		}
+		in("K", float64(c.KBytes), 5e3, 20e3)
+		switch c.CC {
+		case "dctcp":
+			in("window", float64(c.DCTCP.WindowBytes), 5e3, 30e3)
+		case "dctcp-window":
+			in("window", float64(c.DCTCP.InitWindow*c.PayloadBytes), 5e3, 30e3)
+			if c.ECNMark != "enqueue" || c.HeaderBytes != netcfg.NS3().HeaderBytes {
+				t.Errorf("task %d: window DCTCP not as stock ns-3 runs it: %+v", i, c)
+			}
+		case "dcqcn":
+			in("window", float64(c.DCQCN.WindowBytes), 5e3, 30e3)
+			in("kmin", float64(c.DCQCN.KminBytes), 20e3, 50e3)
+			in("kmax", float64(c.DCQCN.KmaxBytes), 50e3, 100e3)
+		case "timely":
+			in("window", float64(c.TIMELY.WindowBytes), 5e3, 30e3)
+			in("tlow", float64(c.TIMELY.TLowNanos), 40e3, 60e3)
+			in("thigh", float64(c.TIMELY.THighNanos), 100e3, 150e3)
+		case "hpcc":
+			in("window", float64(c.HPCC.WindowBytes), 5e3, 30e3)
+			in("eta", c.HPCC.Eta, 0.70, 0.95)
+			in("rate AI", float64(c.HPCC.AIRateBps), 500e6, 1000e6)
+		}
+	}
+	if len(ccs) != 5 || finite < 70 || finite > 130 {
+		t.Errorf("CCs drawn %v, finite buffers in %d of 200", ccs, finite)
+	}
+	if _, err := RandomTaskIn("table5", 7, 0, 1000); err == nil || !strings.Contains(err.Error(), `unknown training space "table5"`) {
+		t.Errorf("unknown space: %v", err)
+	}
+}
+
+// AblationByCC averages |error| per CC and bucket, in CC then bucket order.
+func TestAblationByCC(t *testing.T) {
+	tab := &frame.Table{Columns: []frame.Column{
+		frame.StringColumn("cc", []string{"hpcc", "dctcp", "hpcc", "hpcc"}),
+		frame.StringColumn("bucket", []string{"<=1KB", "<=1KB", "<=1KB", ">50KB"}),
+		frame.Float64Column("flowsim_err", []float64{-0.2, 0.1, 0.4, 0.3}),
+		frame.Float64Column("model_err", []float64{0.1, -0.05, -0.1, 0.02}),
+	}}
+	got, err := AblationByCC(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := got.Strings("cc")
+	bk, _ := got.Strings("bucket")
+	rows, _ := got.Int64s("rows")
+	f, _ := got.Float64s("flowsim_mean_abs_err")
+	m, _ := got.Float64s("model_mean_abs_err")
+	want := []struct {
+		cc, bucket string
+		rows       int64
+		f, m       float64
+	}{{"dctcp", "<=1KB", 1, 0.1, 0.05}, {"hpcc", "<=1KB", 2, 0.3, 0.1}, {"hpcc", ">50KB", 1, 0.3, 0.02}}
+	if len(cc) != len(want) {
+		t.Fatalf("%d rows, want %d", len(cc), len(want))
+	}
+	for i, w := range want {
+		if cc[i] != w.cc || bk[i] != w.bucket || rows[i] != w.rows || math.Abs(f[i]-w.f) > 1e-12 || math.Abs(m[i]-w.m) > 1e-12 {
+			t.Errorf("row %d = %s %s %d %g %g, want %+v", i, cc[i], bk[i], rows[i], f[i], m[i], w)
+		}
 	}
 }
