@@ -168,9 +168,9 @@ func NewSample(sim *PathSim, cfg netcfg.Config, flowSlowdowns, packetSlowdowns [
 		}
 	}
 	s := &Sample{
-		Hops:  h,
-		FG:    FeatureMap(fgSize, fgFlow, in),
-		Spec:  SpecVector(bandwidths, delays, cfg), Network: cfg,
+		Hops: h,
+		FG:   FeatureMap(fgSize, fgFlow, in),
+		Spec: SpecVector(bandwidths, delays, cfg), Network: cfg,
 		Base:  FeatureMap(fgSize, fgFlow, out),
 		Count: make([]int, out.Len()),
 	}
