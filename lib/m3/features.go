@@ -168,11 +168,12 @@ func NewSample(sim *PathSim, cfg netcfg.Config, flowSlowdowns, packetSlowdowns [
 		}
 	}
 	s := &Sample{
-		Hops: h,
-		FG:   FeatureMap(fgSize, fgFlow, in),
-		Spec: SpecVector(bandwidths, delays, cfg), Network: cfg,
-		Base:  FeatureMap(fgSize, fgFlow, out),
-		Count: make([]int, out.Len()),
+		Hops:    h,
+		FG:      FeatureMap(fgSize, fgFlow, in),
+		Spec:    SpecVector(bandwidths, delays, cfg),
+		Network: cfg,
+		Base:    FeatureMap(fgSize, fgFlow, out),
+		Count:   make([]int, out.Len()),
 	}
 	for k := range h {
 		s.BG = append(s.BG, FeatureMap(bgSize[k], bgFlow[k], in))
