@@ -2,7 +2,8 @@
 // per size bin with a zoom on the tail (Parsimon Fig. 7 and 10), CDFs of p99
 // error binned by load (Parsimon Fig. 8), violins of error faceted by
 // scenario parameter (Parsimon Fig. 9), slowdown heatmaps by size bucket and
-// percentile (m3 Fig. 3). It draws from records and summary rows; building
+// percentile (m3 Fig. 3), what-if sweeps (m3 Fig. 13/14). It draws from
+// records, summary rows and plain data; building
 // and combining those rows, and the tables, are lib/summary's.
 //
 // Every figure is a Figure: a grid of gonum plots that Save writes as PNG or
