@@ -53,6 +53,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers) or table4 (m3 Table 4's CCs, windows, buffers, and stock ns-3's window DCTCP)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "tasks run in parallel")
 	shard := intFlag(fs, "shard", -1, -1, math.MaxInt, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
 	shards := intFlag(fs, "shards", -1, -1, math.MaxInt, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
@@ -74,7 +75,7 @@ func runM3Gendata(args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	n, err := m3study.Gendata(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Workers: *workers,
+	n, err := m3study.Gendata(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space, Workers: *workers,
 		Shard: *shard, Shards: *shards, Progress: progress.NewLine(os.Stderr, "m3 gendata")})
 	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
 	return err

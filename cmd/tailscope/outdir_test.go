@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 // A failed command's empty output directories go; a directory that
@@ -36,10 +38,17 @@ func TestRemoveEmptyCreated(t *testing.T) {
 }
 
 // A run that fails after making its output directory (a streamed
-// packetsim run with an unknown option) leaves none behind.
+// packetsim run with a finite buffer and no loss recovery, which packetsim
+// refuses as it starts) leaves none behind.
 func TestFailedRunLeavesNoDirectory(t *testing.T) {
+	spec := scenario.Default()
+	spec.Network.BufferBytes, spec.Network.DCTCP.MinRTONanos = 100_000, 0
+	specPath := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(specPath, []byte(spec.JSON()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "out", "nested")
-	args := []string{"--spec", "default", "--flows", "100", "--estimator", "packetsim", "--options", `{"bogus":1}`, "--out", out}
+	args := []string{"--spec", specPath, "--flows", "100", "--estimator", "packetsim", "--out", out}
 	if err := commands["run"].run(args); err == nil {
 		t.Fatalf("run %v: no error", args)
 	}

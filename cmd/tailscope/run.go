@@ -27,7 +27,7 @@ func runRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet")
+	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>[@<options hash>].parquet, as tailscope sweep writes them")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
@@ -75,6 +75,12 @@ func runRun(args []string) error {
 	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
 	for _, name := range est {
 		t0 := time.Now()
+		// The sweep's layout: other options of one estimator get a file of
+		// their own, so two configurations never overwrite each other.
+		path, err := experiment.Task{Spec: s, Estimator: name, Options: *options}.ResultPath(*out)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(os.Stderr, "%s: running...\n", name)
 		var res *estimator.Result
 		switch {
@@ -85,7 +91,7 @@ func runRun(args []string) error {
 			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor.name, name)
 		case streaming:
 			if err = mkdirOut(dir); err == nil {
-				res, err = estimator.Stream(ctx, name, sc, *options, filepath.Join(dir, name+".parquet"))
+				res, err = estimator.Stream(ctx, name, sc, *options, path)
 			}
 		default:
 			res, err = estimator.Run(ctx, name, sc, *options)
@@ -93,7 +99,6 @@ func runRun(args []string) error {
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(dir, name+".parquet")
 		n := res.Streamed
 		if !streaming {
 			if err := mkdirOut(dir); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -51,6 +52,35 @@ type entry struct {
 }
 
 var registry = map[string]entry{}
+
+// modelers hold, for the estimators that do not model every network
+// configuration, the check of one: nil if the estimator with these
+// options models cfg, else an error saying what it cannot.
+var modelers = map[string]func(cfg netcfg.Config, opts []byte) error{}
+
+// Models returns nil if the named estimator, with options, models the
+// network configuration cfg, else an error naming the estimator and what
+// it cannot model; Run, Stream and RunParsimon refuse such a run before
+// starting it, so that no estimator answers silently for a network it
+// does not simulate. packetsim and dscale (packetsim on a replica) model
+// every configuration; flowsim, pfs and m3 with model "none" answer every
+// configuration with a fluid max-min simulation that has no congestion
+// control, ECN or buffers (flowsim.NetworkModel, in their frames' extra
+// metadata as network_model); m3 refuses what its model was not trained
+// on (m3.Space), ns3 and parsimon-ns3 what stock ns-3 does not run
+// (ns3.Models), parsimon and parsimon-c what their link-level backend
+// cannot run (parsimon.Models).
+func Models(name, options string, cfg netcfg.Config) error {
+	if err := Check(name); err != nil {
+		return err
+	}
+	if m, ok := modelers[name]; ok {
+		if err := m(cfg, []byte(options)); err != nil {
+			return fmt.Errorf("estimator %s: %w", name, err)
+		}
+	}
+	return nil
+}
 
 func register(name string, options func(opts []byte) (string, error), r runner) {
 	registry[name] = entry{options: options, run: r}
@@ -111,7 +141,7 @@ func Check(names ...string) error {
 // Run runs the named estimator on sc. options is a JSON object of the
 // estimator's options ("" for defaults); unknown options are errors.
 func Run(ctx context.Context, name string, sc *scenario.Scenario, options string) (*Result, error) {
-	if err := Check(name); err != nil {
+	if err := Models(name, options, sc.Spec.Network); err != nil {
 		return nil, err
 	}
 	r := registry[name].run
@@ -258,6 +288,9 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	s, ok := streamers[name]
 	if !ok {
 		return nil, fmt.Errorf("estimator: %s does not stream (streaming: %s)", name, strings.Join(streamNames(), ", "))
+	}
+	if err := Models(name, options, sc.Spec.Network); err != nil {
+		return nil, err
 	}
 	t0 := time.Now()
 	return timed(name, sc, func() (*Result, error) {

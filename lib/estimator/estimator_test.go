@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -23,8 +24,12 @@ import (
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
-func small(t *testing.T) *scenario.Scenario {
+func small(t *testing.T) *scenario.Scenario { return smallIn(t, netcfg.Default()) }
+
+// smallIn is the small scenario under the network configuration cfg.
+func smallIn(t *testing.T, cfg netcfg.Config) *scenario.Scenario {
 	s := scenario.Default()
+	s.Network = cfg
 	s.Topology = scenario.Topology{Dumbbell: &topo.DumbbellSpec{Senders: 4, Receivers: 4}}
 	s.Workload = workload.Spec{Flows: 300, Components: []workload.Component{{
 		Pairs: [][2]int{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, Sizes: workload.SizeSpec{Dist: "webserver"},
@@ -38,11 +43,14 @@ func small(t *testing.T) *scenario.Scenario {
 }
 
 func TestRunAndWrite(t *testing.T) {
-	sc := small(t)
 	for _, name := range Names() {
 		switch name {
 		case "ns3":
 			continue // needs the ns-3 installation; lib/ns3 tests it
+		}
+		sc := small(t)
+		if name == "parsimon-ns3" {
+			sc = smallIn(t, netcfg.NS3()) // what stock ns-3 runs
 		}
 		t.Run(name, func(t *testing.T) {
 			res, err := Run(context.Background(), name, sc, "")
@@ -393,5 +401,102 @@ func TestParsimonEveryCC(t *testing.T) {
 				t.Errorf("%s under %s: the same records as under dctcp", name, cc)
 			}
 		}
+	}
+}
+
+// Every estimator models the configuration asked or refuses it by name,
+// over estimators x configurations (each preset, and finite buffers): the
+// table says which refuse; Parsimon's linksim backend answers for itself,
+// so its row is checked against a run of parsimon.Run with that backend
+// (refused iff the run fails). Every accepted run that needs no ns-3
+// installation is run and gives records; a refused one fails as
+// Models said, before running.
+func TestModels(t *testing.T) {
+	buffered := netcfg.Default()
+	buffered.BufferBytes = 200_000
+	shared := netcfg.Default()
+	shared.Buffer.SharedBytes, shared.PFC.Enabled = 200_000, true
+	configs := map[string]netcfg.Config{"buffer 200KB": buffered, "shared 200KB pfc": shared}
+	for _, p := range netcfg.Presets() {
+		configs[p], _ = netcfg.Preset(p)
+	}
+	// refuses lists, per estimator, the configurations it refuses and
+	// the words its refusal must contain.
+	m3Refusal := map[string]string{"ns3": "dctcp-window", "dcqcn": "dcqcn", "timely": "timely", "hpcc": "hpcc", "buffer 200KB": "buffer_bytes 200000", "shared 200KB pfc": "shared_bytes 200000"}
+	ns3Refusal := map[string]string{"dctcp": `not congestion control "dctcp"`, "dcqcn": `"dcqcn"`, "timely": `"timely"`, "hpcc": `"hpcc"`, "buffer 200KB": `"dctcp"`, "shared 200KB pfc": `"dctcp"`}
+	refuses := map[string]map[string]string{
+		"m3": m3Refusal, "ns3": ns3Refusal, "parsimon-ns3": ns3Refusal,
+	}
+	for _, name := range Names() {
+		for cname, cfg := range configs {
+			t.Run(name+"/"+cname, func(t *testing.T) {
+				err := Models(name, "", cfg)
+				want, refused := refuses[name][cname]
+				if name == "parsimon" || name == "parsimon-c" {
+					sc := smallIn(t, cfg)
+					_, runErr := parsimon.Run(context.Background(), sc.Net, sc.Flows, cfg, parsimon.Options{Seed: 1, Backend: parsimon.LinkSim, Progress: progress.Func(func(int, int, string) {})})
+					refused, want = runErr != nil, "linksim"
+				}
+				switch {
+				case refused && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "estimator "+name)):
+					t.Fatalf("Models = %v, want a refusal naming %s and %q", err, name, want)
+				case !refused && err != nil:
+					t.Fatalf("Models = %v, want nil", err)
+				}
+				if (name == "ns3" || name == "parsimon-ns3") && !refused {
+					return // runs ns-3: TestRunAndWrite and lib/ns3 do
+				}
+				sc := smallIn(t, cfg)
+				res, runErr := Run(context.Background(), name, sc, "")
+				switch {
+				case refused && (runErr == nil || runErr.Error() != err.Error()):
+					t.Errorf("Run = %v, want the refusal %v", runErr, err)
+				case !refused && runErr != nil:
+					t.Errorf("Run: %v", runErr)
+				case !refused && len(res.Records) == 0:
+					t.Errorf("Run gave no records")
+				}
+			})
+		}
+	}
+	// m3 with model "none" is flowSim alone: it answers every
+	// configuration and says what it models.
+	res, err := Run(context.Background(), "m3", smallIn(t, configs["hpcc"]), `{"model":"none","samples":20}`)
+	if err != nil || res.Extra["network_model"] != flowsim.NetworkModel {
+		t.Errorf("m3 without a model on HPCC: %v, extra %v", err, res.Extra)
+	}
+}
+
+// The m3 options resolve with the digest of the model they name, so that
+// a study's results of one model are never taken for another's: the
+// embedded model's by default, none for flowSim alone, a file's by path;
+// a digest given by hand must match.
+func TestM3ResolvesModelDigest(t *testing.T) {
+	model, err := m3.DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "copy.model")
+	if err := model.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ opts, want, err string }{
+		{"", `{"model_digest":"` + model.Digest() + `"}`, ""},
+		{`{"model":"none"}`, `{"model":"none"}`, ""},
+		{`{"model":"` + path + `"}`, `{"model":"` + path + `","model_digest":"` + model.Digest() + `"}`, ""},
+		{`{"model_digest":"sha256:0000000000000000"}`, "", "does not match"},
+	} {
+		got, err := Resolve("m3", tc.opts)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want %q", tc.opts, err, tc.err)
+			}
+		case err != nil || got != tc.want:
+			t.Errorf("%s: resolved %s (%v), want %s", tc.opts, got, err, tc.want)
+		}
+	}
+	if !strings.HasPrefix(model.Digest(), "sha256:") {
+		t.Errorf("digest %q", model.Digest())
 	}
 }

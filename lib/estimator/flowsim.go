@@ -19,5 +19,5 @@ func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Records: recs, Options: encode(o)}, nil
+	return &Result{Records: recs, Options: encode(o), Extra: map[string]string{"network_model": flowsim.NetworkModel}}, nil
 }

@@ -2,63 +2,121 @@ package estimator
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
+	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 // m3Options are the m3 options settable from JSON; zero values take m3's
 // defaults, and seed 0 the scenario's seed. Model is "" for the embedded
 // trained model, "none" for flowSim alone (m3's ablation), or the path of
-// a model file written by 'tailscope m3 train'.
+// a model file written by 'tailscope m3 train'. ModelDigest is filled in
+// as the options resolve (m3.Model.Digest of the model used; empty for
+// "none"), so that a result of another model, such as the embedded one
+// before a retraining, is never taken for this one's; set by hand, it
+// must match.
 type m3Options struct {
 	Samples         int    `json:"samples,omitempty"`
 	Seed            uint64 `json:"seed,omitempty"`
 	BackgroundHosts int    `json:"background_hosts,omitempty"`
 	Workers         int    `json:"workers,omitempty"`
 	Model           string `json:"model,omitempty"`
+	ModelDigest     string `json:"model_digest,omitempty"`
 }
 
-func init() { register(m3.Name, typed(func() any { return new(m3Options) }), runM3) }
+func init() {
+	register(m3.Name, func(opts []byte) (string, error) {
+		_, canon, err := m3Resolve(opts)
+		return canon, err
+	}, runM3)
+	modelers[m3.Name] = func(cfg netcfg.Config, opts []byte) error {
+		o, _, err := m3Resolve(opts)
+		if err != nil {
+			return err
+		}
+		model, err := m3Model(o.Model)
+		if err != nil || model == nil {
+			return err // flowSim alone answers every configuration
+		}
+		return model.Space().Covers(cfg)
+	}
+}
 
 // defaultModel loads the embedded model once per process.
 var defaultModel = sync.OnceValues(m3.DefaultModel)
 
-func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+// m3Model is the model the option model names: nil for "none".
+func m3Model(name string) (*m3.Model, error) {
+	switch name {
+	case "":
+		return defaultModel()
+	case "none":
+		return nil, nil
+	}
+	return m3.LoadModel(name)
+}
+
+// m3Resolve reads m3's options and fills in the digest of the model they
+// name, returning them with their canonical JSON.
+func m3Resolve(opts []byte) (m3Options, string, error) {
 	var o m3Options
 	if err := decode(opts, &o); err != nil {
+		return o, "", err
+	}
+	var digest string
+	switch o.Model {
+	case "":
+		model, err := defaultModel()
+		if err != nil {
+			return o, "", err
+		}
+		digest = model.Digest()
+	case "none":
+	default:
+		var err error
+		if digest, err = m3.FileDigest(o.Model); err != nil {
+			return o, "", err
+		}
+	}
+	if o.ModelDigest != "" && o.ModelDigest != digest {
+		return o, "", fmt.Errorf("model_digest %s does not match the model's, %q", o.ModelDigest, digest)
+	}
+	o.ModelDigest = digest
+	return o, encode(o), nil
+}
+
+func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	o, canon, err := m3Resolve(opts)
+	if err != nil {
 		return nil, err
 	}
 	mo := m3.Options{Samples: o.Samples, Seed: o.Seed, BackgroundHosts: o.BackgroundHosts, Workers: o.Workers}
 	if mo.Seed == 0 {
 		mo.Seed = sc.Spec.Seed
 	}
-	var err error
-	switch o.Model {
-	case "":
-		mo.Model, err = defaultModel()
-	case "none":
-	default:
-		mo.Model, err = m3.LoadModel(o.Model)
-	}
-	if err != nil {
+	if mo.Model, err = m3Model(o.Model); err != nil {
 		return nil, err
+	}
+	extra := map[string]string{}
+	if mo.Model == nil {
+		extra["network_model"] = flowsim.NetworkModel
 	}
 	cpu0 := cputime.Used()
 	est, err := m3.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, mo)
 	if err != nil {
 		return nil, err
 	}
+	extra["paths"], extra["paths_simulated"] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
 	return &Result{
 		Records: est.Records,
-		Options: encode(o),
-		Extra: map[string]string{
-			"paths":           strconv.Itoa(est.Paths),
-			"paths_simulated": strconv.Itoa(est.Simulated),
-		},
+		Options: canon,
+		Extra:   extra,
 		// Where time and memory went, in the run log beside the frame
 		// (they differ between reruns). CPU time is the process's during
 		// the run (model loading excluded), peak RSS the process's so far

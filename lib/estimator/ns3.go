@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -17,7 +18,10 @@ type ns3Options struct {
 	Program          string  `json:"program,omitempty"`
 }
 
-func init() { register(ns3.Name, typed(func() any { return new(ns3Options) }), runNS3) }
+func init() {
+	register(ns3.Name, typed(func() any { return new(ns3Options) }), runNS3)
+	modelers[ns3.Name] = func(cfg netcfg.Config, _ []byte) error { return ns3.Models(cfg) }
+}
 
 func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 	var o ns3Options

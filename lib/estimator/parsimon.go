@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -37,6 +38,13 @@ func init() {
 		}, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
 			return runParsimon(ctx, name, sc, string(opts), nil)
 		})
+		modelers[name] = func(cfg netcfg.Config, opts []byte) error {
+			o, _, err := parsimonResolve(name, string(opts))
+			if err != nil {
+				return err
+			}
+			return parsimon.Models(o.BackendName, cfg)
+		}
 	}
 }
 
@@ -46,6 +54,9 @@ func init() {
 // figure (longest link simulation plus fixed costs) goes into the
 // Timings as inf_s.
 func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
+	if err := Models(name, opts, sc.Spec.Network); err != nil {
+		return nil, err
+	}
 	return timed(name, sc, func() (*Result, error) { return runParsimon(ctx, name, sc, opts, links) })
 }
 

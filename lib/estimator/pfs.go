@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -24,6 +25,8 @@ func init() {
 			"chunks":   strconv.Itoa(res.Chunks),
 			"injected": strconv.Itoa(res.Injected),
 			"workers":  strconv.Itoa(res.Workers),
+			// pfs decomposes a flowsim run: its model is flowsim's.
+			"network_model": flowsim.NetworkModel,
 		}, Timings: map[string]float64{
 			"prep_s":     res.PrepSeconds,
 			"merge_s":    res.MergeSeconds,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -117,8 +118,26 @@ func TestParseSpace(t *testing.T) {
 		}
 	}
 
+	// A network preset by name: every sampled spec carries the resolved
+	// configuration.
+	s, err = ParseSpace(strings.NewReader(`{"network":{"preset":"hpcc","hpcc":{"eta":0.9}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := netcfg.Preset("hpcc")
+	want.HPCC.Eta = 0.9
+	if specs, err = Sample(s, 3, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range specs {
+		if !reflect.DeepEqual(sp.Network, want) {
+			t.Errorf("network %+v, want hpcc at eta 0.9", sp.Network)
+		}
+	}
+
 	bad := []struct{ name, json, want string }{
 		{"not json", `{"presets":`, "malformed space"},
+		{"network preset", `{"network":{"preset":"reno"}}`, `unknown network preset "reno"`},
 		{"unknown field", `{"preset":["meta32-1:1"]}`, `unknown field "preset"`},
 		{"empty dimension", `{"matrices":[]}`, "no matrices"},
 		{"unknown preset", `{"presets":["meta64"]}`, `unknown fabric preset "meta64"`},

@@ -47,6 +47,13 @@ import (
 // Name is the estimator name flowsim records carry.
 const Name = "flowsim"
 
+// NetworkModel says what of the network configuration flowSim models: the
+// packet and header sizes, nothing else. Its answer is the same for every
+// congestion control, ECN setting, buffer and PFC setting; estimators
+// built on it record this in their frames (extra network_model), as the
+// CC-free reference rather than a model of the configuration asked.
+const NetworkModel = "max-min fair fluid: packet sizes only; no congestion control, ECN, buffers or PFC (the same for every cc)"
+
 // Options tune a run beyond the shared network model.
 type Options struct {
 	// HostRateBps, when positive, caps every flow at this rate instead of

@@ -77,7 +77,10 @@ func (s *Stats) phase() {
 // foreground flows, run flowSim on each drawn path's parking lot, correct
 // the foreground percentiles with the model and pool them (Aggregate).
 // Routing, the path simulations and the records are spread over
-// opts.Workers goroutines; ctx cancels the run.
+// opts.Workers goroutines; ctx cancels the run. A model refuses a cfg
+// outside the space it was trained on (Model.Space, Space.Covers); with
+// no model (flowSim alone) every cfg is answered, by a fluid max-min
+// simulation that has no congestion control, ECN or buffers at all.
 //
 // For the common record shape, flow i of output bucket b gets slowdown
 // Q_b((r_i + 0.5) / n_b), where Q_b interpolates bucket b's estimated
@@ -87,6 +90,13 @@ func (s *Stats) phase() {
 func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options) (*Estimate, error) {
 	if err := workload.Check(net, flows); err != nil {
 		return nil, fmt.Errorf("m3: %w", err)
+	}
+	if o.Model != nil {
+		// Outside its training space a model's correction is an
+		// unchecked extrapolation: refuse rather than answer silently.
+		if err := o.Model.Space().Covers(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if o.Samples == 0 {
 		o.Samples = DefaultSamples

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/tailscope/tailscope/lib/frame"
@@ -69,7 +70,8 @@ func LoadData(dir string, seed uint64) (*DataSet, error) {
 }
 
 // Ablation compares flowSim alone with the model on held-out samples
-// (m3 Fig. 16): one row per sample and output bucket with at least
+// (m3 Fig. 16): one row per sample and output bucket, with the sample's
+// congestion control, with at least
 // MinTargetFlows foreground flows, with the packet-level p99 and the p99
 // error of flowSim and of the model. thin, when positive, first thins each
 // sample's foreground to that many flows (seeded by seed).
@@ -85,7 +87,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 	pred := m.Predict(test)
 	labels := metrics.M3OutputBins().Labels
 	var sample, flows, hops []int64
-	var bucket []string
+	var bucket, cc []string
 	var target, fs, model, fsErr, modelErr []float64
 	for i, s := range test {
 		for b, t := range s.Target {
@@ -94,7 +96,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 			}
 			p := NumPercentiles - 2 // the 99th percentile
 			sample, flows, hops = append(sample, int64(i)), append(flows, int64(s.TargetCount[b])), append(hops, int64(s.Hops))
-			bucket = append(bucket, labels[b])
+			bucket, cc = append(bucket, labels[b]), append(cc, s.Network.CC)
 			target, fs, model = append(target, t[p]), append(fs, s.Base[b][p]), append(model, pred[i][b][p])
 			fsErr = append(fsErr, metrics.P99Error(s.Base[b][p], t[p]))
 			modelErr = append(modelErr, metrics.P99Error(pred[i][b][p], t[p]))
@@ -104,6 +106,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 		frame.Int64Column("sample", sample),
 		frame.Int64Column("hops", hops),
 		frame.StringColumn("bucket", bucket),
+		frame.StringColumn("cc", cc),
 		frame.Int64Column("flows", flows),
 		frame.Float64Column("packetsim_p99", target),
 		frame.Float64Column("flowsim_p99", fs),
@@ -138,4 +141,57 @@ func AblationSummary(t *frame.Table) (labels []string, flowSim, model []float64,
 		model[b] /= float64(max(n[b], 1))
 	}
 	return labels, flowSim, model, n, nil
+}
+
+// AblationByCC is the mean |p99 error| of flowSim and of the model per
+// congestion control and output bucket of an Ablation table (m3 Fig. 16
+// per CC): columns cc, bucket, rows, flowsim_mean_abs_err,
+// model_mean_abs_err, in CC order, then bucket order.
+func AblationByCC(t *frame.Table) (*frame.Table, error) {
+	ccs, err := t.Strings("cc")
+	if err != nil {
+		return nil, err
+	}
+	bucket, err := t.Strings("bucket")
+	if err != nil {
+		return nil, err
+	}
+	fe, err := t.Float64s("flowsim_err")
+	if err != nil {
+		return nil, err
+	}
+	me, err := t.Float64s("model_err")
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ cc, bucket string }
+	sumF, sumM, n := map[key]float64{}, map[key]float64{}, map[key]int{}
+	var names []string
+	for i, c := range ccs {
+		if !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+		k := key{c, bucket[i]}
+		sumF[k] += math.Abs(fe[i])
+		sumM[k] += math.Abs(me[i])
+		n[k]++
+	}
+	sort.Strings(names)
+	var cc, bk []string
+	var rows []int64
+	var f, m []float64
+	for _, c := range names {
+		for _, b := range metrics.M3OutputBins().Labels {
+			k := key{c, b}
+			if n[k] == 0 {
+				continue
+			}
+			cc, bk, rows = append(cc, c), append(bk, b), append(rows, int64(n[k]))
+			f, m = append(f, sumF[k]/float64(n[k])), append(m, sumM[k]/float64(n[k]))
+		}
+	}
+	return &frame.Table{Columns: []frame.Column{
+		frame.StringColumn("cc", cc), frame.StringColumn("bucket", bk), frame.Int64Column("rows", rows),
+		frame.Float64Column("flowsim_mean_abs_err", f), frame.Float64Column("model_mean_abs_err", m),
+	}}, nil
 }

@@ -41,19 +41,31 @@ func FeatureMap(sizes []int64, slowdowns []float64, bins metrics.Bins) [][]float
 }
 
 // SpecNames names the entries of the network-spec vector SpecVector
-// returns, in order.
+// returns, in order: LegacySpecNames, then the rest of the configuration
+// m3's Table 4 varies: the other congestion controls' one-hot entries,
+// the initial window of the CC in use, DCQCN's marking thresholds, HPCC's
+// eta and rate AI, TIMELY's thresholds, and PFC (0 while netcfg has none).
+// A model reads the entries its ModelInfo.SpecNames names.
 var SpecNames = []string{
 	"hops/6", "bdp/100KB", "infinite_buffer", "buffer/bdp", "window/bdp",
 	"k_first/bdp", "k_max/bdp", "cc_dctcp", "cc_dctcp_window", "dctcp_g",
 	"ai_rate/1Gbps", "min_rate/10Gbps",
+	"cc_dcqcn", "cc_timely", "cc_hpcc", "init_window/bdp",
+	"dcqcn_kmin/bdp", "dcqcn_kmax/bdp", "hpcc_eta", "hpcc_ai_rate/1Gbps",
+	"timely_tlow/100us", "timely_thigh/100us", "pfc",
 }
 
+// LegacySpecNames is the spec layout of models that record none (trained
+// on DCTCP alone): the first twelve SpecNames.
+var LegacySpecNames = SpecNames[:12:12]
+
 // SpecVector is the network-spec vector of a path of hops with the given
-// bandwidths (bps) and delays (ns) under cfg (m3 §3.4): hop count,
-// bandwidth-delay product, buffer, window and ECN thresholds relative to
-// it, the congestion control one-hot and its parameters, scaled to about
-// unit size. The BDP is the slowest hop's rate times the base round trip
-// (propagation both ways plus one full packet and one ACK per hop).
+// bandwidths (bps) and delays (ns) under cfg (m3 §3.4), entries as
+// SpecNames: hop count, bandwidth-delay product, buffer, windows and ECN
+// thresholds relative to it, the congestion control one-hot and its
+// parameters, scaled to about unit size. The BDP is the slowest hop's rate
+// times the base round trip (propagation both ways plus one full packet
+// and one ACK per hop).
 func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
 	var rtt float64 // ns
 	minBw, maxBw := int64(math.MaxInt64), int64(0)
@@ -72,6 +84,22 @@ func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
 		}
 		return 0
 	}
+	// The window a flow starts with, as each CC's block sets it.
+	var window float64
+	switch cfg.CC {
+	case "dctcp":
+		window = float64(cfg.DCTCP.WindowBytes)
+	case "dctcp-window":
+		window = float64(cfg.DCTCP.InitWindow * cfg.PayloadBytes)
+	case "dcqcn":
+		window = float64(cfg.DCQCN.WindowBytes) // 0: no window
+	case "timely":
+		window = float64(cfg.TIMELY.WindowBytes) // 0: no window
+	case "hpcc":
+		if window = float64(cfg.HPCC.WindowBytes); window == 0 {
+			window = bdp
+		}
+	}
 	return []float64{
 		float64(len(bandwidths)) / 6, bdp / 1e5, inf, buf,
 		float64(cfg.DCTCP.WindowBytes) / bdp,
@@ -79,6 +107,11 @@ func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
 		float64(cfg.KBytesFor(maxBw)) / bdp,
 		oneHot("dctcp"), oneHot("dctcp-window"),
 		cfg.DCTCP.G, float64(cfg.DCTCP.AIRateBps) / 1e9, float64(cfg.DCTCP.MinRateBps) / 1e10,
+		oneHot("dcqcn"), oneHot("timely"), oneHot("hpcc"), window / bdp,
+		float64(cfg.DCQCN.KminBytes) / bdp, float64(cfg.DCQCN.KmaxBytes) / bdp,
+		cfg.HPCC.Eta, float64(cfg.HPCC.AIRateBps) / 1e9,
+		float64(cfg.TIMELY.TLowNanos) / 1e5, float64(cfg.TIMELY.THighNanos) / 1e5,
+		0, // PFC: not in netcfg yet
 	}
 }
 
@@ -90,8 +123,10 @@ type Sample struct {
 	// per hop of the background flows crossing that hop.
 	FG [][]float64
 	BG [][][]float64
-	// Spec is the network-spec vector (SpecVector).
-	Spec []float64
+	// Spec is the network-spec vector (SpecVector), Network the
+	// configuration it describes.
+	Spec    []float64
+	Network netcfg.Config
 	// Base holds flowSim's foreground slowdown percentiles per output
 	// bucket (M3OutputBins x 100), Count the foreground flows per output
 	// bucket. The model predicts a correction of Base.
@@ -133,11 +168,12 @@ func NewSample(sim *PathSim, cfg netcfg.Config, flowSlowdowns, packetSlowdowns [
 		}
 	}
 	s := &Sample{
-		Hops:  h,
-		FG:    FeatureMap(fgSize, fgFlow, in),
-		Spec:  SpecVector(bandwidths, delays, cfg),
-		Base:  FeatureMap(fgSize, fgFlow, out),
-		Count: make([]int, out.Len()),
+		Hops:    h,
+		FG:      FeatureMap(fgSize, fgFlow, in),
+		Spec:    SpecVector(bandwidths, delays, cfg),
+		Network: cfg,
+		Base:    FeatureMap(fgSize, fgFlow, out),
+		Count:   make([]int, out.Len()),
 	}
 	for k := range h {
 		s.BG = append(s.BG, FeatureMap(bgSize[k], bgFlow[k], in))

@@ -13,7 +13,7 @@ import (
 )
 
 // GenOptions describe a training-data run: tasks 0..Tasks-1 drawn by
-// RandomTask(Seed, i, Flows), of which this process runs those with
+// RandomTaskIn(Space, Seed, i, Flows), of which this process runs those with
 // i % Shards == Shard (a Slurm array element runs one shard) on Workers
 // goroutines.
 type GenOptions struct {
@@ -21,6 +21,8 @@ type GenOptions struct {
 	Seed          uint64
 	Workers       int
 	Shard, Shards int
+	// Space is the configuration space (Spaces; "" is "dctcp").
+	Space string
 	// Progress, when set, gets every finished task.
 	Progress progress.Reporter
 }
@@ -42,6 +44,9 @@ func GenerateData(dir string, o GenOptions) (int, error) {
 	case o.Workers <= 0:
 		return 0, fmt.Errorf("m3: gendata needs at least one worker, got %d", o.Workers)
 	}
+	if _, err := RandomTaskIn(o.Space, o.Seed, 0, o.Flows); err != nil {
+		return 0, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, fmt.Errorf("m3: %w", err)
 	}
@@ -57,7 +62,11 @@ func GenerateData(dir string, o GenOptions) (int, error) {
 	)
 	err := pool.Run(context.Background(), len(todo), pool.Options{Workers: o.Workers}, func(_ context.Context, k int) error {
 		i := todo[k]
-		r, err := RunTask(RandomTask(o.Seed, i, o.Flows))
+		t, err := RandomTaskIn(o.Space, o.Seed, i, o.Flows)
+		if err != nil {
+			return err
+		}
+		r, err := RunTask(t)
 		if err == nil {
 			err = r.Write(TaskFile(dir, i))
 		}
@@ -67,8 +76,8 @@ func GenerateData(dir string, o GenOptions) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++
-		progress.Report(o.Progress, done, len(todo), fmt.Sprintf("task %d: %d hops, %s, load %.2f: packetsim %.2f s",
-			i, r.Task.Hops, r.Task.Sizes.Dist, r.Task.MaxLoad, r.PacketSeconds))
+		progress.Report(o.Progress, done, len(todo), fmt.Sprintf("task %d: %d hops, %s, %s, load %.2f: packetsim %.2f s",
+			i, r.Task.Hops, r.Task.Network.CC, r.Task.Sizes.Dist, r.Task.MaxLoad, r.PacketSeconds))
 		return nil
 	})
 	return done, err

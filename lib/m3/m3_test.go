@@ -1,14 +1,22 @@
 package m3
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tailscope/tailscope/datasets"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -457,6 +465,10 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 	if !reflect.DeepEqual(back.Predict(val), m.Predict(val)) || !reflect.DeepEqual(back.Info, m.Info) {
 		t.Error("saved and loaded model predicts differently")
 	}
+	// A new model reads the whole configuration.
+	if !reflect.DeepEqual(m.Info.SpecNames, SpecNames) || len(m.spec) != len(SpecNames) {
+		t.Errorf("a new model reads spec entries %v, want all of %v", m.Info.SpecNames, SpecNames)
+	}
 	if _, err := LoadModel(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("missing model file: no error")
 	}
@@ -505,5 +517,210 @@ func TestAggregateHandCase(t *testing.T) {
 	}
 	if _, err := Aggregate(nil, []int{1}); err == nil {
 		t.Error("no paths: no error")
+	}
+}
+
+// The embedded model covers the space it was trained on (rate-based DCTCP
+// over infinite buffers) and refuses, by name, each setting its data never
+// had; Run refuses with it and answers with flowSim alone. Its digest is
+// the hash of its file.
+func TestModelSpace(t *testing.T) {
+	model, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		change func(*netcfg.Config)
+		want   string // "" for covered
+	}{
+		{func(c *netcfg.Config) {}, ""},
+		{func(c *netcfg.Config) { c.KBytesPerGbps, c.DCTCP.WindowBytes = 2000, 25_000 }, ""},
+		{func(c *netcfg.Config) { c.CC = "hpcc" }, "congestion control hpcc"},
+		{func(c *netcfg.Config) { c.CC = "dctcp-window" }, "congestion control dctcp-window"},
+		{func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
+		{func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared_bytes 200000"},
+		{func(c *netcfg.Config) { c.ECNMark = "enqueue" }, "ecn_mark enqueue"},
+		{func(c *netcfg.Config) { c.DCTCP.VarWin = false }, "var_win false"},
+	} {
+		cfg := netcfg.Default()
+		tc.change(&cfg)
+		err := model.Space().Covers(cfg)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: Covers = %v, want %q", cfg, err, tc.want)
+		}
+	}
+	net := dumbbell(t)
+	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 5000}, {ID: 1, Src: 1, Dst: 3, Size: 9000, Start: 1000}}
+	cfg := netcfg.Default()
+	cfg.CC = "timely"
+	if _, err := Run(context.Background(), net, flows, cfg, Options{Model: model, Samples: 20, Seed: 1}); err == nil || !strings.Contains(err.Error(), "timely") {
+		t.Errorf("Run of the DCTCP model on TIMELY: %v", err)
+	}
+	if _, err := Run(context.Background(), net, flows, cfg, Options{Samples: 20, Seed: 1}); err != nil {
+		t.Errorf("flowSim alone on TIMELY: %v", err)
+	}
+	f, err := datasets.FS.Open(DefaultModelFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
+	if want := "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]; model.Digest() != want {
+		t.Errorf("digest %s, want %s", model.Digest(), want)
+	}
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := model.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := FileDigest(path)
+	if err != nil || back.Digest() != fd || back.Digest() != model.Digest() {
+		t.Errorf("saved copy: digest %s, file digest %s (%v), want the embedded %s", back.Digest(), fd, err, model.Digest())
+	}
+}
+
+// The spec vector names the CC in use once among its one-hot entries and
+// carries its parameters: HPCC's window defaults to one BDP, its eta and
+// rate AI are read as set, DCQCN's thresholds relative to the BDP.
+func TestSpecVectorConfiguration(t *testing.T) {
+	bw, dl := []int64{10e9, 40e9, 10e9}, []int64{1000, 1000, 1000}
+	at := func(v []float64, name string) float64 { return v[slices.Index(SpecNames, name)] }
+	base := SpecVector(bw, dl, netcfg.Default())
+	bdp := at(base, "bdp/100KB") * 1e5
+	if len(base) != len(SpecNames) {
+		t.Fatalf("%d entries for %d names", len(base), len(SpecNames))
+	}
+	for _, cc := range netcfg.CCs {
+		cfg := netcfg.Default()
+		cfg.CC = cc
+		v := SpecVector(bw, dl, cfg)
+		ones := 0
+		for _, n := range []string{"cc_dctcp", "cc_dctcp_window", "cc_dcqcn", "cc_timely", "cc_hpcc"} {
+			ones += int(at(v, n))
+		}
+		if want := "cc_" + strings.ReplaceAll(cc, "-", "_"); ones != 1 || at(v, want) != 1 {
+			t.Errorf("%s: %d one-hot entries set, %s = %g", cc, ones, want, at(v, want))
+		}
+	}
+	cfg, _ := netcfg.Preset("hpcc")
+	cfg.HPCC.Eta, cfg.HPCC.AIRateBps = 0.8, 700e6
+	v := SpecVector(bw, dl, cfg)
+	if at(v, "init_window/bdp") != 1 || at(v, "hpcc_eta") != 0.8 || math.Abs(at(v, "hpcc_ai_rate/1Gbps")-0.7) > 1e-12 {
+		t.Errorf("hpcc entries: window %g BDP, eta %g, AI %g", at(v, "init_window/bdp"), at(v, "hpcc_eta"), at(v, "hpcc_ai_rate/1Gbps"))
+	}
+	cfg.HPCC.WindowBytes = 20_000
+	if v := SpecVector(bw, dl, cfg); math.Abs(at(v, "init_window/bdp")-20_000/bdp) > 1e-12 {
+		t.Errorf("20 KB window: %g BDP, want %g", at(v, "init_window/bdp"), 20_000/bdp)
+	}
+	cfg, _ = netcfg.Preset("dcqcn")
+	cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = 30_000, 80_000
+	if v := SpecVector(bw, dl, cfg); math.Abs(at(v, "dcqcn_kmax/bdp")-80_000/bdp) > 1e-12 || math.Abs(at(v, "dcqcn_kmin/bdp")-30_000/bdp) > 1e-12 {
+		t.Errorf("dcqcn thresholds %g, %g BDP", at(v, "dcqcn_kmin/bdp"), at(v, "dcqcn_kmax/bdp"))
+	}
+}
+
+// The dctcp space is RandomTask's; table4 keeps RandomTask's parking lot
+// and workload, draws every CC, keeps each parameter in m3's Table 4
+// range and validates, finite buffers in about half the tasks; the draw
+// depends on (seed, index) only, and unknown spaces are refused.
+func TestRandomTaskIn(t *testing.T) {
+	ccs, finite := map[string]int{}, 0
+	for i := range 200 {
+		legacy := RandomTask(7, i, 1000)
+		d, err := RandomTaskIn("dctcp", 7, i, 1000)
+		if err != nil || !reflect.DeepEqual(d, legacy) {
+			t.Fatalf("task %d: the dctcp space differs from RandomTask (%v)", i, err)
+		}
+		tk, err := RandomTaskIn("table4", 7, i, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := RandomTaskIn("table4", 7, i, 1000)
+		if !reflect.DeepEqual(tk, again) {
+			t.Fatalf("task %d: two draws differ", i)
+		}
+		c := tk.Network
+		if err := c.Validate(); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+		legacy.Network = c
+		if !reflect.DeepEqual(tk, legacy) {
+			t.Fatalf("task %d: table4 changed more than the network", i)
+		}
+		ccs[c.CC]++
+		in := func(what string, v, lo, hi float64) {
+			if v < lo || v > hi {
+				t.Errorf("task %d (%s): %s %g outside [%g, %g]", i, c.CC, what, v, lo, hi)
+			}
+		}
+		if c.BufferBytes > 0 {
+			finite++
+			in("buffer", float64(c.BufferBytes), 200e3, 500e3)
+		}
+		in("K", float64(c.KBytes), 5e3, 20e3)
+		switch c.CC {
+		case "dctcp":
+			in("window", float64(c.DCTCP.WindowBytes), 5e3, 30e3)
+		case "dctcp-window":
+			in("window", float64(c.DCTCP.InitWindow*c.PayloadBytes), 5e3, 30e3)
+			if c.ECNMark != "enqueue" || c.HeaderBytes != netcfg.NS3().HeaderBytes {
+				t.Errorf("task %d: window DCTCP not as stock ns-3 runs it: %+v", i, c)
+			}
+		case "dcqcn":
+			in("window", float64(c.DCQCN.WindowBytes), 5e3, 30e3)
+			in("kmin", float64(c.DCQCN.KminBytes), 20e3, 50e3)
+			in("kmax", float64(c.DCQCN.KmaxBytes), 50e3, 100e3)
+		case "timely":
+			in("window", float64(c.TIMELY.WindowBytes), 5e3, 30e3)
+			in("tlow", float64(c.TIMELY.TLowNanos), 40e3, 60e3)
+			in("thigh", float64(c.TIMELY.THighNanos), 100e3, 150e3)
+		case "hpcc":
+			in("window", float64(c.HPCC.WindowBytes), 5e3, 30e3)
+			in("eta", c.HPCC.Eta, 0.70, 0.95)
+			in("rate AI", float64(c.HPCC.AIRateBps), 500e6, 1000e6)
+		}
+	}
+	if len(ccs) != 5 || finite < 70 || finite > 130 {
+		t.Errorf("CCs drawn %v, finite buffers in %d of 200", ccs, finite)
+	}
+	if _, err := RandomTaskIn("table5", 7, 0, 1000); err == nil || !strings.Contains(err.Error(), `unknown training space "table5"`) {
+		t.Errorf("unknown space: %v", err)
+	}
+}
+
+// AblationByCC averages |error| per CC and bucket, in CC then bucket order.
+func TestAblationByCC(t *testing.T) {
+	tab := &frame.Table{Columns: []frame.Column{
+		frame.StringColumn("cc", []string{"hpcc", "dctcp", "hpcc", "hpcc"}),
+		frame.StringColumn("bucket", []string{"<=1KB", "<=1KB", "<=1KB", ">50KB"}),
+		frame.Float64Column("flowsim_err", []float64{-0.2, 0.1, 0.4, 0.3}),
+		frame.Float64Column("model_err", []float64{0.1, -0.05, -0.1, 0.02}),
+	}}
+	got, err := AblationByCC(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := got.Strings("cc")
+	bk, _ := got.Strings("bucket")
+	rows, _ := got.Int64s("rows")
+	f, _ := got.Float64s("flowsim_mean_abs_err")
+	m, _ := got.Float64s("model_mean_abs_err")
+	want := []struct {
+		cc, bucket string
+		rows       int64
+		f, m       float64
+	}{{"dctcp", "<=1KB", 1, 0.1, 0.05}, {"hpcc", "<=1KB", 2, 0.3, 0.1}, {"hpcc", ">50KB", 1, 0.3, 0.02}}
+	if len(cc) != len(want) {
+		t.Fatalf("%d rows, want %d", len(cc), len(want))
+	}
+	for i, w := range want {
+		if cc[i] != w.cc || bk[i] != w.bucket || rows[i] != w.rows || math.Abs(f[i]-w.f) > 1e-12 || math.Abs(m[i]-w.m) > 1e-12 {
+			t.Errorf("row %d = %s %s %d %g %g, want %+v", i, cc[i], bk[i], rows[i], f[i], m[i], w)
+		}
 	}
 }

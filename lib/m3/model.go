@@ -3,13 +3,17 @@ package m3
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -40,9 +44,35 @@ const MinTargetFlows = 20
 type Model struct {
 	nets      []*mlp
 	mean, std []float64 // input standardisation, from the training set
+	spec      []int     // the spec entries read (Info.SpecNames), as SpecVector indices
 	// Info records how the model was trained.
 	Info ModelInfo
+	// digest is the hash of the file the model was read from.
+	digest string
 }
+
+// Digest names the model file the model was read from (ReadModel,
+// LoadModel, DefaultModel): "sha256:" and the first 16 hex digits of the
+// file's SHA-256, FileDigest's. A model not read from a file has none.
+// Results keyed by it are never taken for another model's.
+func (m *Model) Digest() string { return m.digest }
+
+// FileDigest is the Digest of the model in the file at path, read without
+// decoding the model.
+func FileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("m3: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("m3: %s: %w", path, err)
+	}
+	return digestOf(h), nil
+}
+
+func digestOf(h hash.Hash) string { return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16] }
 
 // ModelInfo is the provenance of a trained model.
 type ModelInfo struct {
@@ -58,20 +88,42 @@ type ModelInfo struct {
 	ValLoss      float64   `json:"val_loss"`         // mean relative error of the ensemble on the validation set
 	FlowSimLoss  float64   `json:"flowsim_val_loss"` // the same for flowSim alone
 	Notes        string    `json:"notes,omitempty"`
+	// Space is the configuration space of the training data; nil (models
+	// trained before it was recorded) means DCTCPSpace.
+	Space *Space `json:"space,omitempty"`
+	// SpecNames are the network-spec entries the model reads, in order
+	// (a subset of SpecNames); nil means LegacySpecNames.
+	SpecNames []string `json:"spec_names,omitempty"`
 }
 
-// inputLen is the length of a sample's model input.
-func inputLen() int {
+// specIndex maps the model's spec entries to their places in SpecVector.
+func (info ModelInfo) specIndex() ([]int, error) {
+	names := info.SpecNames
+	if names == nil {
+		names = LegacySpecNames
+	}
+	idx := make([]int, len(names))
+	for i, n := range names {
+		if idx[i] = slices.Index(SpecNames, n); idx[i] < 0 {
+			return nil, fmt.Errorf("m3: the model reads spec entry %q, which this tailscope does not compute", n)
+		}
+	}
+	return idx, nil
+}
+
+// inputLen is the length of a sample's model input with spec entries.
+func inputLen(spec int) int {
 	in, out := metrics.M3Bins().Len(), metrics.M3OutputBins().Len()
-	return 3*in*NumPercentiles + len(SpecNames) + out + out*NumPercentiles
+	return 3*in*NumPercentiles + spec + out + out*NumPercentiles
 }
 
 // outputLen is the number of model outputs: output buckets x percentiles.
 func outputLen() int { return metrics.M3OutputBins().Len() * NumPercentiles }
 
-// input is the raw (unstandardised) model input of s.
-func (s *Sample) input() []float64 {
-	x := make([]float64, 0, inputLen())
+// input is the raw (unstandardised) model input of s with the spec
+// entries at spec (indices into SpecVector).
+func (s *Sample) input(spec []int) []float64 {
+	x := make([]float64, 0, inputLen(len(spec)))
 	for _, row := range s.FG {
 		for _, v := range row {
 			x = append(x, math.Log(v))
@@ -91,7 +143,9 @@ func (s *Sample) input() []float64 {
 	}
 	x = append(x, mean...)
 	x = append(x, mx...)
-	x = append(x, s.Spec...)
+	for _, j := range spec {
+		x = append(x, s.Spec[j])
+	}
 	for _, c := range s.Count {
 		x = append(x, math.Log1p(float64(c)))
 	}
@@ -105,10 +159,10 @@ func (s *Sample) input() []float64 {
 
 // matrix stacks the standardised inputs of samples.
 func (m *Model) matrix(samples []*Sample) *mat.Dense {
-	n := inputLen()
+	n := inputLen(len(m.spec))
 	x := mat.NewDense(len(samples), n, nil)
 	for i, s := range samples {
-		row := s.input()
+		row := s.input(m.spec)
 		for j, v := range row {
 			x.Set(i, j, (v-m.mean[j])/m.std[j])
 		}
@@ -233,8 +287,15 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if o.Members < 0 || o.Epochs < 0 || o.Batch < 0 || o.LR < 0 {
 		return nil, fmt.Errorf("m3: training options must not be negative: %+v", o)
 	}
+	// A new model reads the whole configuration and records the space
+	// its training data spans.
+	space := spanned(train)
 	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Members: o.Members, Seed: o.Seed, LR: o.LR, Epochs: o.Epochs,
-		TrainSamples: len(train), ValSamples: len(val)}}
+		TrainSamples: len(train), ValSamples: len(val), SpecNames: slices.Clone(SpecNames), Space: &space}}
+	var err error
+	if m.spec, err = m.Info.specIndex(); err != nil {
+		return nil, err
+	}
 	m.standardise(train)
 	xTrain, xVal := m.matrix(train), m.matrix(val)
 	m.Info.FlowSimLoss, _ = loss(mat.NewDense(len(val), outputLen(), nil), val)
@@ -308,15 +369,15 @@ func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOp
 // standardise sets the input mean and standard deviation from samples;
 // constant inputs get deviation 1.
 func (m *Model) standardise(samples []*Sample) {
-	n := inputLen()
+	n := inputLen(len(m.spec))
 	m.mean, m.std = make([]float64, n), make([]float64, n)
 	for _, s := range samples {
-		for j, v := range s.input() {
+		for j, v := range s.input(m.spec) {
 			m.mean[j] += v / float64(len(samples))
 		}
 	}
 	for _, s := range samples {
-		for j, v := range s.input() {
+		for j, v := range s.input(m.spec) {
 			m.std[j] += (v - m.mean[j]) * (v - m.mean[j]) / float64(len(samples))
 		}
 	}
@@ -425,8 +486,18 @@ func LoadModel(path string) (*Model, error) {
 	return m, nil
 }
 
-// ReadModel reads a model in Save's format from r.
+// ReadModel reads a model in Save's format from r, to its end.
 func ReadModel(r io.Reader) (*Model, error) {
+	h := sha256.New()
+	m, err := readModel(io.TeeReader(r, h))
+	if err != nil {
+		return nil, err
+	}
+	m.digest = digestOf(h)
+	return m, nil
+}
+
+func readModel(r io.Reader) (*Model, error) {
 	magic := make([]byte, len(modelMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
 		return nil, fmt.Errorf("not a tailscope m3 model file")
@@ -443,8 +514,12 @@ func ReadModel(r io.Reader) (*Model, error) {
 	if err := json.Unmarshal(hb, &h); err != nil {
 		return nil, fmt.Errorf("model header: %w", err)
 	}
-	if len(h.Dims) < 2 || h.Dims[0] != inputLen() || h.Dims[len(h.Dims)-1] != outputLen() {
-		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(), outputLen())
+	spec, err := h.Info.specIndex()
+	if err != nil {
+		return nil, err
+	}
+	if len(h.Dims) < 2 || h.Dims[0] != inputLen(len(spec)) || h.Dims[len(h.Dims)-1] != outputLen() {
+		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(len(spec)), outputLen())
 	}
 	if h.Members < 1 || h.Members > 64 {
 		return nil, fmt.Errorf("model has %d members; want 1 to 64", h.Members)
@@ -460,8 +535,7 @@ func ReadModel(r io.Reader) (*Model, error) {
 		}
 		return out, nil
 	}
-	m := &Model{Info: h.Info}
-	var err error
+	m := &Model{Info: h.Info, spec: spec}
 	if m.mean, err = get(h.Dims[0]); err != nil {
 		return nil, err
 	}

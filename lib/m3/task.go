@@ -90,6 +90,63 @@ func RandomTask(seed uint64, index, flows int) Task {
 	return t
 }
 
+// Spaces names the configuration spaces RandomTaskIn draws from: "dctcp"
+// (RandomTask's, the papers' rate-based DCTCP over infinite buffers) and
+// "table4" (m3's Table 4, plus the stock-TCP DCTCP ns-3 runs).
+var Spaces = []string{"dctcp", "table4"}
+
+// RandomTaskIn draws task index from the named space (Spaces). A table4
+// task is RandomTask's parking lot and workload with a network drawn from
+// m3's Table 4 on a stream of its own: the congestion control uniformly
+// from DCTCP (rate-based, the papers'), window DCTCP as stock ns-3 runs it
+// (netcfg.NS3: marked at enqueue, 54 B headers), DCQCN, TIMELY and HPCC;
+// the initial window in [5, 30] KB; DCTCP's K in [5, 20] KB; DCQCN's
+// (Kmin, Kmax) in [20, 50] x [50, 100] KB; HPCC's (eta, rate AI) in
+// [0.70, 0.95] x [500, 1000] Mbps; TIMELY's (Tlow, Thigh) in [40, 60] x
+// [100, 150] us; and, in half the tasks, a finite buffer in [200, 500] KB
+// (the other half infinite). PFC is not drawn: netcfg has none yet.
+func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
+	t := RandomTask(seed, index, flows)
+	switch space {
+	case "", "dctcp":
+		return t, nil
+	case "table4":
+	default:
+		return Task{}, fmt.Errorf("m3: unknown training space %q (known: %v)", space, Spaces)
+	}
+	r := rand.New(rand.NewPCG(seed^0x7461626c6534, uint64(index))) // "table4"
+	uniform := func(lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
+	kb := func(lo, hi float64) int64 { return int64(math.Round(uniform(lo, hi))) * 1000 }
+	cc := []string{"dctcp", "dctcp-window", "dcqcn", "timely", "hpcc"}[r.IntN(5)]
+	cfg := netcfg.Default()
+	if cc == "dctcp-window" {
+		cfg = netcfg.NS3()
+	}
+	cfg.CC = cc
+	window := kb(5, 30)
+	cfg.KBytes = kb(5, 20)
+	switch cc {
+	case "dctcp":
+		cfg.DCTCP.WindowBytes = window
+	case "dctcp-window":
+		cfg.DCTCP.InitWindow = max(1, window/cfg.PayloadBytes)
+	case "dcqcn":
+		cfg.DCQCN.WindowBytes = window
+		cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = kb(20, 50), kb(50, 100)
+	case "timely":
+		cfg.TIMELY.WindowBytes = window
+		cfg.TIMELY.TLowNanos, cfg.TIMELY.THighNanos = int64(uniform(40, 60)*1000), int64(uniform(100, 150)*1000)
+	case "hpcc":
+		cfg.HPCC.WindowBytes = window
+		cfg.HPCC.Eta, cfg.HPCC.AIRateBps = uniform(0.70, 0.95), int64(uniform(500, 1000))*1_000_000
+	}
+	if r.IntN(2) == 0 {
+		cfg.BufferBytes = kb(200, 500)
+	}
+	t.Network = cfg
+	return t, nil
+}
+
 // Build makes the task's parking lot and flows. Flow pairs are drawn
 // uniformly from a list holding every background segment (first..last hop,
 // one pair per background host slot) once and the foreground pair as often

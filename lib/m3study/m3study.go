@@ -29,6 +29,7 @@ type Manifest struct {
 	Tasks     int    `json:"tasks"`
 	Flows     int    `json:"flows"`
 	Seed      uint64 `json:"seed"`
+	Space     string `json:"space,omitempty"` // m3.Spaces; empty: dctcp
 	GitCommit string `json:"git_commit"`
 }
 
@@ -36,14 +37,15 @@ type Manifest struct {
 const ManifestFile = "gendata.json"
 
 // WriteManifest records m in dir, refusing to mix data sets: tasks of
-// another seed or flow count would silently differ from their index's.
+// another seed, flow count or configuration space would silently differ
+// from their index's.
 // A data set grown with more tasks keeps the larger count and the commit
 // that started it.
 func WriteManifest(dir string, m Manifest) error {
 	if old, err := ReadManifest(dir); err == nil {
-		if old.Seed != m.Seed || old.Flows != m.Flows {
-			return fmt.Errorf("m3study: %s holds seed %d with %d flows per task; asked for seed %d with %d (use another directory)",
-				dir, old.Seed, old.Flows, m.Seed, m.Flows)
+		if old.Seed != m.Seed || old.Flows != m.Flows || old.Space != m.Space {
+			return fmt.Errorf("m3study: %s holds seed %d with %d flows per task in space %q; asked for seed %d with %d in %q (use another directory)",
+				dir, old.Seed, old.Flows, old.Space, m.Seed, m.Flows, m.Space)
 		}
 		m.Tasks = max(m.Tasks, old.Tasks)
 		if old.GitCommit != "" {
@@ -88,7 +90,10 @@ func gitCommit() string {
 // commit) and simulates its tasks there (m3.GenerateData); it returns the
 // tasks simulated.
 func Gendata(dir string, o m3.GenOptions) (int, error) {
-	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, GitCommit: gitCommit()}); err != nil {
+	if o.Space == "dctcp" {
+		o.Space = "" // as the manifests of data sets made before spaces existed
+	}
+	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: o.Space, GitCommit: gitCommit()}); err != nil {
 		return 0, err
 	}
 	return m3.GenerateData(dir, o)
@@ -143,10 +148,20 @@ func (a Ablation) Figure() (*plot.Figure, error) {
 }
 
 // Write stores the ablation's frame and figure under dir as
-// <Name>.parquet and <Name>.png.
+// <Name>.parquet and <Name>.png; the whole foreground's (Thin 0) also per
+// congestion control and size bucket as ablation-by-cc.parquet.
 func (a Ablation) Write(dir string) error {
 	if err := frame.WriteTable(filepath.Join(dir, a.Name()+".parquet"), a.Table); err != nil {
 		return err
+	}
+	if a.Thin == 0 {
+		cc, err := m3.AblationByCC(a.Table)
+		if err != nil {
+			return err
+		}
+		if err := frame.WriteTable(filepath.Join(dir, "ablation-by-cc.parquet"), cc); err != nil {
+			return err
+		}
 	}
 	fig, err := a.Figure()
 	if err != nil {
@@ -164,6 +179,16 @@ type TrainConfig struct {
 	Command string
 	// Log gets the data set's size and the training time (may be nil).
 	Log io.Writer
+}
+
+// CCError is one congestion control's held-out error in one size bucket
+// (m3 Fig. 16 per congestion control).
+type CCError struct {
+	CC         string  `json:"cc"`
+	Bucket     string  `json:"bucket"`
+	Rows       int64   `json:"rows"`
+	FlowSimErr float64 `json:"flowsim_mean_abs_p99_err"`
+	ModelErr   float64 `json:"model_mean_abs_p99_err"`
 }
 
 // Provenance is the record written next to a trained model.
@@ -184,6 +209,7 @@ type Provenance struct {
 	TestModelErr   []float64         `json:"test_model_mean_abs_p99_err"`
 	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
 	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
+	TestByCC       []CCError         `json:"test_by_cc,omitempty"`
 	TrainSeconds   float64           `json:"train_seconds"`
 	Commands       map[string]string `json:"commands"`
 }
@@ -230,9 +256,45 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 		TestBuckets: abls[0].Buckets, TestRows: abls[0].Rows, TestFlowSimErr: abls[0].FlowSimErr, TestModelErr: abls[0].ModErr,
 		Thin1FlowSim: abls[1].FlowSimErr, Thin1Model: abls[1].ModErr,
 		Commands: map[string]string{
-			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d", cfg.Data, manifest.Seed, ds.Tasks, manifest.Flows),
+			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d%s", cfg.Data, manifest.Seed, ds.Tasks, manifest.Flows, spaceFlag(manifest.Space)),
 			"train":   cfg.Command,
 		},
 	}
+	if p.TestByCC, err = byCC(abls[0].Table); err != nil {
+		return nil, nil, err
+	}
+	for _, e := range p.TestByCC {
+		fmt.Fprintf(log, "held out %-12s bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC, e.Bucket, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
+	}
 	return model, abls, writeJSON(cfg.Model+".json", p)
+}
+
+// byCC is the held-out ablation t per congestion control and size bucket
+// (m3.AblationByCC).
+func byCC(t *frame.Table) ([]CCError, error) {
+	cc, err := m3.AblationByCC(t)
+	if err != nil {
+		return nil, err
+	}
+	ccs, _ := cc.Strings("cc")
+	bks, _ := cc.Strings("bucket")
+	rows, _ := cc.Int64s("rows")
+	fe, _ := cc.Float64s("flowsim_mean_abs_err")
+	me, err := cc.Float64s("model_mean_abs_err")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CCError, len(ccs))
+	for i := range ccs {
+		out[i] = CCError{CC: ccs[i], Bucket: bks[i], Rows: rows[i], FlowSimErr: fe[i], ModelErr: me[i]}
+	}
+	return out, nil
+}
+
+// spaceFlag is the gendata flag that names space ("" for the default).
+func spaceFlag(space string) string {
+	if space == "" {
+		return ""
+	}
+	return " -space " + space
 }

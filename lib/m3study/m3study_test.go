@@ -20,11 +20,12 @@ func TestManifest(t *testing.T) {
 		want    Manifest
 		wantErr string
 	}{
-		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, Manifest{10, 400, 1, "a"}, ""},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, Manifest{30, 400, 1, "a"}, ""},
-		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, Manifest{30, 400, 1, "a"}, ""},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, Manifest{30, 400, 1, "a"}, "seed 1 with 400 flows"},
-		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, Manifest{30, 400, 1, "a"}, "asked for seed 1 with 500"},
+		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, Manifest{10, 400, 1, "", "a"}, ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, Manifest{30, 400, 1, "", "a"}, ""},
+		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, Manifest{30, 400, 1, "", "a"}, ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, Manifest{30, 400, 1, "", "a"}, "seed 1 with 400 flows"},
+		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, Manifest{30, 400, 1, "", "a"}, "asked for seed 1 with 500"},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, Space: "table4"}, Manifest{30, 400, 1, "", "a"}, `in space ""; asked for seed 1 with 400 in "table4"`},
 	}
 	for i, s := range steps {
 		err := WriteManifest(dir, s.in)

@@ -29,6 +29,10 @@ type Summary struct {
 	// Family is the scenario's spec ID with the seed cleared: the rows of
 	// one scenario run with several seeds share it.
 	Family string
+	// BaseFamily is the family of the baseline's scenario when it differs
+	// from the estimator's: the same workload under another network
+	// configuration (a counterfactual). Empty when both ran one scenario.
+	BaseFamily string
 	// Seeds is the number of seeds a combined row averages (0 for a row
 	// of one run). P99 then holds the means over the seeds, Half the
 	// half-widths of their confidence intervals at Level (NaN where fewer

@@ -18,3 +18,21 @@ func ExampleDefault() {
 	// K at 40G: 120000 bytes
 	// dctcp-window in ns-3
 }
+
+// A named configuration, changed by one field's JSON path, as a what-if
+// sweep changes it.
+func ExamplePreset() {
+	c, err := netcfg.Preset("hpcc")
+	if err != nil {
+		panic(err)
+	}
+	c, err = c.Set("hpcc.window_bytes", []byte("20000"))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.CC, c.HPCC.Eta, c.HPCC.WindowBytes)
+	fmt.Println(netcfg.Presets())
+	// Output:
+	// hpcc 0.95 20000
+	// [dcqcn dctcp hpcc ns3 timely]
+}

@@ -214,3 +214,94 @@ func TestHeadroomFor(t *testing.T) {
 		t.Errorf("set headroom %d, want 5000", got)
 	}
 }
+
+// A preset is its configuration spelled out: every preset validates, runs
+// the congestion control it names at that algorithm's defaults, and a
+// network block naming it (wherever "preset" stands) decodes to the
+// preset with the block's other fields over it; unknown presets and
+// fields are refused by name.
+func TestPresets(t *testing.T) {
+	for _, name := range Presets() {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Validate(); err != nil || PresetDoc(name) == "" {
+			t.Errorf("preset %s: %v, doc %q", name, err, PresetDoc(name))
+		}
+		want := Default()
+		switch name {
+		case "ns3":
+			want = NS3()
+		default:
+			want.CC = name
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Errorf("preset %s = %+v, want %+v", name, c, want)
+		}
+	}
+	want := Default()
+	want.CC, want.HPCC.Eta, want.BufferBytes = "hpcc", 0.9, 200_000
+	for _, block := range []string{
+		`{"preset":"hpcc","hpcc":{"eta":0.9},"buffer_bytes":200000}`,
+		`{"hpcc":{"eta":0.9},"buffer_bytes":200000,"preset":"hpcc"}`,
+	} {
+		c := NS3() // the preset replaces what was there
+		if err := json.Unmarshal([]byte(block), &c); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(c, want) {
+			t.Errorf("%s:\n%+v\nwant\n%+v", block, c, want)
+		}
+	}
+	for _, tc := range []struct{ block, want string }{
+		{`{"preset":"tcp"}`, `unknown network preset "tcp"`},
+		{`{"preset":3}`, "preset must be a name"},
+		{`{"preset":"hpcc","hpc":{}}`, `unknown field "hpc"`},
+		{`{"ecn":"enqueue"}`, `unknown field "ecn"`},
+	} {
+		c := Default()
+		if err := json.Unmarshal([]byte(tc.block), &c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.block, err, tc.want)
+		}
+	}
+}
+
+// Set changes exactly the field its JSON path names and validates the
+// result; bad paths and values are refused, naming what is there.
+func TestSet(t *testing.T) {
+	base, _ := Preset("hpcc")
+	for _, tc := range []struct {
+		path, value string
+		want        func(*Config)
+	}{
+		{"hpcc.eta", "0.9", func(c *Config) { c.HPCC.Eta = 0.9 }},
+		{"hpcc.window_bytes", "20000", func(c *Config) { c.HPCC.WindowBytes = 20000 }},
+		{"buffer_bytes", "200000", func(c *Config) { c.BufferBytes = 200000 }},
+		{"cc", `"dcqcn"`, func(c *Config) { c.CC = "dcqcn" }},
+		{"dctcp.var_win", "false", func(c *Config) { c.DCTCP.VarWin = false }},
+	} {
+		got, err := base.Set(tc.path, json.RawMessage(tc.value))
+		if err != nil {
+			t.Fatalf("%s = %s: %v", tc.path, tc.value, err)
+		}
+		want := base
+		tc.want(&want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %s:\n%+v\nwant\n%+v", tc.path, tc.value, got, want)
+		}
+	}
+	for _, tc := range []struct{ path, value, err string }{
+		{"hpcc.etta", "0.9", `no field "hpcc.etta" in the network block (known in hpcc: ai_rate_bps, eta,`},
+		{"hpc.eta", "0.9", `no field "hpc"`},
+		{"hpcc", "0.9", "hpcc is a block, not a value"},
+		{"cc.x", "1", "cc is a value, not a block"},
+		{"hpcc.eta", `"high"`, "hpcc.eta = \"high\""},
+		{"hpcc.eta", "1.5", "hpcc eta must be in (0,1]"},
+		{"cc", `"reno"`, `unknown congestion control "reno"`},
+	} {
+		if _, err := base.Set(tc.path, json.RawMessage(tc.value)); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s = %s: err %v, want %q", tc.path, tc.value, err, tc.err)
+		}
+	}
+}

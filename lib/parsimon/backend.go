@@ -6,8 +6,10 @@ import (
 
 	"github.com/tailscope/tailscope/lib/linksim"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -118,4 +120,25 @@ func (t *Task) link() (linksim.Link, []workload.Flow, error) {
 		flows[i] = f
 	}
 	return l, flows, nil
+}
+
+// Models returns nil if the named link-level backend models cfg, else an
+// error saying what it cannot run. linksim answers for itself (a run on
+// a link without flows goes through the same checks as every link
+// simulation); packetsim runs every configuration a link-level topology
+// can hold (no shared buffers or PFC); ns3 only stock ns-3's
+// (ns3.Models).
+func Models(backend string, cfg netcfg.Config) error {
+	switch backend {
+	case "linksim":
+		probe := linksim.Link{Target: linksim.Hop{Bandwidth: 10 * topo.Gbps, Delay: topo.Microsecond}, KBytes: cfg.KBytesFor(10 * topo.Gbps)}
+		_, err := linksim.Run(context.Background(), probe, nil, cfg, linksim.Options{})
+		return err
+	case "packetsim":
+		return linkLevel(cfg)
+	case "ns3":
+		return ns3.Models(cfg)
+	}
+	_, err := BackendByName(backend)
+	return err
 }

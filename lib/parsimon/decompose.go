@@ -38,11 +38,8 @@ func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*De
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("parsimon: %w", err)
 	}
-	if cfg.SharedBuffer() {
-		// Whatever the backend, a link-level topology holds one port of
-		// each switch: the other ports' share of the buffer and their
-		// pauses are not there to simulate.
-		return nil, fmt.Errorf("parsimon: a shared switch buffer and PFC are not modelled: each link-level simulation sees one port of a switch (use buffer_bytes, a buffer per port, or packetsim)")
+	if err := linkLevel(cfg); err != nil {
+		return nil, err
 	}
 	if err := workload.Check(net, flows); err != nil {
 		return nil, fmt.Errorf("parsimon: %w", err)
@@ -84,6 +81,17 @@ func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*De
 		d.AckBps[c] = float64(acks*cfg.AckBytes*8) * 1e9 / float64(span)
 	}
 	return d, nil
+}
+
+// linkLevel refuses what no link-level simulation can model, whatever
+// its backend: a link-level topology holds one port of each switch, so
+// the other ports' share of a shared buffer and their pauses are not
+// there to simulate.
+func linkLevel(cfg netcfg.Config) error {
+	if cfg.SharedBuffer() {
+		return fmt.Errorf("parsimon: a shared switch buffer and PFC are not modelled: each link-level simulation sees one port of a switch (use buffer_bytes, a buffer per port, or packetsim)")
+	}
+	return nil
 }
 
 // Path returns the channels of flow index i's path (shared: do not modify).

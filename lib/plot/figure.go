@@ -2,12 +2,13 @@
 // per size bin with a zoom on the tail (Parsimon Fig. 7 and 10), CDFs of p99
 // error binned by load (Parsimon Fig. 8), violins of error faceted by
 // scenario parameter (Parsimon Fig. 9), slowdown heatmaps by size bucket and
-// percentile (m3 Fig. 3), and the studies' figures (CCEval's intervals,
-// pfs's curves, DSCALE's queues, m3's ablation). It draws from records,
-// summary rows and plain data, and imports no estimator or study package:
-// building and combining summary rows, and the tables, are lib/summary's,
-// and each study package (lib/ccstudy, lib/pfsstudy, lib/dscalestudy,
-// lib/m3study) turns its results into the plain data drawn here.
+// percentile (m3 Fig. 3), what-if sweeps (m3 Fig. 13/14), and the studies'
+// figures (CCEval's intervals, pfs's curves, DSCALE's queues, m3's
+// ablation). It draws from records, summary rows and plain data, and
+// imports no estimator or study package: building and combining summary
+// rows, and the tables, are lib/summary's, and each study package
+// (lib/ccstudy, lib/pfsstudy, lib/dscalestudy, lib/m3study, lib/whatif)
+// turns its results into the plain data drawn here.
 //
 // Every figure is a Figure: a grid of gonum plots that Save writes as PNG or
 // SVG and Image renders for a notebook cell. The API is non-generic so that

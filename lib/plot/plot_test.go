@@ -268,3 +268,31 @@ func TestFigureErrors(t *testing.T) {
 }
 
 func second(_ *Figure, err error) error { return err }
+
+// WhatIf draws one panel per class, two to a row, and refuses data whose shapes disagree.
+func TestWhatIf(t *testing.T) {
+	d := WhatIfData{Title: "eta", Param: "hpcc.eta", X: []float64{0.7, 0.8, 0.9}, Classes: []string{"<=1KB", "1-10KB", ">10KB"},
+		Series: []WhatIfSeries{
+			{Name: "packetsim", Y: [][]float64{{2, 2.5, 3}, {3, 3.5, 4}, {5, 5, 6}}, Half: [][]float64{{0.1, 0.2, 0.1}, {0.1, 0.1, 0.1}, {0.3, 0.2, math.NaN()}}},
+			{Name: "m3", Y: [][]float64{{2, 2.4, 3.1}, {3, 3.4, 4.1}, {5, 5.2, 5.9}}},
+		}}
+	f, err := WhatIf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 2 || len(f.Panels[0]) != 2 || len(f.Panels[1]) != 1 {
+		t.Fatalf("layout %d rows", len(f.Panels))
+	}
+	if img := Image(f); img.Bounds().Dx() == 0 {
+		t.Error("empty image")
+	}
+	d.XLabels = []string{"a", "b"}
+	if _, err := WhatIf(d); err == nil {
+		t.Error("accepted 2 labels for 3 values")
+	}
+	d.XLabels = nil
+	d.Series[1].Y = d.Series[1].Y[:2]
+	if _, err := WhatIf(d); err == nil {
+		t.Error("accepted a series without every class")
+	}
+}

@@ -205,6 +205,23 @@ func Validation(topology string, flows int, load float64, seed uint64) (Spec, er
 	return spec, nil
 }
 
+// WhatIfHPCC is the setting of m3's counterfactual search (§5.4, Fig. 13
+// and 14): the 32-rack, 256-host fabric (2:1; the paper does not say),
+// WebServer sizes, matrix C, log-normal arrivals (sigma 2) at 50% max
+// load, HPCC with eta 0.9 and a 20 KB initial window (each figure's fixed
+// setting), flows flows. The paper's 200 KB buffer and PFC are not set:
+// packetsim's PFC is not in this tailscope yet, and m3's buffer feature
+// only means something with it; buffer_bytes is a field to set.
+func WhatIfHPCC(flows int, seed uint64) Spec {
+	s := Default()
+	s.Name = "whatif-hpcc"
+	s.Workload.Flows = flows
+	s.Workload.Components[0].Matrix = "C"
+	s.Network.CC, s.Network.HPCC.Eta, s.Network.HPCC.WindowBytes = "hpcc", 0.9, 20_000
+	s.Seed = seed
+	return s
+}
+
 // named maps the names Named accepts to their presets at default sizes.
 var named = map[string]func() Spec{
 	"default":           Default,
@@ -213,6 +230,7 @@ var named = map[string]func() Spec{
 	"pfs-fabric":        func() Spec { return PFSFabric(50_000, 0.5, 1) },
 	"dscale-cenic":      func() Spec { return CENIC(20_000, 0.85, 1) },
 	"dscale-hot-fabric": func() Spec { return HotFabric(2, 0.2, 0.7, 40_000_000, 1) },
+	"whatif-hpcc":       func() Spec { return WhatIfHPCC(20_000, 1) },
 }
 
 // Named returns the preset called name (see PresetNames) at its default

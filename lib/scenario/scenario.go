@@ -36,7 +36,9 @@ type Spec struct {
 // topo.Presets), an explicit fabric, parking lot, dumbbell or CENIC-like
 // backbone (DSCALE's), or a file in
 // Parsimon's JSON (.json) or ns-3's topology.txt format. FailedLinks are
-// taken out of service before routing (Parsimon App. B).
+// taken out of service before routing (Parsimon App. B); the workload is
+// drawn on the intact network (see Build), so a failure changes the
+// routes and never the flows.
 type Topology struct {
 	Preset      string               `json:"preset,omitempty"`
 	Fabric      *topo.FabricSpec     `json:"fabric,omitempty"`
@@ -47,8 +49,24 @@ type Topology struct {
 	FailedLinks []int                `json:"failed_links,omitempty"`
 }
 
-// Build makes the network the topology describes.
+// Build makes the network the topology describes, its failed links out
+// of service.
 func (t Topology) Build() (*topo.Network, error) {
+	n, err := t.BuildIntact()
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range t.FailedLinks {
+		if err := n.FailLink(l); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// BuildIntact makes the network the topology describes with every link
+// in service, FailedLinks ignored: the network the workload is drawn on.
+func (t Topology) BuildIntact() (*topo.Network, error) {
 	set := 0
 	for _, ok := range []bool{t.Preset != "", t.Fabric != nil, t.ParkingLot != nil, t.Dumbbell != nil, t.CENIC != nil, t.File != ""} {
 		if ok {
@@ -79,15 +97,7 @@ func (t Topology) Build() (*topo.Network, error) {
 	default:
 		n, err = readTopology(t.File)
 	}
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range t.FailedLinks {
-		if err := n.FailLink(l); err != nil {
-			return nil, err
-		}
-	}
-	return n, nil
+	return n, err
 }
 
 func readTopology(path string) (*topo.Network, error) {
@@ -107,19 +117,29 @@ func readTopology(path string) (*topo.Network, error) {
 type Scenario struct {
 	Spec  Spec
 	ID    string
-	Net   *topo.Network
+	Net   *topo.Network // failed links out of service
 	Flows []workload.Flow
+	// intact is the network with every link in service, which the
+	// workload is drawn on, when it differs from Net (failed links).
+	intact *topo.Network
 }
 
-// Build validates spec and generates its network and flows.
+// Build validates spec and generates its network and flows. The flows
+// are drawn on the intact network, before the spec's failed links are
+// taken out of service: a workload's load targeting (max_load) routes
+// its flows, and drawing on the failed network would re-target the load
+// and so change the flows. A failure counterfactual thus keeps the same
+// flows (ids, sizes, start times, hosts), and every estimator sees the
+// failure through the routes of Net, which avoid the failed links.
 func Build(spec Spec) (*Scenario, error) {
 	sc, err := BuildNet(spec)
 	if err != nil {
 		return nil, err
 	}
-	if sc.Flows, err = workload.Generate(sc.Net, spec.Workload, spec.Seed); err != nil {
+	if sc.Flows, err = workload.Generate(sc.workloadNet(), spec.Workload, spec.Seed); err != nil {
 		return nil, err
 	}
+	sc.intact = nil // the flows are drawn; Source needs it no more
 	return sc, nil
 }
 
@@ -129,11 +149,26 @@ func BuildNet(spec Spec) (*Scenario, error) {
 	if err := spec.Network.Validate(); err != nil {
 		return nil, err
 	}
-	n, err := spec.Topology.Build()
+	n, err := spec.Topology.BuildIntact()
 	if err != nil {
 		return nil, err
 	}
-	return &Scenario{Spec: spec, ID: spec.ID(), Net: n}, nil
+	sc := &Scenario{Spec: spec, ID: spec.ID(), Net: n}
+	if len(spec.Topology.FailedLinks) > 0 {
+		sc.intact = n
+		if sc.Net, err = spec.Topology.Build(); err != nil {
+			return nil, err
+		}
+	}
+	return sc, nil
+}
+
+// workloadNet is the network the workload is drawn on: the intact one.
+func (sc *Scenario) workloadNet() *topo.Network {
+	if sc.intact != nil {
+		return sc.intact
+	}
+	return sc.Net
 }
 
 // Source yields the scenario's flows: Flows when they were drawn, else
@@ -142,7 +177,7 @@ func (sc *Scenario) Source() (workload.Source, error) {
 	if sc.Flows != nil {
 		return workload.SliceSource(sc.Flows), nil
 	}
-	return workload.NewSource(sc.Net, sc.Spec.Workload, sc.Spec.Seed)
+	return workload.NewSource(sc.workloadNet(), sc.Spec.Workload, sc.Spec.Seed)
 }
 
 // Parse reads a JSON spec. Fields it does not know are errors (a typo must
@@ -252,5 +287,14 @@ func pruneDefaults(m, def map[string]any) {
 // scenario run with several seeds (experiment.Replicate) shares it.
 func (s Spec) FamilyID() string {
 	s.Seed = 0
+	return s.ID()
+}
+
+// WorkloadID is the ID of the spec with its name, network model and
+// failed links cleared: the specs that share it draw the same flows
+// (Build), so the results of one workload under several network
+// configurations, a failure included, pair flow by flow.
+func (s Spec) WorkloadID() string {
+	s.Name, s.Network, s.Topology.FailedLinks = "", netcfg.Config{}, nil
 	return s.ID()
 }

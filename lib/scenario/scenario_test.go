@@ -6,6 +6,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 func TestDefaultBuilds(t *testing.T) {
@@ -133,5 +137,115 @@ func TestIDIgnoresNetworkDefaults(t *testing.T) {
 		if s.ID() == base.ID() {
 			t.Errorf("%s: changing it kept the ID %s", tc.name, s.ID())
 		}
+	}
+}
+
+// A failed link changes the routes and never the flows: the spec with
+// failed links draws the flows of the intact spec (the workload targets
+// its load on the intact network), shares its WorkloadID, and no flow of
+// it is routed over a failed link. Streaming (BuildNet, Source) draws
+// the same flows.
+func TestFailedLinksKeepTheWorkload(t *testing.T) {
+	// Uniform traffic of small flows, so that the busiest channel is not
+	// a host link made so by a few large flows, but the one spine uplink
+	// left to a fabric switch whose other uplinks fail.
+	intact := Default()
+	intact.Workload.Flows = 2000
+	intact.Workload.Components[0].Matrix = "uniform"
+	intact.Workload.Components[0].Sizes = workload.SizeSpec{Dist: "exp", Mean: 10_000}
+	net, err := intact.Topology.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	uplinks := map[int][]int{}
+	busiest := -1
+	for _, l := range net.Links {
+		if net.Nodes[l.A].Kind == topo.Switch && net.Nodes[l.B].Kind == topo.Switch {
+			uplinks[l.A] = append(uplinks[l.A], l.ID)
+			if busiest < 0 || len(uplinks[l.A]) > len(uplinks[busiest]) {
+				busiest = l.A
+			}
+		}
+	}
+	failed := intact
+	failed.Topology.FailedLinks = uplinks[busiest][1:]
+	a, err := Build(intact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Flows, b.Flows) {
+		t.Fatal("failing links changed the flows")
+	}
+	// The test discriminates: targeting the load on the failed network
+	// would have drawn other flows.
+	if onFailed, err := workload.Generate(b.Net, failed.Workload, failed.Seed); err != nil || reflect.DeepEqual(onFailed, a.Flows) {
+		t.Fatalf("setup: the failure of %d uplinks does not move the max load (%v)", len(failed.Topology.FailedLinks), err)
+	}
+	if a.ID == b.ID || intact.WorkloadID() != failed.WorkloadID() {
+		t.Errorf("ids %s and %s, workload ids %s and %s: want different ids, one workload id", a.ID, b.ID, intact.WorkloadID(), failed.WorkloadID())
+	}
+	rerouted := 0
+	for _, f := range b.Flows {
+		pa, err := a.Net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := b.Net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range pb {
+			if b.Net.Failed(c / 2) {
+				t.Fatalf("flow %d is routed over failed link %d", f.ID, c/2)
+			}
+		}
+		if !reflect.DeepEqual(pa, pb) {
+			rerouted++
+		}
+	}
+	if rerouted == 0 {
+		t.Error("no flow was rerouted around the failed links")
+	}
+	sc, err := BuildNet(failed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := sc.Source()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range b.Flows {
+		f, ok := src.Next()
+		if !ok || f != b.Flows[i] {
+			t.Fatalf("streamed flow %d = %+v (%v), want %+v", i, f, ok, b.Flows[i])
+		}
+	}
+	other := intact
+	other.Network.CC = "hpcc"
+	if other.WorkloadID() != intact.WorkloadID() || other.ID() == intact.ID() {
+		t.Error("a network change must keep the workload id and change the id")
+	}
+	other.Seed++
+	if other.WorkloadID() == intact.WorkloadID() {
+		t.Error("another seed must change the workload id")
+	}
+}
+
+// A spec naming a network preset is the spec with the configuration
+// spelled out: the same JSON and ID.
+func TestNetworkPresetHashesResolved(t *testing.T) {
+	named, err := Parse(strings.NewReader(`{"topology":{"preset":"meta32-2:1"},"workload":{"flows":10,"components":[{"matrix":"B","sizes":{"dist":"webserver"},"arrival":{"process":"poisson"},"max_load":0.3}]},"network":{"preset":"hpcc","hpcc":{"eta":0.9}},"seed":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spelled := named
+	spelled.Network = netcfg.Default()
+	spelled.Network.CC, spelled.Network.HPCC.Eta = "hpcc", 0.9
+	if named.ID() != spelled.ID() || named.JSON() != spelled.JSON() || strings.Contains(named.JSON(), "preset\":\"hpcc") {
+		t.Errorf("preset spec %s\nwant %s", named.JSON(), spelled.JSON())
 	}
 }

@@ -37,6 +37,10 @@ const (
 	ColSeeds  = "seeds"
 	ColLevel  = "level"
 	ciSuffix  = "_ci"
+	// ColBaseFamily is the family of the baseline's scenario where it
+	// differs from the row's (metrics.Summary.BaseFamily), else empty.
+	// Frames written before it existed lack it and read back empty.
+	ColBaseFamily = "baseline_family"
 )
 
 // Table turns summary rows into a frame, one row per scenario and
@@ -106,7 +110,8 @@ func Table(rows []metrics.Summary) (*frame.Table, error) {
 		seeds[i] = int64(r.Seeds)
 		combined = combined || r.Seeds > 1
 	}
-	t.Columns = append(t.Columns, frame.StringColumn(ColFamily, str(func(r metrics.Summary) string { return r.Family })), frame.Int64Column(ColSeeds, seeds))
+	t.Columns = append(t.Columns, frame.StringColumn(ColFamily, str(func(r metrics.Summary) string { return r.Family })), frame.Int64Column(ColSeeds, seeds),
+		frame.StringColumn(ColBaseFamily, str(func(r metrics.Summary) string { return r.BaseFamily })))
 	if combined {
 		// half is a half-width of a combined row, NaN for a row of one run.
 		half := func(get func(h metrics.Comparison) float64) []float64 {
@@ -181,6 +186,10 @@ func Rows(t *frame.Table) ([]metrics.Summary, error) {
 	if firstErr != nil {
 		return nil, fmt.Errorf("summary: not a summary frame: %w", firstErr)
 	}
+	baseFamily := make([]string, t.Len())
+	if _, err := t.Column(ColBaseFamily); err == nil {
+		baseFamily = strs(ColBaseFamily)
+	}
 	// The CI columns exist when some row combines seeds.
 	var level, hAll, hBase, hErr []float64
 	var hEst, hBaseBin, hErrBin [][]float64
@@ -206,7 +215,7 @@ func Rows(t *frame.Table) ([]metrics.Summary, error) {
 		rows[i] = metrics.Summary{ScenarioID: scen[i], Estimator: est[i], Baseline: base[i],
 			Params: metrics.Params{Topology: topo[i], Oversub: over[i], Matrix: matrix[i], Sizes: sizes[i], Sigma: sigma[i], TargetLoad: target[i]},
 			Flows:  int(flows[i]), MaxLoad: maxLoad[i], Top10Load: top10[i],
-			WallSeconds: wall[i], BaseWallSeconds: bwall[i], P99: c, Family: family[i], Seeds: int(seeds[i])}
+			WallSeconds: wall[i], BaseWallSeconds: bwall[i], P99: c, Family: family[i], Seeds: int(seeds[i]), BaseFamily: baseFamily[i]}
 		if level != nil && seeds[i] > 1 {
 			h := metrics.Comparison{Percentile: pct[i], Labels: labels, All: hAll[i], BaseAll: hBase[i], ErrorAll: hErr[i]}
 			for b := range labels {

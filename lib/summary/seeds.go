@@ -11,7 +11,7 @@ import (
 
 // CombineSeeds merges the summary rows of scenarios run with several seeds
 // (experiment.Replicate): rows with the same Family, estimator and
-// baseline become one row whose P99 values, errors included, are the
+// baseline (and baseline family) become one row whose P99 values, errors included, are the
 // means over the seeds, with Half holding the half-widths of their
 // Student-t confidence intervals at level (cceval.CI). The scenario id of
 // a combined row is its family; a scenario run once keeps its row as it
@@ -20,11 +20,11 @@ func CombineSeeds(rows []metrics.Summary, level float64) ([]metrics.Summary, err
 	if !(level > 0 && level < 1) {
 		return nil, fmt.Errorf("summary: confidence level %v must be in (0, 1)", level)
 	}
-	type key struct{ family, est, base string }
+	type key struct{ family, est, base, baseFamily string }
 	var order []key
 	groups := map[key][]metrics.Summary{}
 	for _, r := range rows {
-		k := key{r.Family, r.Estimator, r.Baseline}
+		k := key{r.Family, r.Estimator, r.Baseline, r.BaseFamily}
 		if k.family == "" {
 			k.family = r.ScenarioID
 		}

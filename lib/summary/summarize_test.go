@@ -5,9 +5,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/summary"
@@ -64,4 +66,109 @@ func TestSummarizeDir(t *testing.T) {
 	if _, err := summary.SummarizeDir(dir, "ns3", metrics.ParsimonBins(), 99, nil); err == nil {
 		t.Error("no error for a baseline with no frames")
 	}
+}
+
+// Counterfactuals pair by workload: an estimate in a scenario without a
+// baseline is set against the one baseline of its workload under another
+// network configuration; a second configuration of one estimator in a
+// scenario is labelled by its file; two candidate baselines are refused,
+// as is a baseline of another workload.
+func TestSummarizeDirAcrossConfigurations(t *testing.T) {
+	base := scenario.Default()
+	base.Topology = scenario.Topology{Preset: "meta32-2:1"}
+	base.Workload.Flows = 800
+	other := base
+	other.Network.CC = "hpcc"
+	dir := t.TempDir()
+	run := func(spec scenario.Spec, name, label, opts string) []metrics.Record {
+		sc, err := scenario.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := estimator.Run(context.Background(), name, sc, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, sc.ID), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := res.Write(filepath.Join(dir, sc.ID, label+".parquet"), sc); err != nil {
+			t.Fatal(err)
+		}
+		return res.Records
+	}
+	baseRecs := run(base, "packetsim", "packetsim", "")
+	fifo := run(base, "packetsim", "packetsim@fifo", `{"host_fifo":true}`)
+	hpcc := run(other, "flowsim", "flowsim", "")
+	rows, err := summary.SummarizeDir(dir, "packetsim", metrics.ParsimonBins(), 99, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]metrics.Summary{}
+	for _, r := range rows {
+		got[r.Estimator] = r
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows %v, want packetsim@fifo and flowsim", len(rows), got)
+	}
+	for _, tc := range []struct {
+		label, scenarioID, baseFamily string
+		recs                          []metrics.Record
+	}{
+		{"packetsim@fifo", base.ID(), "", fifo},
+		{"flowsim", other.ID(), base.FamilyID(), hpcc},
+	} {
+		r, ok := got[tc.label]
+		want := metrics.Compare(tc.recs, baseRecs, metrics.ParsimonBins(), 99)
+		if !ok || r.ScenarioID != tc.scenarioID || r.BaseFamily != tc.baseFamily || r.Baseline != "packetsim" || r.P99.ErrorAll != want.ErrorAll {
+			t.Errorf("%s: row %+v, want scenario %s, baseline family %q, error %g", tc.label, r, tc.scenarioID, tc.baseFamily, want.ErrorAll)
+		}
+	}
+	// The baseline family survives the summary frame and keeps seeds of
+	// counterfactual rows apart from those of their own scenario.
+	tab, err := summary.Table(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := summary.Rows(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if back[i].BaseFamily != rows[i].BaseFamily {
+			t.Errorf("row %d: baseline family %q read back as %q", i, rows[i].BaseFamily, back[i].BaseFamily)
+		}
+	}
+	// The comparison table names the other configuration's baseline.
+	if md := summary.Markdown(summary.ComparisonTable(rows)); !strings.Contains(md, "(packetsim of "+base.FamilyID()+")") {
+		t.Errorf("comparison table does not name the baseline's scenario family %s:\n%s", base.FamilyID(), md)
+	}
+	third := base
+	third.Network.CC = "dcqcn"
+	run(third, "packetsim", "packetsim", "")
+	if _, err := summary.SummarizeDir(dir, "packetsim", metrics.ParsimonBins(), 99, nil); err == nil || !strings.Contains(err.Error(), "2 for its workload") {
+		t.Errorf("two candidate baselines: err %v", err)
+	}
+	reseeded := base
+	reseeded.Seed++
+	a, b := mustBuild(t, base), mustBuild(t, reseeded)
+	res, err := estimator.Run(context.Background(), "flowsim", b, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := summary.Summarize(res.Records, meta(b, "flowsim"), baseRecs, meta(a, "packetsim"), metrics.ParsimonBins(), 99); err == nil || !strings.Contains(err.Error(), "workload differs") {
+		t.Errorf("another workload's baseline: err %v", err)
+	}
+}
+
+func mustBuild(t *testing.T, s scenario.Spec) *scenario.Scenario {
+	sc, err := scenario.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func meta(sc *scenario.Scenario, est string) frame.Meta {
+	return frame.Meta{ScenarioID: sc.ID, Estimator: est, Spec: sc.Spec.JSON()}
 }

@@ -81,7 +81,11 @@ func ComparisonTable(rows []metrics.Summary) *frame.Table {
 	cols := make([][]string, len(names))
 	for _, s := range scen {
 		f := first[s]
-		row := []string{s, pct(f.MaxLoad), strconv.Itoa(f.Flows), fmt.Sprintf("%.3g", f.P99.BaseAll) + " (" + f.Baseline + ")", seconds(f.BaseWallSeconds)}
+		base := f.Baseline
+		if f.BaseFamily != "" {
+			base += " of " + f.BaseFamily // a counterfactual: another configuration's baseline
+		}
+		row := []string{s, pct(f.MaxLoad), strconv.Itoa(f.Flows), fmt.Sprintf("%.3g", f.P99.BaseAll) + " (" + base + ")", seconds(f.BaseWallSeconds)}
 		for _, e := range ests {
 			r, ok := byKey[[2]string{s, e}]
 			if !ok {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
+	"github.com/tailscope/tailscope/lib/whatif"
+)
+
+func init() {
+	register("whatif", "sweep one network parameter over values on one scenario and ask every estimator (m3 §5.4)", runWhatIf)
+}
+
+func runWhatIf(args []string) error {
+	fs := flag.NewFlagSet("whatif", flag.ContinueOnError)
+	spec := fs.String("spec", "whatif-hpcc", specUsage)
+	network := fs.String("network", "", "replace the spec's network block with a preset: "+strings.Join(netcfg.Presets(), ", "))
+	param := fs.String("param", "hpcc.eta", "the swept field's JSON path in the network block (hpcc.eta, hpcc.window_bytes, dctcp.g, buffer_bytes, cc, ...)")
+	values := fs.String("values", "0.7,0.8,0.9,0.95", `comma-separated values (JSON; a bare word is a string: cc values dctcp,hpcc)`)
+	names := fs.String("estimators", strings.Join(whatif.DefaultEstimators, ","), "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
+	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"m3":{"samples":200}}`)
+	baseline := fs.String("baseline", "packetsim", "the estimator the others are compared with")
+	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give confidence intervals")
+	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
+	out := fs.String("out", "out/whatif", "directory: runs (resumed when run again), whatif.parquet, whatif.png and whatif.svg")
+	executor := executorFlags(fs, "local or slurm", "local", "slurm")
+	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: runs at once (1 keeps each run's CPU time its own)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := loadSpec(*spec)
+	if err != nil {
+		return err
+	}
+	if *network != "" {
+		if s.Network, err = netcfg.Preset(*network); err != nil {
+			return err
+		}
+	}
+	if *flows > 0 {
+		s.Workload.Flows, s.Workload.DurationNs = *flows, 0
+	}
+	var vals []string
+	for _, v := range split(*values) {
+		if !json.Valid([]byte(v)) {
+			b, _ := json.Marshal(v) // a bare word: a JSON string
+			v = string(b)
+		}
+		vals = append(vals, v)
+	}
+	opts := map[string]json.RawMessage{}
+	if *options != "" {
+		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
+			return fmt.Errorf("--options must be a JSON object of estimator name to options: %w", err)
+		}
+	}
+	optStrings := map[string]string{}
+	for k, v := range opts {
+		optStrings[k] = string(v)
+	}
+	exec, err := executor.build(*workers)
+	if err != nil {
+		return err
+	}
+	if err := mkdirOut(*out); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t0 := time.Now()
+	res, err := whatif.Run(ctx, whatif.Options{Spec: s, Param: *param, Values: vals, Estimators: split(*names),
+		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, Dir: *out, Executor: exec,
+		Progress: progress.NewLine(os.Stderr, "whatif")})
+	if err != nil {
+		return err
+	}
+	fmt.Print(res)
+	if err := frame.WriteTable(filepath.Join(*out, "whatif.parquet"), res.Table()); err != nil {
+		return err
+	}
+	fig, err := res.Figure()
+	if err != nil {
+		return err
+	}
+	for _, ext := range []string{".png", ".svg"} {
+		if err := plot.Save(fig, filepath.Join(*out, "whatif"+ext)); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("\nwhatif: %s in %s; frame %s, figure %s\n", *param, time.Since(t0).Round(time.Millisecond),
+		filepath.Join(*out, "whatif.parquet"), filepath.Join(*out, "whatif.png"))
+	return nil
+}

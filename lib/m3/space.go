@@ -1,0 +1,88 @@
+package m3
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+)
+
+// Space is the part of the network-configuration space a model was
+// trained on: the settings its training data never varied, so that the
+// model has seen nothing else. The parameters it did vary (ECN threshold,
+// window) enter the spec vector and are read, not checked.
+type Space struct {
+	CCs           []string `json:"ccs"`            // congestion controls of the training data
+	FiniteBuffers bool     `json:"finite_buffers"` // finite switch buffers in it (else infinite only)
+	ECNMarks      []string `json:"ecn_marks"`      // ECN marking points in it
+	// DCTCPVarWin lists the dctcp.var_win settings of its DCTCP tasks.
+	DCTCPVarWin []bool `json:"dctcp_var_win"`
+}
+
+// DCTCPSpace is the space RandomTask draws from and every model trained
+// before models recorded their space was trained on: the papers'
+// rate-based DCTCP marked at dequeue, with its window scaled with its rate
+// (netcfg.Default), over infinite buffers.
+func DCTCPSpace() Space {
+	d := netcfg.Default()
+	return Space{CCs: []string{d.CC}, ECNMarks: []string{d.ECNMark}, DCTCPVarWin: []bool{d.DCTCP.VarWin}}
+}
+
+// Space is the configuration space the model was trained on: its
+// ModelInfo's, or DCTCPSpace for a model that records none.
+func (m *Model) Space() Space {
+	if m.Info.Space != nil {
+		return *m.Info.Space
+	}
+	return DCTCPSpace()
+}
+
+// Covers returns nil if cfg lies in the space s, else an error naming the
+// first setting the training data never had: the model's answer there
+// would be an extrapolation nobody checked.
+func (s Space) Covers(cfg netcfg.Config) error {
+	outside := func(what, got string, trained []string) error {
+		return fmt.Errorf("m3: the model was not trained on %s %s (its training data: %s); train one that was (tailscope m3 gendata, m3 train) or use model \"none\" for flowSim alone",
+			what, got, strings.Join(trained, ", "))
+	}
+	switch {
+	case !slices.Contains(s.CCs, cfg.CC):
+		return outside("congestion control", cfg.CC, s.CCs)
+	case cfg.SharedBuffer():
+		// No data set of m3 gendata has shared buffers or PFC yet.
+		return outside("shared switch buffers or PFC,", fmt.Sprintf("shared_bytes %d", cfg.Buffer.SharedBytes), []string{"per-port buffers only"})
+	case cfg.BufferBytes > 0 && !s.FiniteBuffers:
+		return outside("finite buffers,", fmt.Sprintf("buffer_bytes %d", cfg.BufferBytes), []string{"infinite buffers only"})
+	case !slices.Contains(s.ECNMarks, cfg.ECNMark):
+		return outside("ecn_mark", cfg.ECNMark, s.ECNMarks)
+	case cfg.CC == "dctcp" && !slices.Contains(s.DCTCPVarWin, cfg.DCTCP.VarWin):
+		var trained []string
+		for _, v := range s.DCTCPVarWin {
+			trained = append(trained, fmt.Sprintf("var_win %v", v))
+		}
+		return outside("dctcp", fmt.Sprintf("var_win %v", cfg.DCTCP.VarWin), trained)
+	}
+	return nil
+}
+
+// spanned is the space the samples' configurations span.
+func spanned(samples []*Sample) Space {
+	var s Space
+	for _, x := range samples {
+		c := x.Network
+		if !slices.Contains(s.CCs, c.CC) {
+			s.CCs = append(s.CCs, c.CC)
+		}
+		s.FiniteBuffers = s.FiniteBuffers || c.BufferBytes > 0
+		if !slices.Contains(s.ECNMarks, c.ECNMark) {
+			s.ECNMarks = append(s.ECNMarks, c.ECNMark)
+		}
+		if c.CC == "dctcp" && !slices.Contains(s.DCTCPVarWin, c.DCTCP.VarWin) {
+			s.DCTCPVarWin = append(s.DCTCPVarWin, c.DCTCP.VarWin)
+		}
+	}
+	slices.Sort(s.CCs)
+	slices.Sort(s.ECNMarks)
+	return s
+}

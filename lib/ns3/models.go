@@ -1,0 +1,26 @@
+package ns3
+
+import (
+	"fmt"
+
+	"github.com/tailscope/tailscope/lib/netcfg"
+)
+
+// Models returns nil if stock ns-3, as this package runs it, models cfg,
+// else an error naming the setting it would ignore: its senders are
+// always TcpDctcp (window-based, cc "dctcp-window") and its RED queue
+// discs always mark at enqueue (ecn_mark "enqueue"), as the network preset
+// "ns3" (netcfg.NS3) says. The Run function itself runs whatever it is
+// given (its benchmarks compare it with the papers' model on purpose);
+// the estimators ns3 and parsimon-ns3 refuse what Models refuses.
+func Models(cfg netcfg.Config) error {
+	switch {
+	case cfg.CC != "dctcp-window":
+		return fmt.Errorf("ns3: stock ns-3 runs window-based DCTCP (TcpDctcp), not congestion control %q: set cc \"dctcp-window\" (network preset \"ns3\") or use packetsim", cfg.CC)
+	case cfg.SharedBuffer():
+		return fmt.Errorf("ns3: our stock ns-3 scenario has no shared switch buffers or PFC: use packetsim (or buffer_bytes, a buffer per port)")
+	case cfg.ECNMark != "enqueue":
+		return fmt.Errorf("ns3: stock ns-3's RED queue disc marks ECN at enqueue, not at %s: set ecn_mark \"enqueue\" (network preset \"ns3\") or use packetsim", cfg.ECNMark)
+	}
+	return nil
+}

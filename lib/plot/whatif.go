@@ -1,0 +1,84 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+)
+
+// WhatIfSeries is one estimator's answers over a swept parameter: per
+// flow-size class (the rows of Y and Half, in WhatIfData.Classes' order),
+// the p99 slowdown at each value and the half-width of its confidence
+// interval (NaN or 0: none).
+type WhatIfSeries struct {
+	Name    string
+	Y, Half [][]float64
+}
+
+// WhatIfData is a counterfactual sweep as plain numbers: the swept
+// parameter's name and values (X; labels XLabels where the values are not
+// numbers), the flow-size classes, and one series per estimator.
+type WhatIfData struct {
+	Title, Param string
+	X            []float64
+	XLabels      []string // tick labels at X; nil for a numeric axis
+	Classes      []string
+	Series       []WhatIfSeries
+}
+
+// WhatIf draws a counterfactual sweep like m3's Fig. 13 and 14: one panel
+// per flow-size class, the swept value on x, the p99 FCT slowdown on y,
+// one line per estimator with its confidence intervals as bars.
+func WhatIf(d WhatIfData) (*Figure, error) {
+	if len(d.X) == 0 || len(d.Classes) == 0 || len(d.Series) == 0 {
+		return nil, fmt.Errorf("plot: WhatIf needs values, classes and series (%d, %d, %d)", len(d.X), len(d.Classes), len(d.Series))
+	}
+	if d.XLabels != nil && len(d.XLabels) != len(d.X) {
+		return nil, fmt.Errorf("plot: WhatIf: %d labels for %d values", len(d.XLabels), len(d.X))
+	}
+	var panels []*plot.Plot
+	for c, class := range d.Classes {
+		p := newPlot(class, d.Param, "p99 FCT slowdown")
+		for i, s := range d.Series {
+			if len(s.Y) != len(d.Classes) || len(s.Y[c]) != len(d.X) || (s.Half != nil && (len(s.Half) != len(d.Classes) || len(s.Half[c]) != len(d.X))) {
+				return nil, fmt.Errorf("plot: WhatIf: series %s does not have one value per class and value", s.Name)
+			}
+			if err := addCurve(p, s.Name, i, d.X, s.Y[c]); err != nil {
+				return nil, err
+			}
+			if s.Half == nil {
+				continue
+			}
+			var pts plotter.XYs
+			var halves []float64
+			for k, y := range s.Y[c] {
+				if h := s.Half[c][k]; !math.IsNaN(y) && !math.IsNaN(h) && h > 0 {
+					pts, halves = append(pts, plotter.XY{X: d.X[k], Y: y}), append(halves, h)
+				}
+			}
+			if len(pts) > 0 {
+				p.Add(ciBars(pts, halves, true))
+			}
+		}
+		if d.XLabels != nil {
+			ticks := make(plot.ConstantTicks, len(d.X))
+			for k, x := range d.X {
+				ticks[k] = plot.Tick{Value: x, Label: d.XLabels[k]}
+			}
+			p.X.Tick.Marker = ticks
+		} else {
+			p.X.Tick.Marker = linearTicks{}
+		}
+		p.Y.Tick.Marker = linearTicks{}
+		p.Legend.Top = true
+		panels = append(panels, p)
+	}
+	// Two panels to a row, as SlowdownCDF lays out its bins.
+	var rows [][]*plot.Plot
+	for i := 0; i < len(panels); i += 2 {
+		rows = append(rows, panels[i:min(i+2, len(panels))])
+	}
+	return &Figure{Title: d.Title, Panels: rows}, nil
+}

@@ -1,0 +1,140 @@
+package whatif
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
+)
+
+// small is a 4-to-4 dumbbell at 50% load under HPCC.
+func small() scenario.Spec {
+	s := scenario.Default()
+	s.Topology = scenario.Topology{Dumbbell: &topo.DumbbellSpec{Senders: 4, Receivers: 4}}
+	s.Workload = workload.Spec{Flows: 300, Components: []workload.Component{{
+		Pairs: [][2]int{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, Sizes: workload.SizeSpec{Dist: "webserver"},
+		Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.5,
+	}}}
+	s.Network, _ = netcfg.Preset("hpcc")
+	return s
+}
+
+// A sweep of HPCC's eta: packetsim's points are its own runs at each value
+// and seed (the same flows at every value), flowSim, which has no
+// congestion control, answers the same at every eta, m3's DCTCP model
+// refuses HPCC, seeds give intervals, every run's CPU time is counted,
+// and a rerun does no work and gives the same result.
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Spec: small(), Param: "hpcc.eta", Values: []string{"0.7", "0.95"}, Estimators: []string{"packetsim", "flowsim", "m3"},
+		Seeds: 2, Dir: dir}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Refusals) != 2 || res.Refusals[0].Estimator != "m3" || !strings.Contains(res.Refusals[0].Reason, "congestion control hpcc") {
+		t.Errorf("refusals %+v, want m3 at both values", res.Refusals)
+	}
+	if want := 2 * 2 * len(res.Classes); len(res.Points) != want {
+		t.Fatalf("%d points, want %d (2 values x packetsim, flowsim x %d classes)", len(res.Points), want, len(res.Classes))
+	}
+	var firstFlows []workload.Flow
+	for _, val := range o.Values {
+		var p99 [][]float64 // per seed: per class, then all
+		for k := range uint64(2) {
+			spec := o.Spec
+			spec.Seed += k
+			if spec.Network, err = spec.Network.Set(o.Param, []byte(val)); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenario.Build(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == 0 {
+				if firstFlows == nil {
+					firstFlows = sc.Flows
+				} else if !reflect.DeepEqual(firstFlows, sc.Flows) {
+					t.Fatalf("eta %s draws other flows", val)
+				}
+			}
+			run, err := estimator.Run(context.Background(), "packetsim", sc, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := metrics.Compare(run.Records, run.Records, metrics.M3OutputBins(), 99)
+			p99 = append(p99, append(c.Est, c.All))
+		}
+		for c, class := range res.Classes {
+			p, ok := res.point(val, "packetsim", class)
+			want := (p99[0][c] + p99[1][c]) / 2
+			if !ok || math.Abs(p.P99-want) > 1e-9*want || p.Error != 0 || math.IsNaN(p.Half) {
+				t.Errorf("eta %s, %s: packetsim %+v, want p99 %g, error 0 and an interval", val, class, p, want)
+			}
+			f0, _ := res.point(o.Values[0], "flowsim", class)
+			f, _ := res.point(val, "flowsim", class)
+			if f.P99 != f0.P99 || math.IsNaN(f.P99) {
+				t.Errorf("flowsim's %s p99 changes with eta: %g at %s, %g at %s", class, f0.P99, o.Values[0], f.P99, val)
+			}
+		}
+	}
+	speeds := res.Speeds()
+	if len(speeds) != 2 || speeds[0].Estimator != "packetsim" || speeds[0].Runs != 4 || !(speeds[0].CPUSeconds > 0) || speeds[0].Speedup() != 1 || !(speeds[1].CPUSeconds > 0) {
+		t.Errorf("speeds %+v", speeds)
+	}
+	if tab := res.Table(); tab.Check() != nil || tab.Len() != len(res.Points) {
+		t.Errorf("table: %v, %d rows", tab.Check(), tab.Len())
+	}
+	if _, err := res.Figure(); err != nil {
+		t.Error(err)
+	}
+	if s := res.String(); !strings.Contains(s, "refused at hpcc.eta = 0.7, 0.95") || !strings.Contains(s, "packetsim") {
+		t.Errorf("text:\n%s", s)
+	}
+	journal, err := os.ReadFile(filepath.Join(dir, experiment.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, experiment.JournalFile))
+	if !reflect.DeepEqual(again.Points, res.Points) || len(after) != len(journal) {
+		t.Errorf("rerun: points differ or work was redone (journal %d -> %d bytes)", len(journal), len(after))
+	}
+}
+
+// Bad sweeps are refused before any run, naming the problem.
+func TestRunErrors(t *testing.T) {
+	for _, tc := range []struct {
+		change func(*Options)
+		want   string
+	}{
+		{func(o *Options) { o.Param = "" }, "no parameter"},
+		{func(o *Options) { o.Param = "hpcc.etta" }, `no field "hpcc.etta"`},
+		{func(o *Options) { o.Values = []string{"2"} }, "eta must be in (0,1]"},
+		{func(o *Options) { o.Values = []string{"0.9", "0.9"} }, "given twice"},
+		{func(o *Options) { o.Baseline = "m3" }, "the baseline cannot answer"},
+		{func(o *Options) { o.Estimators = []string{"packetsim", "nosuch"} }, `unknown estimator "nosuch"`},
+		{func(o *Options) { o.EstimatorOptions = map[string]string{"m3": "{}"} }, "options for m3, which is not asked"},
+		{func(o *Options) { o.Dir = "" }, "no results directory"},
+	} {
+		o := Options{Spec: small(), Param: "hpcc.eta", Values: []string{"0.9"}, Estimators: []string{"packetsim"}, Dir: t.TempDir()}
+		tc.change(&o)
+		if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err %v, want %q", err, tc.want)
+		}
+	}
+}
