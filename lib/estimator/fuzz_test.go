@@ -7,6 +7,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/dscale"
 	"github.com/tailscope/tailscope/lib/flowsim"
+	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/pfs"
@@ -14,7 +15,7 @@ import (
 
 // optionTypes returns a fresh value of every estimator's options type.
 func optionTypes() []any {
-	return []any{&flowsim.Options{}, &m3Options{}, &ns3Options{}, &packetsim.Options{}, &parsimon.Options{},
+	return []any{&flowsim.Options{}, &m3.Options{}, &ns3Options{}, &packetsim.Options{}, &parsimon.Options{},
 		&parsimonCOptions{}, &dscale.EstimateOptions{}, &pfs.Options{}, &pfs.ChunkOptions{}}
 }
 

@@ -13,22 +13,9 @@ import (
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// m3Options are the m3 options settable from JSON; zero values take m3's
-// defaults, and seed 0 the scenario's seed. Model is "" for the embedded
-// trained model, "none" for flowSim alone (m3's ablation), or the path of
-// a model file written by 'tailscope m3 train'. ModelDigest is filled in
-// as the options resolve (m3.Model.Digest of the model used; empty for
-// "none"), so that a result of another model, such as the embedded one
-// before a retraining, is never taken for this one's; set by hand, it
-// must match.
-type m3Options struct {
-	Samples         int    `json:"samples,omitempty"`
-	Seed            uint64 `json:"seed,omitempty"`
-	BackgroundHosts int    `json:"background_hosts,omitempty"`
-	Workers         int    `json:"workers,omitempty"`
-	Model           string `json:"model,omitempty"`
-	ModelDigest     string `json:"model_digest,omitempty"`
-}
+// The m3 options are m3.Options from JSON: zero values take m3's defaults,
+// seed 0 the scenario's seed, and "model" (Options.ModelName) names the
+// model, whose digest the options resolve with.
 
 func init() {
 	register(m3.Name, func(opts []byte) (string, error) {
@@ -40,7 +27,7 @@ func init() {
 		if err != nil {
 			return err
 		}
-		model, err := m3Model(o.Model)
+		model, err := m3Model(o.ModelName)
 		if err != nil || model == nil {
 			return err // flowSim alone answers every configuration
 		}
@@ -64,13 +51,13 @@ func m3Model(name string) (*m3.Model, error) {
 
 // m3Resolve reads m3's options and fills in the digest of the model they
 // name, returning them with their canonical JSON.
-func m3Resolve(opts []byte) (m3Options, string, error) {
-	var o m3Options
+func m3Resolve(opts []byte) (m3.Options, string, error) {
+	var o m3.Options
 	if err := decode(opts, &o); err != nil {
 		return o, "", err
 	}
 	var digest string
-	switch o.Model {
+	switch o.ModelName {
 	case "":
 		model, err := defaultModel()
 		if err != nil {
@@ -80,7 +67,7 @@ func m3Resolve(opts []byte) (m3Options, string, error) {
 	case "none":
 	default:
 		var err error
-		if digest, err = m3.FileDigest(o.Model); err != nil {
+		if digest, err = m3.FileDigest(o.ModelName); err != nil {
 			return o, "", err
 		}
 	}
@@ -96,11 +83,11 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	mo := m3.Options{Samples: o.Samples, Seed: o.Seed, BackgroundHosts: o.BackgroundHosts, Workers: o.Workers}
+	mo := o
 	if mo.Seed == 0 {
 		mo.Seed = sc.Spec.Seed
 	}
-	if mo.Model, err = m3Model(o.Model); err != nil {
+	if mo.Model, err = m3Model(o.ModelName); err != nil {
 		return nil, err
 	}
 	extra := map[string]string{}

@@ -8,6 +8,11 @@ import "testing"
 // task keys hash this JSON, so a long resumable study must find its
 // finished tasks again after any refactoring of the options.
 func TestResolvePinned(t *testing.T) {
+	model, err := defaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := model.Digest()
 	for _, tc := range []struct{ name, opts, want string }{
 		{"packetsim", "", `{}`},
 		{"packetsim", `{"host_fifo":true}`, `{"host_fifo":true}`},
@@ -25,7 +30,10 @@ func TestResolvePinned(t *testing.T) {
 			`{"backend":"linksim","workers":2,"max_wmape":0.1,"max_load_diff":0.05,"max_load_error":0.2,"quantiles":50}`},
 		{"parsimon-ns3", "", `{"backend":"ns3"}`},
 		{"parsimon-ns3", `{"workers":2}`, `{"backend":"ns3","workers":2}`},
-		{"m3", "", `{}`},
+		// m3's options carry the digest of the model they name (so a
+		// retrained model's results get keys of their own).
+		{"m3", "", `{"model_digest":"` + embedded + `"}`},
+		{"m3", `{"samples":50,"workers":2}`, `{"samples":50,"workers":2,"model_digest":"` + embedded + `"}`},
 		{"m3", `{"model":"none"}`, `{"model":"none"}`},
 		{"ns3", "", `{}`},
 		{"dscale", "", `{"detect":{}}`},

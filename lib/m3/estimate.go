@@ -27,16 +27,26 @@ const DefaultSamples = 500
 
 // Options tune Run.
 type Options struct {
-	Samples         int    // paths drawn with replacement (DefaultSamples if 0)
-	Seed            uint64 // path sampling and record assignment
-	BackgroundHosts int    // per parking-lot switch (DefaultBackgroundHosts if 0)
+	Samples         int    `json:"samples,omitempty"`          // paths drawn with replacement (DefaultSamples if 0)
+	Seed            uint64 `json:"seed,omitempty"`             // path sampling and record assignment
+	BackgroundHosts int    `json:"background_hosts,omitempty"` // per parking-lot switch (DefaultBackgroundHosts if 0)
 	// Workers is the number of goroutines routing flows, simulating paths
 	// and writing records (GOMAXPROCS if 0); the estimate does not depend
 	// on it.
-	Workers int
+	Workers int `json:"workers,omitempty"`
+	// ModelName names the model in options JSON (the m3 estimator loads
+	// it into Model): "" the embedded trained model, "none" flowSim alone
+	// (m3's ablation), else the path of a model file written by
+	// 'tailscope m3 train'. ModelDigest is the digest of that model
+	// (Model.Digest; empty for "none"), filled in as the estimator's
+	// options resolve so that a result of another model, such as the
+	// embedded one before a retraining, is never taken for this one's;
+	// set by hand, it must match. Run itself reads neither.
+	ModelName   string `json:"model,omitempty"`
+	ModelDigest string `json:"model_digest,omitempty"`
 	// Model corrects flowSim; nil uses flowSim's own percentiles (the
 	// "flowSim only" ablation).
-	Model *Model
+	Model *Model `json:"-"`
 }
 
 // Estimate is the outcome of Run.
