@@ -231,7 +231,8 @@ class KernelSmokeTest(unittest.TestCase):
     def test_interrupt_library_calls(self):
         # The kernel cancels nb.Context on an interrupt. packetsim on 400k
         # flows runs about half a minute of CPU, Parsimon on them about as
-        # long; each is interrupted 3 s in.
+        # long, DSCALE's pilot run (packetsim on the first fifth) and its
+        # replica several seconds; each is interrupted 3 s in.
         cell = self.execute(
             "import (\n"
             '  "github.com/tailscope/tailscope/kernel/nb"\n'
@@ -244,9 +245,29 @@ class KernelSmokeTest(unittest.TestCase):
             "err == nil"
         )
         self.assertEqual(cell.text(), "true", cell.errors)
-        for name in ["packetsim", "parsimon"]:
+        for name in ["packetsim", "parsimon", "dscale"]:
             cell = self.execute(f'_, err = estimator.Run(nb.Context(), "{name}", big, "")\n"finished"', interrupt_after=3)
             self.assertStopsAndIdles(cell, name)
+
+    def test_interrupt_cceval(self):
+        # CCEval's model-free estimation to a margin no run reaches: flowsim
+        # trials of 20k flows, each a fraction of a CPU second, until the
+        # interrupt 3 s in; the trial running then stops inside flowsim.
+        cell = self.execute(
+            "import (\n"
+            '  "github.com/tailscope/tailscope/kernel/nb"\n'
+            '  "github.com/tailscope/tailscope/lib/cceval"\n'
+            '  "github.com/tailscope/tailscope/lib/metrics"\n'
+            '  "github.com/tailscope/tailscope/lib/scenario"\n'
+            ")\n"
+            "spec := scenario.Default()\n"
+            "spec.Workload.Flows = 20000\n"
+            'trial := cceval.ScenarioTrial(spec, "flowsim", "", metrics.AllSizes(), []float64{99})\n'
+            "cc, err := cceval.Estimate(nb.Context(), trial, cceval.Config{Margin: 1e-6, MaxTrials: 100000, Workers: 1})\n"
+            '"finished"',
+            interrupt_after=3,
+        )
+        self.assertStopsAndIdles(cell, "cceval")
 
     def test_interrupt_sweep_keeps_results(self):
         # Eight packetsim tasks of 40k flows; interrupted once the first

@@ -177,7 +177,7 @@ func ccevalEstimate(args []string) error {
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "%s: trials journalled in %s (a rerun resumes)\n", name, journal)
-			if res, err = cceval.Estimate(trial, cfg); err != nil {
+			if res, err = cceval.Estimate(context.Background(), trial, cfg); err != nil {
 				return err
 			}
 		} else {
@@ -266,7 +266,7 @@ func ccevalTail(args []string) error {
 	}
 	switch *method {
 	case "compare":
-		c, err := cceval.CompareTail(m, run, cfg)
+		c, err := cceval.CompareTail(context.Background(), m, run, cfg)
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func ccevalTail(args []string) error {
 		return cf.write("tail", c.Table(), fig)
 	case "is", "plain":
 		cfg.Plain = *method == "plain"
-		res, err := cceval.TailQuantile(m, run, cfg)
+		res, err := cceval.TailQuantile(context.Background(), m, run, cfg)
 		if err != nil {
 			return err
 		}
@@ -337,7 +337,7 @@ func ccevalDurations(args []string) error {
 		}
 		ns = append(ns, n)
 	}
-	pts, err := cceval.DurationStudy(spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
+	pts, err := cceval.DurationStudy(context.Background(), spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
 		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")})
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -66,7 +67,7 @@ func runDSCALE(args []string) error {
 	}
 	lines := progress.NewLine(os.Stderr, "dscale")
 	lines.Interval = 0 // a line per simulation: there are few
-	ev, err := dscale.Evaluate(sc.Net, sc.Flows, spec.Network, dscale.EvalOptions{Alphas: as, Seed: spec.Seed,
+	ev, err := dscale.Evaluate(context.Background(), sc.Net, sc.Flows, spec.Network, dscale.EvalOptions{Alphas: as, Seed: spec.Seed,
 		Detect: dscale.DetectOptions{MinQueueNs: floor}, Progress: lines})
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package cceval
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,14 +45,14 @@ func JournalTrial(trial Trial, path string) (Trial, error) {
 		return nil, fmt.Errorf("cceval: journal: %w", err)
 	}
 	var mu sync.Mutex
-	return func(seed uint64) (Metrics, error) {
+	return func(ctx context.Context, seed uint64) (Metrics, error) {
 		mu.Lock()
 		m, ok := done[seed]
 		mu.Unlock()
 		if ok {
 			return m, nil
 		}
-		m, err := trial(seed)
+		m, err := trial(ctx, seed)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // spread grows with scale.
 func synthResult(t *testing.T, scale float64, seed uint64) *cceval.Result {
 	t.Helper()
-	r, err := cceval.Estimate(func(s uint64) (cceval.Metrics, error) {
+	r, err := cceval.Estimate(context.Background(), func(_ context.Context, s uint64) (cceval.Metrics, error) {
 		g := rand.New(rand.NewPCG(s, 1))
 		return cceval.Metrics{"fct_p50": 100 + 5*scale*g.NormFloat64(), "fct_p99": 900 * (1 + 0.2*scale*g.ExpFloat64())}, nil
 	}, cceval.Config{Margin: 0.02, Seed: seed, Workers: 1})
