@@ -24,9 +24,13 @@ KERNEL_NAME = "tailscope-go"
 # Generous bound for one cell's reply; only a hung kernel comes close to it.
 REPLY_TIMEOUT = 300
 # How long an interrupted library call may take to stop. The requirement is
-# a second; the bound leaves room for a loaded machine, and the runs
-# interrupted below would go on for tens of seconds without the interrupt.
-STOP_SECONDS = 5
+# a second; measured 0.00-0.91 s on the shared machine (BENCHMARKS.md), the
+# bound leaves room for a loaded one, and the runs interrupted below would
+# go on for tens of seconds without the interrupt. Parsimon's link
+# simulations take no context yet, so one in flight runs to its end (up to
+# 2-3 s at 400k flows).
+STOP_SECONDS = 2
+STOP_SECONDS_PARSIMON = 5
 # What the interrupt tests measured, printed at the end.
 INTERRUPTS = []
 
@@ -145,7 +149,8 @@ class KernelSmokeTest(unittest.TestCase):
         time.sleep(2)
         busy = self.kernel_cpu_seconds() - cpu
         INTERRUPTS.append(f"{what}: stopped {cell.stop_seconds:.2f} s after the interrupt, then {busy:.2f} CPU s in 2 s")
-        self.assertLess(cell.stop_seconds, STOP_SECONDS, f"{what} took {cell.stop_seconds:.1f} s to stop")
+        bound = STOP_SECONDS_PARSIMON if what == "parsimon" else STOP_SECONDS
+        self.assertLess(cell.stop_seconds, bound, f"{what} took {cell.stop_seconds:.1f} s to stop")
         self.assertLess(busy, 0.5, f"{what}: the kernel used {busy:.2f} CPU s in the 2 s after the interrupt")
         self.assertUsable()
 
