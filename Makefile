@@ -41,12 +41,15 @@ test: unit kernel-test
 # quick scale (frames and figures under $(OUT)/notebooks and
 # build/notebooks), plus the default scenario's frames from the CLI.
 # The pieces are prepared in parallel: the kernel build is CPU-bound while
-# the Python environment, ns-3 and npm packages are mostly downloads.
+# the Python environment, ns-3 and npm packages are mostly downloads. The
+# GoNB kernel and its two notebooks (copies of 00 and 01, checked by make
+# test) are left out: about 200 CPU s, a sixth of the whole (BENCHMARKS.md);
+# make lab builds GoNB when it is missing.
 reproduce:
-	$(MAKE) -j3 deps tailscope kernel ns3
+	$(MAKE) -j3 deps tailscope $(KERNEL_SPEC) ns3
 	$(BIN) gen --spec default --out $(OUT)/default/flows.parquet
 	$(BIN) run --spec default --estimator packetsim,flowsim --out $(OUT)/runs
-	$(MAKE) notebooks SCALE=quick
+	kernel/run-notebooks.sh quick notebooks/*.ipynb notebooks/python/*.ipynb
 	@echo "reproduce: $$(find $(OUT) -name '*.parquet' | wc -l) frames under $(OUT)/ (default scenario: $(OUT)/default, $(OUT)/runs)"
 	@echo "reproduce: $$(find $(OUT)/notebooks -name '*.png' | wc -l) figures under $(OUT)/notebooks/<notebook>/"
 	@echo "reproduce: executed notebooks in build/notebooks/ (open them in JupyterLab: make lab)"

@@ -9,9 +9,10 @@ import re
 import sys
 
 # Code that renders a figure (a gonum/plot canvas, an explicit display or a
-# figure of the notebook layer in Go; seaborn in the Python notebooks).
+# figure of the notebook layer in Go, GoNB's display calls; seaborn in the
+# Python notebooks).
 DRAWS = re.compile(r"\bvgimg\.|\bvgsvg\.|display\.(PNG|SVG|Image)\b|\bnb\.(Image|SVG)\b|\bplot\.Image\(|"
-                   r"\b(book\.Figure|runs\.SlowdownCDF)\(|\bsns\.")
+                   r"\b(book\.Figure|runs\.SlowdownCDF)\(|\bgonbui\.Display(PNG|SVG|Image)\(|\bsns\.")
 IMAGES = ("image/png", "image/svg+xml")
 
 

@@ -16,6 +16,12 @@ KERNEL_BIN=$KERNEL_BUILD/bin/tailscope-kernel
 KERNEL_TOOLCHAIN=go1.24.13
 GOPHERNOTES_VERSION=v0.7.5
 
+# The second kernel, GoNB (kernel/gonb-install.sh): it compiles each cell as
+# real Go with the same toolchain and caches, so generics and this checkout
+# (a go.work entry) are available. Its pins are kernel/gonb/go.mod.
+GONB_NAME=tailscope-gonb
+GONB_BIN=$KERNEL_BUILD/gonb/gonb
+
 # The project's Python environment (python/venv.sh, `make venv`): Jupyter,
 # JupyterLab, nbconvert and jupyter_client come from there, never from the
 # system.

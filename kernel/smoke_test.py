@@ -24,9 +24,13 @@ KERNEL_NAME = "tailscope-go"
 # Generous bound for one cell's reply; only a hung kernel comes close to it.
 REPLY_TIMEOUT = 300
 # How long an interrupted library call may take to stop. The requirement is
-# a second; the bound leaves room for a loaded machine, and the runs
-# interrupted below would go on for tens of seconds without the interrupt.
-STOP_SECONDS = 5
+# a second; measured 0.00-0.91 s on the shared machine (BENCHMARKS.md), the
+# bound leaves room for a loaded one, and the runs interrupted below would
+# go on for tens of seconds without the interrupt. Parsimon's link
+# simulations take no context yet, so one in flight runs to its end (up to
+# 2-3 s at 400k flows).
+STOP_SECONDS = 2
+STOP_SECONDS_PARSIMON = 5
 # What the interrupt tests measured, printed at the end.
 INTERRUPTS = []
 
@@ -145,7 +149,8 @@ class KernelSmokeTest(unittest.TestCase):
         time.sleep(2)
         busy = self.kernel_cpu_seconds() - cpu
         INTERRUPTS.append(f"{what}: stopped {cell.stop_seconds:.2f} s after the interrupt, then {busy:.2f} CPU s in 2 s")
-        self.assertLess(cell.stop_seconds, STOP_SECONDS, f"{what} took {cell.stop_seconds:.1f} s to stop")
+        bound = STOP_SECONDS_PARSIMON if what == "parsimon" else STOP_SECONDS
+        self.assertLess(cell.stop_seconds, bound, f"{what} took {cell.stop_seconds:.1f} s to stop")
         self.assertLess(busy, 0.5, f"{what}: the kernel used {busy:.2f} CPU s in the 2 s after the interrupt")
         self.assertUsable()
 
@@ -231,7 +236,8 @@ class KernelSmokeTest(unittest.TestCase):
     def test_interrupt_library_calls(self):
         # The kernel cancels nb.Context on an interrupt. packetsim on 400k
         # flows runs about half a minute of CPU, Parsimon on them about as
-        # long; each is interrupted 3 s in.
+        # long, DSCALE's pilot run (packetsim on the first fifth) and its
+        # replica several seconds; each is interrupted 3 s in.
         cell = self.execute(
             "import (\n"
             '  "github.com/tailscope/tailscope/kernel/nb"\n'
@@ -244,9 +250,29 @@ class KernelSmokeTest(unittest.TestCase):
             "err == nil"
         )
         self.assertEqual(cell.text(), "true", cell.errors)
-        for name in ["packetsim", "parsimon"]:
+        for name in ["packetsim", "parsimon", "dscale"]:
             cell = self.execute(f'_, err = estimator.Run(nb.Context(), "{name}", big, "")\n"finished"', interrupt_after=3)
             self.assertStopsAndIdles(cell, name)
+
+    def test_interrupt_cceval(self):
+        # CCEval's model-free estimation to a margin no run reaches: flowsim
+        # trials of 20k flows, each a fraction of a CPU second, until the
+        # interrupt 3 s in; the trial running then stops inside flowsim.
+        cell = self.execute(
+            "import (\n"
+            '  "github.com/tailscope/tailscope/kernel/nb"\n'
+            '  "github.com/tailscope/tailscope/lib/cceval"\n'
+            '  "github.com/tailscope/tailscope/lib/metrics"\n'
+            '  "github.com/tailscope/tailscope/lib/scenario"\n'
+            ")\n"
+            "spec := scenario.Default()\n"
+            "spec.Workload.Flows = 20000\n"
+            'trial := cceval.ScenarioTrial(spec, "flowsim", "", metrics.AllSizes(), []float64{99})\n'
+            "cc, err := cceval.Estimate(nb.Context(), trial, cceval.Config{Margin: 1e-6, MaxTrials: 100000, Workers: 1})\n"
+            '"finished"',
+            interrupt_after=3,
+        )
+        self.assertStopsAndIdles(cell, "cceval")
 
     def test_interrupt_sweep_keeps_results(self):
         # Eight packetsim tasks of 40k flows; interrupted once the first

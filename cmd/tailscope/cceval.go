@@ -193,7 +193,7 @@ func ccevalTail(args []string) error {
 	}
 	switch *method {
 	case "compare":
-		c, err := tail.Compare(cfg)
+		c, err := tail.Compare(context.Background(), cfg)
 		if err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func ccevalTail(args []string) error {
 		return cf.write("tail", c.Table(), fig)
 	case "is", "plain":
 		cfg.Plain = *method == "plain"
-		res, err := tail.Quantile(cfg)
+		res, err := tail.Quantile(context.Background(), cfg)
 		if err != nil {
 			return err
 		}
@@ -236,7 +236,7 @@ func ccevalDurations(args []string) error {
 	if err != nil {
 		return fmt.Errorf("cceval durations: --counts: %w", err)
 	}
-	pts, err := cceval.DurationStudy(spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
+	pts, err := cceval.DurationStudy(context.Background(), spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
 		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")})
 	if err != nil {
 		return err

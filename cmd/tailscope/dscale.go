@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -56,7 +57,7 @@ func runDSCALE(args []string) error {
 	}
 	lines := progress.NewLine(os.Stderr, "dscale")
 	lines.Interval = 0 // a line per simulation: there are few
-	st, err := dscalestudy.Run(sc, dscalestudy.Options{Alphas: as, MinQueueNs: floor, Progress: lines})
+	st, err := dscalestudy.Run(context.Background(), sc, dscalestudy.Options{Alphas: as, MinQueueNs: floor, Progress: lines})
 	if err != nil {
 		return err
 	}

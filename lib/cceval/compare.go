@@ -1,6 +1,7 @@
 package cceval
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -34,7 +35,7 @@ type TailComparison struct {
 // cfg (Metric must be MetricFCT or MetricSlowdown, which RecordMetrics
 // summarizes). Model-free estimation stops at MaxBatches·BatchCycles
 // trials.
-func CompareTail(m *Model, run Runner, cfg TailConfig) (*TailComparison, error) {
+func CompareTail(ctx context.Context, m *Model, run Runner, cfg TailConfig) (*TailComparison, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func CompareTail(m *Model, run Runner, cfg TailConfig) (*TailComparison, error) 
 	c := &TailComparison{P: cfg.P, Metric: cfg.Metric}
 	name := MetricName(cfg.Metric, 100*cfg.P, "")
 	t0 := time.Now()
-	mf, err := Estimate(ModelTrial(m, run, metrics.AllSizes(), []float64{100 * cfg.P}), Config{Level: cfg.Level, Margin: cfg.Margin,
+	mf, err := Estimate(ctx, ModelTrial(m, run, metrics.AllSizes(), []float64{100 * cfg.P}), Config{Level: cfg.Level, Margin: cfg.Margin,
 		Exploratory: cfg.Exploratory, MaxTrials: cfg.MaxBatches * cfg.BatchCycles, Workers: cfg.Workers, Seed: cfg.Seed, Targets: []string{name}})
 	if err != nil {
 		return nil, err
@@ -62,14 +63,14 @@ func CompareTail(m *Model, run Runner, cfg TailConfig) (*TailComparison, error) 
 	plain := cfg
 	plain.Plain, plain.IS = true, nil
 	t0 = time.Now()
-	if c.Plain, err = TailQuantile(m, run, plain); err != nil {
+	if c.Plain, err = TailQuantile(ctx, m, run, plain); err != nil {
 		return nil, err
 	}
 	c.PlainSeconds = time.Since(t0).Seconds()
 	is := cfg
 	is.Plain = false
 	t0 = time.Now()
-	if c.IS, err = TailQuantile(m, run, is); err != nil {
+	if c.IS, err = TailQuantile(ctx, m, run, is); err != nil {
 		return nil, err
 	}
 	c.ISSeconds = time.Since(t0).Seconds()

@@ -1,6 +1,7 @@
 package cceval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -136,7 +137,7 @@ func (c ceSums) fit(d Dist) (Dist, error) {
 // SyntheticTrial is a trial whose one metric, "x", is a draw from d: a case
 // with a known mean, d.Mean(), for checking the coverage of intervals.
 func SyntheticTrial(d Dist) Trial {
-	return func(seed uint64) (Metrics, error) {
+	return func(_ context.Context, seed uint64) (Metrics, error) {
 		if err := d.Validate(); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package cceval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -121,7 +122,7 @@ type DurationPoint struct {
 // shares and the metric over stable flows only. The study varies flows
 // per trial rather than duration: at a fixed load the two are
 // proportional, and a flow count needs no pilot sample per trial.
-func DurationStudy(spec scenario.Spec, name, options string, flows []int, metric string, cfg Config) ([]DurationPoint, error) {
+func DurationStudy(ctx context.Context, spec scenario.Spec, name, options string, flows []int, metric string, cfg Config) ([]DurationPoint, error) {
 	if len(flows) == 0 {
 		return nil, errors.New("cceval: a duration study needs flow counts")
 	}
@@ -140,8 +141,8 @@ func DurationStudy(spec scenario.Spec, name, options string, flows []int, metric
 		}
 		s := spec
 		s.Workload.Flows, s.Workload.DurationNs = n, 0
-		trial := func(seed uint64) (Metrics, error) {
-			recs, err := runSeeded(s, seed, name, options)
+		trial := func(ctx context.Context, seed uint64) (Metrics, error) {
+			recs, err := runSeeded(ctx, s, seed, name, options)
 			if err != nil {
 				return nil, err
 			}
@@ -164,7 +165,7 @@ func DurationStudy(spec scenario.Spec, name, options string, flows []int, metric
 			}
 			return m, nil
 		}
-		res, err := Estimate(trial, cfg)
+		res, err := Estimate(ctx, trial, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("cceval: %d flows per trial: %w", n, err)
 		}

@@ -1,6 +1,7 @@
 package cceval
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestSplitPhases(t *testing.T) {
 // trials grow, and so does the gap between the metric over all flows and
 // over stable flows (Fig. 13a-b).
 func TestDurationStudy(t *testing.T) {
-	pts, err := DurationStudy(dumbbellSpec(1, 0.3), "packetsim", "", []int{10, 400}, "fct_p99", Config{Margin: 1e-9, MaxTrials: 25, Seed: 4})
+	pts, err := DurationStudy(context.Background(), dumbbellSpec(1, 0.3), "packetsim", "", []int{10, 400}, "fct_p99", Config{Margin: 1e-9, MaxTrials: 25, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestDurationStudy(t *testing.T) {
 	if !(short.WarmUp+short.CoolDown > long.WarmUp+long.CoolDown) || !(long.Stable > 0.8) || !(short.CoolDownTime > long.CoolDownTime) {
 		t.Errorf("phase shares do not shrink with trial length: %+v vs %+v", short, long)
 	}
-	if _, err := DurationStudy(dumbbellSpec(1, 0.3), "packetsim", "", []int{10}, "fct_mean", Config{}); err == nil {
+	if _, err := DurationStudy(context.Background(), dumbbellSpec(1, 0.3), "packetsim", "", []int{10}, "fct_mean", Config{}); err == nil {
 		t.Error("a non-percentile metric: no error")
 	}
 }

@@ -1,6 +1,7 @@
 package cceval_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -13,11 +14,11 @@ import (
 // result to 2% at 95% confidence, with the forecast from the exploratory
 // stage.
 func ExampleEstimate() {
-	trial := func(seed uint64) (cceval.Metrics, error) {
+	trial := func(_ context.Context, seed uint64) (cceval.Metrics, error) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		return cceval.Metrics{"fct_p99": 1000 + 100*r.NormFloat64()}, nil
 	}
-	res, err := cceval.Estimate(trial, cceval.Config{Margin: 0.02, Seed: 1})
+	res, err := cceval.Estimate(context.Background(), trial, cceval.Config{Margin: 0.02, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +32,7 @@ func ExampleEstimate() {
 func ExampleScenarioTrial() {
 	spec := scenario.CCEvalDumbbell(100, 0.3, "webserver")
 	trial := cceval.ScenarioTrial(spec, "packetsim", "", metrics.AllSizes(), []float64{50, 99})
-	res, err := cceval.Estimate(trial, cceval.Config{Margin: 0.25, Seed: 1, Targets: []string{"fct_p50", "fct_p99"}})
+	res, err := cceval.Estimate(context.Background(), trial, cceval.Config{Margin: 0.25, Seed: 1, Targets: []string{"fct_p50", "fct_p99"}})
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func ExampleTailQuantile() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := cceval.TailQuantile(model, run, cceval.TailConfig{P: 0.9, Margin: 0.1, Seed: 1})
+	res, err := cceval.TailQuantile(context.Background(), model, run, cceval.TailConfig{P: 0.9, Margin: 0.1, Seed: 1})
 	if err != nil {
 		panic(err)
 	}

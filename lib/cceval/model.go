@@ -144,7 +144,7 @@ func (m *Model) MeanFlows() float64 {
 // Runner runs one cycle's flows through an estimator and returns a record
 // per flow. seed identifies the cycle (a replay of a cycle gets the same
 // seed). It must be deterministic and safe for concurrent use.
-type Runner func(seed uint64, flows []workload.Flow) ([]metrics.Record, error)
+type Runner func(ctx context.Context, seed uint64, flows []workload.Flow) ([]metrics.Record, error)
 
 // EstimatorRunner runs flows on spec's topology and network through the
 // named estimator (estimator.Names) with options (JSON, "" for defaults).
@@ -164,10 +164,10 @@ func EstimatorRunner(spec scenario.Spec, name, options string) (Runner, error) {
 	if !known {
 		return nil, fmt.Errorf("cceval: unknown estimator %q (known: %s)", name, strings.Join(estimator.Names(), ", "))
 	}
-	return func(seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
+	return func(ctx context.Context, seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
 		s := spec
 		s.Seed = seed
-		res, err := estimator.Run(context.Background(), name, &scenario.Scenario{Spec: s, ID: s.ID(), Net: net, Flows: flows}, options)
+		res, err := estimator.Run(ctx, name, &scenario.Scenario{Spec: s, ID: s.ID(), Net: net, Flows: flows}, options)
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func EstimatorRunner(spec scenario.Spec, name, options string) (Runner, error) {
 // trials are cycles with at least one flow: an empty draw is redrawn
 // from a seed derived from the trial's.
 func ModelTrial(m *Model, run Runner, bins metrics.Bins, pcts []float64) Trial {
-	return func(seed uint64) (Metrics, error) {
+	return func(ctx context.Context, seed uint64) (Metrics, error) {
 		if err := m.Validate(); err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func ModelTrial(m *Model, run Runner, bins metrics.Bins, pcts []float64) Trial {
 			seed = mix(seed, k)
 			c = m.draw(seed, nil, -1)
 		}
-		recs, err := run(seed, c.flows)
+		recs, err := run(ctx, seed, c.flows)
 		if err != nil {
 			return nil, err
 		}

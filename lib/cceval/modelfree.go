@@ -15,9 +15,10 @@ import (
 // Metrics are the named values one trial produced, such as "fct_p99".
 type Metrics map[string]float64
 
-// Trial runs one trial: a workload drawn with seed through an estimator.
-// It must be safe to call from several goroutines at once.
-type Trial func(seed uint64) (Metrics, error)
+// Trial runs one trial: a workload drawn with seed through an estimator,
+// stopping with ctx's error once ctx is cancelled. It must be safe to call
+// from several goroutines at once.
+type Trial func(ctx context.Context, seed uint64) (Metrics, error)
 
 // Config sets up model-free estimation. Zero fields take the paper's
 // defaults (§6.1).
@@ -123,7 +124,8 @@ func (r *Result) Metric(name string) (MetricResult, bool) {
 // is reached. Trials run on cfg.Workers goroutines, but the result depends
 // only on cfg: convergence is checked on the prefix of trials in seed
 // order, so the stopping point is the same for any worker count.
-func Estimate(trial Trial, cfg Config) (*Result, error) {
+// Cancelling ctx stops the trials under way and returns ctx's error.
+func Estimate(ctx context.Context, trial Trial, cfg Config) (*Result, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -151,8 +153,8 @@ func Estimate(trial Trial, cfg Config) (*Result, error) {
 		progress.Report(cfg.Progress, len(res.Trials), total, "cceval trials, "+col.widest())
 		return stop, nil
 	}
-	err = pool.Run(context.Background(), cfg.MaxTrials, pool.Options{Workers: cfg.Workers, InOrder: inOrder}, func(_ context.Context, i int) error {
-		m, err := trial(cfg.Seed + uint64(i))
+	err = pool.Run(ctx, cfg.MaxTrials, pool.Options{Workers: cfg.Workers, InOrder: inOrder}, func(ctx context.Context, i int) error {
+		m, err := trial(ctx, cfg.Seed+uint64(i))
 		if err != nil {
 			return fmt.Errorf("cceval: trial %d (seed %d): %w", i, cfg.Seed+uint64(i), err)
 		}

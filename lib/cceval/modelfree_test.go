@@ -1,11 +1,13 @@
 package cceval
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -85,7 +87,7 @@ func TestForecast(t *testing.T) {
 
 // normalTrial is a synthetic metric N(mean, sd²) per trial, seeded.
 func normalTrial(mean, sd float64) Trial {
-	return func(seed uint64) (Metrics, error) {
+	return func(_ context.Context, seed uint64) (Metrics, error) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		return Metrics{"x": mean + sd*r.NormFloat64(), "y": 2 * mean * r.ExpFloat64()}, nil
 	}
@@ -98,7 +100,7 @@ func TestEstimateDeterministicAndConverged(t *testing.T) {
 	var first *Result
 	for _, w := range []int{1, 2, 7} {
 		cfg.Workers = w
-		res, err := Estimate(normalTrial(10, 1), cfg)
+		res, err := Estimate(context.Background(), normalTrial(10, 1), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +150,7 @@ func TestEstimateCoverage(t *testing.T) {
 			margin := map[string]float64{"x": 0.05, "y": 0.2}[c.key]
 			hit, trials := 0, 0
 			for rep := range reps {
-				res, err := Estimate(c.trial, Config{Margin: margin, Workers: 1, Seed: uint64(rep) << 20, Targets: []string{c.key}})
+				res, err := Estimate(context.Background(), c.trial, Config{Margin: margin, Workers: 1, Seed: uint64(rep) << 20, Targets: []string{c.key}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,23 +185,23 @@ func TestEstimateErrors(t *testing.T) {
 		{"bad margin", normalTrial(1, 1), Config{Margin: -1}, "margin"},
 		{"tiny exploratory", normalTrial(1, 1), Config{Exploratory: 1}, "exploratory"},
 		{"max below exploratory", normalTrial(1, 1), Config{MaxTrials: 5}, "max trials"},
-		{"failing trial", func(seed uint64) (Metrics, error) {
+		{"failing trial", func(_ context.Context, seed uint64) (Metrics, error) {
 			if seed == 7 {
 				return nil, boom
 			}
 			return Metrics{"x": 1}, nil
 		}, Config{Margin: 1e-9}, "trial 7 (seed 7): boom"},
-		{"missing metric", func(seed uint64) (Metrics, error) {
+		{"missing metric", func(_ context.Context, seed uint64) (Metrics, error) {
 			if seed == 3 {
 				return Metrics{"z": 1}, nil
 			}
 			return Metrics{"x": float64(seed)}, nil
 		}, Config{}, `trial 3 (seed 3): metric "x" missing`},
-		{"NaN metric", func(seed uint64) (Metrics, error) { return Metrics{"x": math.NaN()}, nil }, Config{}, "NaN"},
-		{"zero mean", func(seed uint64) (Metrics, error) { return Metrics{"x": 0}, nil }, Config{}, "mean is 0"},
+		{"NaN metric", func(_ context.Context, seed uint64) (Metrics, error) { return Metrics{"x": math.NaN()}, nil }, Config{}, "NaN"},
+		{"zero mean", func(_ context.Context, seed uint64) (Metrics, error) { return Metrics{"x": 0}, nil }, Config{}, "mean is 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := Estimate(c.trial, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			if _, err := Estimate(context.Background(), c.trial, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error = %v, want one containing %q", err, c.want)
 			}
 		})
@@ -208,7 +210,7 @@ func TestEstimateErrors(t *testing.T) {
 
 // A metric that cannot converge stops at MaxTrials and says so.
 func TestEstimateMaxTrials(t *testing.T) {
-	res, err := Estimate(normalTrial(1, 5), Config{MaxTrials: 30, Margin: 0.001})
+	res, err := Estimate(context.Background(), normalTrial(1, 5), Config{MaxTrials: 30, Margin: 0.001})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +227,7 @@ func TestEstimateMaxTrials(t *testing.T) {
 func TestSyntheticTrialCoverage(t *testing.T) {
 	hit := 0
 	for rep := range 1000 {
-		res, err := Estimate(SyntheticTrial(ExpDist(3)), Config{Margin: 0.2, Workers: 1, Seed: uint64(rep) << 20})
+		res, err := Estimate(context.Background(), SyntheticTrial(ExpDist(3)), Config{Margin: 0.2, Workers: 1, Seed: uint64(rep) << 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +238,31 @@ func TestSyntheticTrialCoverage(t *testing.T) {
 	if cov := float64(hit) / 1000; cov < 0.93 || cov > 0.97 {
 		t.Errorf("coverage %.1f%%", 100*cov)
 	}
-	if _, err := SyntheticTrial(ExpDist(-1))(1); err == nil {
+	if _, err := SyntheticTrial(ExpDist(-1))(context.Background(), 1); err == nil {
 		t.Error("invalid distribution: no error")
+	}
+}
+
+// Cancelling the context stops an estimation with the context's error:
+// trials see the cancelled context, and no trial starts after it.
+func TestEstimateCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var started atomic.Int64
+	trial := func(ctx context.Context, seed uint64) (Metrics, error) {
+		if started.Add(1) == 30 {
+			cancel()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return normalTrial(10, 1)(ctx, seed)
+	}
+	// Margin 1e-6 would need millions of trials.
+	res, err := Estimate(ctx, trial, Config{Margin: 1e-6, Workers: 2, MaxTrials: 100000})
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled estimation: result %v, error %v; want none and context.Canceled", res != nil, err)
+	}
+	if n := started.Load(); n > 32 {
+		t.Errorf("%d trials started; the cancel came at the 30th of 2 workers", n)
 	}
 }

@@ -35,7 +35,7 @@ func EstimateSweep(ctx context.Context, spec scenario.Spec, name, options string
 		return experiment.Task{Spec: s, Estimator: name, Options: options}
 	}
 	// read summarizes trial i from its record frame.
-	read := func(seed uint64) (Metrics, error) {
+	read := func(_ context.Context, seed uint64) (Metrics, error) {
 		path, err := task(int(seed - cfg.Seed)).ResultPath(dir)
 		if err != nil {
 			return nil, err
@@ -57,7 +57,7 @@ func EstimateSweep(ctx context.Context, spec scenario.Spec, name, options string
 		}
 		c := cfg
 		c.MaxTrials, c.Workers, c.Exploratory = want, 1, min(cfg.Exploratory, want)
-		res, err := Estimate(read, c)
+		res, err := Estimate(ctx, read, c)
 		if err != nil {
 			return nil, err
 		}

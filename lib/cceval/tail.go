@@ -161,13 +161,13 @@ type sampler struct {
 // up to T (this is checked) and the replayed cycle is exactly a draw of
 // the switching measure. A Runner driving an estimator that is not
 // causal in this sense is rejected.
-func (s *sampler) cycle(seed uint64, tilt *Tilt) (cycleResult, error) {
+func (s *sampler) cycle(ctx context.Context, seed uint64, tilt *Tilt) (cycleResult, error) {
 	var out cycleResult
 	c := s.m.draw(seed, tilt, -1)
 	if len(c.flows) == 0 {
 		return out, nil
 	}
-	recs, err := s.records(seed, c)
+	recs, err := s.records(ctx, seed, c)
 	if err != nil {
 		return out, err
 	}
@@ -186,7 +186,7 @@ func (s *sampler) cycle(seed uint64, tilt *Tilt) (cycleResult, error) {
 			if c.t[len(c.t)-1] >= float64(at)+1 {
 				first := recs[trig]
 				c = s.m.draw(seed, tilt, at)
-				if recs, err = s.records(seed, c); err != nil {
+				if recs, err = s.records(ctx, seed, c); err != nil {
 					return out, err
 				}
 				out.runs++
@@ -228,8 +228,8 @@ func (s *sampler) cycle(seed uint64, tilt *Tilt) (cycleResult, error) {
 }
 
 // records runs a cycle and orders its records by flow.
-func (s *sampler) records(seed uint64, c cycle) ([]metrics.Record, error) {
-	recs, err := s.run(seed, c.flows)
+func (s *sampler) records(ctx context.Context, seed uint64, c cycle) ([]metrics.Record, error) {
+	recs, err := s.run(ctx, seed, c.flows)
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +249,11 @@ func (s *sampler) records(seed uint64, c cycle) ([]metrics.Record, error) {
 
 // cycles runs the cycles of seeds on workers goroutines, results in seed
 // order.
-func (s *sampler) cycles(seeds []uint64, tilt *Tilt, workers int) ([]cycleResult, error) {
+func (s *sampler) cycles(ctx context.Context, seeds []uint64, tilt *Tilt, workers int) ([]cycleResult, error) {
 	out := make([]cycleResult, len(seeds))
-	err := pool.Run(context.Background(), len(seeds), pool.Options{Workers: workers}, func(_ context.Context, i int) error {
+	err := pool.Run(ctx, len(seeds), pool.Options{Workers: workers}, func(ctx context.Context, i int) error {
 		var err error
-		out[i], err = s.cycle(seeds[i], tilt)
+		out[i], err = s.cycle(ctx, seeds[i], tilt)
 		return err
 	})
 	return out, err
@@ -348,7 +348,7 @@ type TailResult struct {
 // the arrival process. Tilted exponential arrivals (TiltArrivals) carry
 // the age term exp(-H/θ)/exp(-H/θ̃) for the gap running at the switch,
 // after which the model's gap restarts (memorylessness).
-func TailQuantile(m *Model, run Runner, cfg TailConfig) (*TailResult, error) {
+func TailQuantile(ctx context.Context, m *Model, run Runner, cfg TailConfig) (*TailResult, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -377,16 +377,16 @@ func TailQuantile(m *Model, run Runner, cfg TailConfig) (*TailResult, error) {
 		}
 		res.Tilt = &t
 	case !cfg.Plain:
-		if res.Tilt, err = s.search(cfg, res); err != nil {
+		if res.Tilt, err = s.search(ctx, cfg, res); err != nil {
 			return nil, err
 		}
 	}
-	batch := func(seed uint64) (Metrics, error) {
+	batch := func(ctx context.Context, seed uint64) (Metrics, error) {
 		seeds := make([]uint64, cfg.BatchCycles)
 		for j := range seeds {
 			seeds[j] = mix(seed, uint64(j))
 		}
-		outs, err := s.cycles(seeds, res.Tilt, 1) // batches run in parallel
+		outs, err := s.cycles(ctx, seeds, res.Tilt, 1) // batches run in parallel
 		if err != nil {
 			return nil, err
 		}
@@ -414,7 +414,7 @@ func TailQuantile(m *Model, run Runner, cfg TailConfig) (*TailResult, error) {
 		return Metrics{"quantile": q, "runs": float64(runs), "flows": float64(flows), "sampled": float64(len(all)),
 			"tail": float64(tail), "switched": float64(switched)}, nil
 	}
-	est, err := Estimate(batch, Config{Level: cfg.Level, Margin: cfg.Margin, Exploratory: cfg.Exploratory,
+	est, err := Estimate(ctx, batch, Config{Level: cfg.Level, Margin: cfg.Margin, Exploratory: cfg.Exploratory,
 		MaxTrials: max(cfg.MaxBatches, cfg.Exploratory), Workers: cfg.Workers, Seed: mix(cfg.Seed, 1<<32), Targets: []string{"quantile"},
 		Progress: cfg.Progress})
 	if err != nil {
@@ -482,7 +482,7 @@ const (
 // Safeguards the paper does not state: γ is at most the epoch's
 // 1-ceElite response quantile, the fit is smoothed (ceSmoothing), and the
 // tilted share is at most ceMaxShare.
-func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
+func (s *sampler) search(ctx context.Context, cfg TailConfig, res *TailResult) (*Tilt, error) {
 	cur := Tilt{Arrival: s.m.Arrival, Size: s.m.Size}
 	var tilt *Tilt // nil: the first epoch samples the model
 	var (
@@ -495,7 +495,7 @@ func (s *sampler) search(cfg TailConfig, res *TailResult) (*Tilt, error) {
 		for j := range seeds {
 			seeds[j] = mix(cfg.Seed, uint64(e)<<20|uint64(j))
 		}
-		outs, err := s.cycles(seeds, tilt, cfg.Workers)
+		outs, err := s.cycles(ctx, seeds, tilt, cfg.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -705,7 +705,7 @@ func smooth(from, fit Dist) Dist {
 // and the mean over cycles is divided by the expected flows per cycle.
 // tilt nil samples the model itself. cfg supplies Metric, Level, Workers
 // and Seed.
-func TailProbability(m *Model, run Runner, tilt *Tilt, gamma float64, cycles int, cfg TailConfig) (Interval, error) {
+func TailProbability(ctx context.Context, m *Model, run Runner, tilt *Tilt, gamma float64, cycles int, cfg TailConfig) (Interval, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return Interval{}, err
@@ -722,7 +722,7 @@ func TailProbability(m *Model, run Runner, tilt *Tilt, gamma float64, cycles int
 	for j := range seeds {
 		seeds[j] = mix(cfg.Seed, uint64(j))
 	}
-	outs, err := s.cycles(seeds, tilt, cfg.Workers)
+	outs, err := s.cycles(ctx, seeds, tilt, cfg.Workers)
 	if err != nil {
 		return Interval{}, err
 	}

@@ -1,6 +1,7 @@
 package cceval
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -31,7 +32,7 @@ func mm1Model() *Model {
 // stationary queue, so the renewal-reward estimator over cycles estimates
 // the stationary sojourn and waiting times, whose tails are
 // P(R > x) = exp(-(mu-lambda)x) and P(W > x) = rho·exp(-(mu-lambda)x).
-func mm1Runner(seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
+func mm1Runner(_ context.Context, seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	work := 0.0 // left at the previous arrival, after adding its service
 	if r.Float64() < mm1Rho {
@@ -82,7 +83,7 @@ func TestTailProbabilityMM1(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg.Metric = c.metric
-			iv, err := TailProbability(m, mm1Runner, c.tilt, c.x, 4000, cfg)
+			iv, err := TailProbability(context.Background(), m, mm1Runner, c.tilt, c.x, 4000, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func TestTailProbabilityMM1(t *testing.T) {
 	if r := half["sojourn 1e-2 IS"] / half["sojourn 1e-2 plain"]; r > 0.7 {
 		t.Errorf("importance sampling's interval is %.2f of plain Monte Carlo's; want at most 0.7", r)
 	}
-	iv, err := TailProbability(m, mm1Runner, nil, math.Log(1e4)/mm1Decay, 4000, TailConfig{Seed: 7})
+	iv, err := TailProbability(context.Background(), m, mm1Runner, nil, math.Log(1e4)/mm1Decay, 4000, TailConfig{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestTailProbabilityUnbiased(t *testing.T) {
 	want := math.Exp(-mm1Decay * x)
 	var ests []float64
 	for rep := range 40 {
-		iv, err := TailProbability(m, mm1Runner, heavier(x), x, 100, TailConfig{Seed: uint64(rep) << 32, Workers: 1})
+		iv, err := TailProbability(context.Background(), m, mm1Runner, heavier(x), x, 100, TailConfig{Seed: uint64(rep) << 32, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +140,7 @@ func TestTailProbabilityMixtureUnbiased(t *testing.T) {
 	tilt := &Tilt{Arrival: m.Arrival, Size: LogNormalDist(math.Log(x), 0.5), GammaMax: x, Defensive: 0.85}
 	var ests []float64
 	for rep := range 100 {
-		iv, err := TailProbability(m, idealRunner, tilt, x, 400, TailConfig{Seed: uint64(rep) << 32, Workers: 1})
+		iv, err := TailProbability(context.Background(), m, idealRunner, tilt, x, 400, TailConfig{Seed: uint64(rep) << 32, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestQuantileOf(t *testing.T) {
 
 // idealRunner completes every flow in exactly its size in ns: a response
 // with the size distribution itself, so tail quantiles have closed forms.
-func idealRunner(seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
+func idealRunner(_ context.Context, seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
 	recs := make([]metrics.Record, len(flows))
 	for i, f := range flows {
 		recs[i] = metrics.Record{FlowID: f.ID, Size: f.Size, Start: f.Start, FCT: f.Size, Ideal: f.Size, Slowdown: 1}
@@ -211,7 +212,7 @@ func TestTailQuantileCoverage(t *testing.T) {
 		hit, cycles := 0, 0
 		bias := 0.0
 		for rep := range c.reps {
-			res, err := TailQuantile(m, idealRunner, TailConfig{P: c.p, Plain: c.plain, Margin: 0.035, Workers: 1, Seed: uint64(rep) << 24})
+			res, err := TailQuantile(context.Background(), m, idealRunner, TailConfig{P: c.p, Plain: c.plain, Margin: 0.035, Workers: 1, Seed: uint64(rep) << 24})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +234,7 @@ func TestTailQuantileCoverage(t *testing.T) {
 // moves towards the classical twist, arrivals faster and services
 // slower, and the estimate contains the closed-form p99 sojourn time.
 func TestTailQuantileMM1(t *testing.T) {
-	res, err := TailQuantile(mm1Model(), mm1Runner, TailConfig{Margin: 0.03, TiltArrivals: true, Seed: 3})
+	res, err := TailQuantile(context.Background(), mm1Model(), mm1Runner, TailConfig{Margin: 0.03, TiltArrivals: true, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestSwitchingPacketsim(t *testing.T) {
 	tilt := &Tilt{Arrival: m.Arrival, Size: LogNormalDist(m.Size.Mu+0.5, m.Size.Sigma*1.1), GammaMax: gamma}
 	replays := 0
 	for i := range 30 {
-		c, err := s.cycle(uint64(i), tilt)
+		c, err := s.cycle(context.Background(), uint64(i), tilt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,11 +283,11 @@ func TestSwitchingPacketsim(t *testing.T) {
 	if replays == 0 {
 		t.Error("no cycle switched and replayed")
 	}
-	plain, err := TailProbability(m, run, nil, gamma, 300, TailConfig{Seed: 1})
+	plain, err := TailProbability(context.Background(), m, run, nil, gamma, 300, TailConfig{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	is, err := TailProbability(m, run, tilt, gamma, 300, TailConfig{Seed: 2})
+	is, err := TailProbability(context.Background(), m, run, tilt, gamma, 300, TailConfig{Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +295,8 @@ func TestSwitchingPacketsim(t *testing.T) {
 	if d := math.Abs(plain.Mean - is.Mean); d > 1.3*math.Hypot(plain.Half, is.Half) {
 		t.Errorf("plain %v and IS %v disagree", plain, is)
 	}
-	crowded := func(seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
-		recs, err := idealRunner(seed, flows)
+	crowded := func(ctx context.Context, seed uint64, flows []workload.Flow) ([]metrics.Record, error) {
+		recs, err := idealRunner(ctx, seed, flows)
 		var total int64
 		for _, f := range flows {
 			total += f.Size
@@ -308,7 +309,7 @@ func TestSwitchingPacketsim(t *testing.T) {
 	s.run = crowded
 	tilt.GammaMax = 0 // switch at the first completion
 	for i := range 5 {
-		if _, err = s.cycle(uint64(i), tilt); err != nil {
+		if _, err = s.cycle(context.Background(), uint64(i), tilt); err != nil {
 			break
 		}
 	}

@@ -142,8 +142,8 @@ func RecordMetrics(recs []metrics.Record, bins metrics.Bins, pcts []float64) (Me
 // the named estimator (see estimator.Names) with options (JSON, "" for
 // defaults) and summarizes the records with RecordMetrics.
 func ScenarioTrial(spec scenario.Spec, name, options string, bins metrics.Bins, pcts []float64) Trial {
-	return func(seed uint64) (Metrics, error) {
-		recs, err := runSeeded(spec, seed, name, options)
+	return func(ctx context.Context, seed uint64) (Metrics, error) {
+		recs, err := runSeeded(ctx, spec, seed, name, options)
 		if err != nil {
 			return nil, err
 		}
@@ -152,13 +152,13 @@ func ScenarioTrial(spec scenario.Spec, name, options string, bins metrics.Bins, 
 }
 
 // runSeeded builds spec with seed and runs the named estimator on it.
-func runSeeded(spec scenario.Spec, seed uint64, name, options string) ([]metrics.Record, error) {
+func runSeeded(ctx context.Context, spec scenario.Spec, seed uint64, name, options string) ([]metrics.Record, error) {
 	spec.Seed = seed
 	sc, err := scenario.Build(spec)
 	if err != nil {
 		return nil, err
 	}
-	res, err := estimator.Run(context.Background(), name, sc, options)
+	res, err := estimator.Run(ctx, name, sc, options)
 	if err != nil {
 		return nil, err
 	}

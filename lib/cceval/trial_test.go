@@ -72,7 +72,7 @@ func TestCoverageMD1Packetsim(t *testing.T) {
 	cfg := netcfg.Default()
 	service := float64(cfg.PayloadBytes+cfg.HeaderBytes) * 8 / 10 // ns at 10 Gbps
 	want := rho * service / (2 * (1 - rho))
-	trial := func(seed uint64) (Metrics, error) {
+	trial := func(_ context.Context, seed uint64) (Metrics, error) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		fl := make([]workload.Flow, flows)
 		at := 1000.0
@@ -95,7 +95,7 @@ func TestCoverageMD1Packetsim(t *testing.T) {
 	var half float64
 	for rep := range reps {
 		// A 10% margin is met within the 20 exploratory trials.
-		res, err := Estimate(trial, Config{Margin: 0.1, Seed: uint64(rep) * 1000})
+		res, err := Estimate(context.Background(), trial, Config{Margin: 0.1, Seed: uint64(rep) * 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func dumbbellSpec(flows int, load float64) scenario.Spec {
 // (§6.3: "increase the number of trials in the exploratory stage") brings
 // single forecasts within 10% (median FCT) and 25% (p99) in the median.
 func TestForecastDumbbell(t *testing.T) {
-	pool, err := Estimate(ScenarioTrial(dumbbellSpec(400, 0.3), "packetsim", "", metrics.AllSizes(), []float64{50, 99}),
+	pool, err := Estimate(context.Background(), ScenarioTrial(dumbbellSpec(400, 0.3), "packetsim", "", metrics.AllSizes(), []float64{50, 99}),
 		Config{MaxTrials: 100, Margin: 1e-9, Seed: 1, Targets: []string{"fct_p50", "fct_p99"}})
 	if err != nil {
 		t.Fatal(err)
@@ -150,8 +150,8 @@ func TestForecastDumbbell(t *testing.T) {
 			errs := make([]float64, reps)
 			for rep := range reps {
 				r := rand.New(rand.NewPCG(uint64(rep), 5))
-				draw := func(uint64) (Metrics, error) { return Metrics{"x": xs[r.IntN(len(xs))]}, nil }
-				res, err := Estimate(draw, Config{Margin: c.margin, Workers: 1, Exploratory: expl})
+				draw := func(context.Context, uint64) (Metrics, error) { return Metrics{"x": xs[r.IntN(len(xs))]}, nil }
+				res, err := Estimate(context.Background(), draw, Config{Margin: c.margin, Workers: 1, Exploratory: expl})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,7 +182,7 @@ func TestForecastDumbbell(t *testing.T) {
 func TestEstimateSweep(t *testing.T) {
 	spec := dumbbellSpec(60, 0.3)
 	cfg := Config{Margin: 0.06, Seed: 5, Targets: []string{"fct_p50"}, MaxTrials: 500}
-	want, err := Estimate(ScenarioTrial(spec, "packetsim", "", metrics.AllSizes(), []float64{50}), cfg)
+	want, err := Estimate(context.Background(), ScenarioTrial(spec, "packetsim", "", metrics.AllSizes(), []float64{50}), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

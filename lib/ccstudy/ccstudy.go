@@ -100,7 +100,7 @@ func Estimate(ctx context.Context, cases []Case, bins metrics.Bins, cfg cceval.C
 		if exec != nil {
 			res, err = cceval.EstimateSweep(ctx, c.Spec, c.Estimator, c.Options, bins, pcts, cfg, exec, filepath.Join(dir, c.Label), cfg.Progress)
 		} else {
-			res, err = cceval.Estimate(cceval.ScenarioTrial(c.Spec, c.Estimator, c.Options, bins, pcts), cfg)
+			res, err = cceval.Estimate(ctx, cceval.ScenarioTrial(c.Spec, c.Estimator, c.Options, bins, pcts), cfg)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ccstudy: %s: %w", c.Label, err)
@@ -259,15 +259,15 @@ func (t *Tail) SizeFitFigure() (*plot.Figure, error) {
 
 // Compare runs model-free estimation, the renewal-reward estimator and
 // importance sampling of the tail quantile (cceval.CompareTail).
-func (t *Tail) Compare(cfg cceval.TailConfig) (*cceval.TailComparison, error) {
-	return cceval.CompareTail(t.Model, t.Run, cfg)
+func (t *Tail) Compare(ctx context.Context, cfg cceval.TailConfig) (*cceval.TailComparison, error) {
+	return cceval.CompareTail(ctx, t.Model, t.Run, cfg)
 }
 
 // Quantile runs one model-based estimator of the tail quantile
 // (cceval.TailQuantile: importance sampling, or renewal-reward with
 // cfg.Plain).
-func (t *Tail) Quantile(cfg cceval.TailConfig) (*cceval.TailResult, error) {
-	return cceval.TailQuantile(t.Model, t.Run, cfg)
+func (t *Tail) Quantile(ctx context.Context, cfg cceval.TailConfig) (*cceval.TailResult, error) {
+	return cceval.TailQuantile(ctx, t.Model, t.Run, cfg)
 }
 
 // ReportComparison writes the three methods' intervals, cycles and times,

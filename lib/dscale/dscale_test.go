@@ -1,8 +1,11 @@
 package dscale
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -274,7 +277,7 @@ func TestEvaluateCENIC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := Evaluate(sc.Net, sc.Flows, sc.Spec.Network, EvalOptions{Alphas: []float64{0.5}, Detect: DetectOptions{MinQueueNs: 100_000}})
+	ev, err := Evaluate(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, EvalOptions{Alphas: []float64{0.5}, Detect: DetectOptions{MinQueueNs: 100_000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +314,7 @@ func TestEstimatePilot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, est, err := Estimate(net, flows, cfg, EstimateOptions{})
+	d, est, err := Estimate(context.Background(), net, flows, cfg, EstimateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,11 +325,38 @@ func TestEstimatePilot(t *testing.T) {
 	if math.Abs(c.ErrorAll) > 0.15 {
 		t.Errorf("DSCALEd p99 slowdown %.3f vs %.3f (%+.1f%%)", c.All, c.BaseAll, 100*c.ErrorAll)
 	}
-	s, _, err := Estimate(net, flows, cfg, EstimateOptions{Options: Options{Method: Sampling, Alpha: 0.3, Seed: 1}, Congested: est.Congested})
+	s, _, err := Estimate(context.Background(), net, flows, cfg, EstimateOptions{Options: Options{Method: Sampling, Alpha: 0.3, Seed: 1}, Congested: est.Congested})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if share := float64(len(s)) / float64(len(flows)); share < 0.2 || share > 0.4 {
 		t.Errorf("DSCALEs with alpha 0.3 on groups of one RTT reported %.2f of the flows", share)
+	}
+}
+
+// simulate gives packetsim.Run's records and counts under a live context,
+// and stops with the context's error once it is cancelled.
+func TestSimulate(t *testing.T) {
+	net, flows := bottleneck(t, 1000, 0.8, 5)
+	cfg := netcfg.Default()
+	want, err := packetsim.Run(net, flows, cfg, packetsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := simulate(context.Background(), net, flows, cfg, packetsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Records, want.Records) || got.Events != want.Events || got.Marks != want.Marks {
+		t.Fatalf("simulate: %d records, %d events, %d marks; packetsim.Run: %d, %d, %d",
+			len(got.Records), got.Events, got.Marks, len(want.Records), want.Events, want.Marks)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := simulate(ctx, net, flows, cfg, packetsim.Options{}); !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled: result %v, error %v; want none and context.Canceled", res != nil, err)
+	}
+	if _, _, err := Estimate(ctx, net, flows, cfg, EstimateOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Estimate: error %v; want context.Canceled", err)
 	}
 }

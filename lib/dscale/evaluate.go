@@ -1,6 +1,7 @@
 package dscale
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -58,8 +59,9 @@ type Evaluation struct {
 
 // Evaluate runs flows on net with packetsim, detects the congested links,
 // builds and runs DSCALEd and a DSCALEs replica per alpha, and maps their
-// records back.
-func Evaluate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o EvalOptions) (*Evaluation, error) {
+// records back. Evaluate stops with ctx's error soon after ctx is
+// cancelled.
+func Evaluate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o EvalOptions) (*Evaluation, error) {
 	if len(flows) < 2 {
 		return nil, fmt.Errorf("dscale: evaluation needs at least two flows")
 	}
@@ -84,7 +86,7 @@ func Evaluate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Eva
 	sims := 2 + len(o.Alphas) // the original, DSCALEd and one DSCALEs per alpha
 
 	t0 := time.Now()
-	res, err := packetsim.Run(net, flows, cfg, packetsim.Options{SampleEveryNanos: o.SampleEveryNanos, SampleChannels: cand})
+	res, err := simulate(ctx, net, flows, cfg, packetsim.Options{SampleEveryNanos: o.SampleEveryNanos, SampleChannels: cand})
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +118,7 @@ func Evaluate(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Eva
 		}
 		sort.Ints(sampled)
 		t0 := time.Now()
-		rr, err := packetsim.Run(rep.Net, rep.Flows, rep.Config, packetsim.Options{KBytes: rep.KBytes, Paths: rep.Paths(), SampleEveryNanos: o.SampleEveryNanos, SampleChannels: sampled})
+		rr, err := simulate(ctx, rep.Net, rep.Flows, rep.Config, packetsim.Options{KBytes: rep.KBytes, Paths: rep.Paths(), SampleEveryNanos: o.SampleEveryNanos, SampleChannels: sampled})
 		if err != nil {
 			return nil, fmt.Errorf("dscale: replica %s: %w", ro.Method, err)
 		}

@@ -8,6 +8,7 @@
 package dscalestudy
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -73,8 +74,8 @@ type Study struct {
 
 // Run evaluates sc's network against its replicas (dscale.Evaluate, seeded
 // by the spec's seed).
-func Run(sc *scenario.Scenario, o Options) (*Study, error) {
-	ev, err := dscale.Evaluate(sc.Net, sc.Flows, sc.Spec.Network, dscale.EvalOptions{Alphas: o.Alphas, Seed: sc.Spec.Seed,
+func Run(ctx context.Context, sc *scenario.Scenario, o Options) (*Study, error) {
+	ev, err := dscale.Evaluate(ctx, sc.Net, sc.Flows, sc.Spec.Network, dscale.EvalOptions{Alphas: o.Alphas, Seed: sc.Spec.Seed,
 		Detect: dscale.DetectOptions{MinQueueNs: o.MinQueueNs}, Progress: o.Progress})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package dscalestudy
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := Run(sc, Options{Name: "cenic", Alphas: []float64{0.5}, MinQueueNs: floor})
+	st, err := Run(context.Background(), sc, Options{Name: "cenic", Alphas: []float64{0.5}, MinQueueNs: floor})
 	if err != nil {
 		t.Fatal(err)
 	}

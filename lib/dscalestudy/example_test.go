@@ -1,6 +1,7 @@
 package dscalestudy_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tailscope/tailscope/lib/dscalestudy"
@@ -20,7 +21,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	st, err := dscalestudy.Run(sc, dscalestudy.Options{Alphas: []float64{0.5}, MinQueueNs: floor})
+	st, err := dscalestudy.Run(context.Background(), sc, dscalestudy.Options{Alphas: []float64{0.5}, MinQueueNs: floor})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -20,7 +20,7 @@ func init() {
 		if o.Seed == 0 {
 			o.Seed = sc.Spec.Seed
 		}
-		recs, est, err := dscale.Estimate(sc.Net, sc.Flows, sc.Spec.Network, o)
+		recs, est, err := dscale.Estimate(ctx, sc.Net, sc.Flows, sc.Spec.Network, o)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Resul
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	recs, err := flowsim.Run(sc.Net, sc.Flows, sc.Spec.Network, o)
+	recs, err := flowsim.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, o)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@
 package flowsim
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -80,7 +81,7 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
 	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		t0, c0 := time.Now(), cputime.Used()
-		recs, err := Run(net, flows, cfg, Options{})
+		recs, err := Run(context.Background(), net, flows, cfg, Options{})
 		wall += time.Since(t0)
 		cpu += cputime.Used() - c0
 		if err != nil {

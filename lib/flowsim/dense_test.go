@@ -1,6 +1,7 @@
 package flowsim
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -87,12 +88,12 @@ func TestDenseMatchesGeneral(t *testing.T) {
 				}
 				opts := Options{HostRateBps: c.host}
 				denseRoutes = 64
-				fast, err := Run(net, flows, cfg, opts)
+				fast, err := Run(context.Background(), net, flows, cfg, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				denseRoutes = 0
-				slow, err := Run(net, flows, cfg, opts)
+				slow, err := Run(context.Background(), net, flows, cfg, opts)
 				if err != nil {
 					t.Fatal(err)
 				}

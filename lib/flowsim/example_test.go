@@ -1,6 +1,7 @@
 package flowsim_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tailscope/tailscope/lib/flowsim"
@@ -26,7 +27,7 @@ func ExampleRun() {
 		{ID: 1, Src: 1, Dst: 3, Size: 100_000, Start: 20_000},
 		{ID: 2, Src: 3, Dst: 1, Size: 100_000, Start: 20_000},
 	}
-	recs, err := flowsim.Run(net, flows, netcfg.Default(), flowsim.Options{})
+	recs, err := flowsim.Run(context.Background(), net, flows, netcfg.Default(), flowsim.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -34,6 +34,7 @@
 package flowsim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -85,8 +86,9 @@ type Options struct {
 //
 // Flows must pass workload.Check (sorted by start, positive sizes,
 // distinct host endpoints, unique ids) and be routable; otherwise Run
-// returns an error naming the flow.
-func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) ([]metrics.Record, error) {
+// returns an error naming the flow. Run stops with ctx's error soon after
+// ctx is cancelled.
+func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) ([]metrics.Record, error) {
 	if net == nil {
 		return nil, fmt.Errorf("flowsim: nil network")
 	}
@@ -146,7 +148,9 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 		recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start, Class: f.Class,
 			Ideal: metrics.IdealFCT(net, p.path, f.Size, cfg)}
 	}
-	e.run()
+	if err := e.run(ctx); err != nil {
+		return nil, err
+	}
 	for i := range recs {
 		r := &recs[i]
 		Complete(r, e.finish[i], cfg.WireBytes(r.Size), minBw[i])

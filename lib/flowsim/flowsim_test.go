@@ -1,6 +1,8 @@
 package flowsim
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -191,14 +193,14 @@ func TestLoneFlowIdeal(t *testing.T) {
 				t.Fatal(err)
 			}
 			ideal := metrics.IdealFCT(c.net, path, size, cfg)
-			recs, err := Run(c.net, fl, cfg, Options{})
+			recs, err := Run(context.Background(), c.net, fl, cfg, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r := recs[0]; r.FCT != ideal || r.Ideal != ideal || r.Slowdown != 1 {
 				t.Errorf("%s %d hops, %d B: FCT %d, ideal %d, slowdown %g; want FCT = ideal = %d", c.net.Name, len(path), size, r.FCT, r.Ideal, r.Slowdown, ideal)
 			}
-			recs, err = Run(c.net, fl, cfg, Options{HostRateBps: 4 * gbps})
+			recs, err = Run(context.Background(), c.net, fl, cfg, Options{HostRateBps: 4 * gbps})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,7 +293,7 @@ func TestFabricRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := netcfg.Default()
-	recs, err := Run(net, flows, cfg, Options{})
+	recs, err := Run(context.Background(), net, flows, cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +309,7 @@ func TestFabricRecords(t *testing.T) {
 			t.Fatalf("flow %d: FCT %d below ideal %d (slowdown %g)", f.ID, r.FCT, r.Ideal, r.Slowdown)
 		}
 	}
-	again, err := Run(net, flows, cfg, Options{})
+	again, err := Run(context.Background(), net, flows, cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +400,7 @@ func TestErrors(t *testing.T) {
 		{"order", pl, []workload.Flow{{ID: 1, Src: 0, Dst: 1, Size: 1, Start: 5}, {ID: 2, Src: 0, Dst: 1, Size: 1}}, netcfg.Default(), Options{}, "sorted by start"},
 	}
 	for _, c := range runCases {
-		_, err := Run(c.net, c.flows, c.cfg, c.opts)
+		_, err := Run(context.Background(), c.net, c.flows, c.cfg, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Run %s: error %v, want one mentioning %q", c.name, err, c.want)
 		}
@@ -422,5 +424,34 @@ func TestErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Simulate %s: error %v, want one mentioning %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A cancelled context stops a run with the context's error instead of
+// records; the same run under a live context finishes (its records are
+// checked by TestFabricRecords).
+func TestRunCancelled(t *testing.T) {
+	spec, err := topo.Preset("meta32-1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := topo.Fabric(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each flow is an arrival and a completion: well over checkEvery instants.
+	flows, err := workload.Generate(net, workload.Spec{Flows: 2 * checkEvery, Components: []workload.Component{{
+		Matrix: "B", Sizes: workload.SizeSpec{Dist: "cachefollower"}, Arrival: workload.Arrival{Sigma: 2}, MaxLoad: 0.5}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), net, flows, netcfg.Default(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	recs, err := Run(ctx, net, flows, netcfg.Default(), Options{})
+	if !errors.Is(err, context.Canceled) || recs != nil {
+		t.Fatalf("cancelled run: %d records, error %v; want none and context.Canceled", len(recs), err)
 	}
 }

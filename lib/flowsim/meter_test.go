@@ -1,6 +1,7 @@
 package flowsim
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -24,7 +25,7 @@ func TestMeterBottleneckBins(t *testing.T) {
 	}
 	bottleneck := 2 * (len(net.Links) - 1) // left -> right
 	m := &Meter{BinNs: 10_000, Links: []int{bottleneck}}
-	if _, err := Run(net, flows, netcfg.Default(), Options{Meter: m}); err != nil {
+	if _, err := Run(context.Background(), net, flows, netcfg.Default(), Options{Meter: m}); err != nil {
 		t.Fatal(err)
 	}
 	bins := m.Bits[0]

@@ -1,6 +1,7 @@
 package flowsim
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -197,7 +198,7 @@ func TestRunMatchesReferenceOnFabric(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := netcfg.Default()
-	recs, err := Run(net, flows, cfg, Options{})
+	recs, err := Run(context.Background(), net, flows, cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

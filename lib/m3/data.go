@@ -1,6 +1,7 @@
 package m3
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -34,7 +35,7 @@ func RunTask(t Task) (*TaskResult, error) {
 		return nil, err
 	}
 	t0 := time.Now()
-	fs, err := flowsim.Run(sim.Net, sim.Flows, t.Network, flowsim.Options{})
+	fs, err := flowsim.Run(context.Background(), sim.Net, sim.Flows, t.Network, flowsim.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
 	}

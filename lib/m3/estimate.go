@@ -149,7 +149,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	err = parallel(ctx, o.Workers, len(order), func(k int) error {
 		i := order[k]
 		var err error
-		samples[i], err = d.simulatePath(net, flows, cfg, todo[i], o.BackgroundHosts)
+		samples[i], err = d.simulatePath(ctx, net, flows, cfg, todo[i], o.BackgroundHosts)
 		return err
 	})
 	if err != nil {
@@ -192,12 +192,12 @@ func parallel(ctx context.Context, workers, n int, job func(i int) error) error 
 }
 
 // simulatePath simulates path p with flowSim and returns its model input.
-func (d *Decomposition) simulatePath(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, p, bgHosts int) (*Sample, error) {
+func (d *Decomposition) simulatePath(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, p, bgHosts int) (*Sample, error) {
 	sim, err := d.PathSim(net, flows, p, bgHosts)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := flowsim.Run(sim.Net, sim.Flows, cfg, flowsim.Options{})
+	recs, err := flowsim.Run(ctx, sim.Net, sim.Flows, cfg, flowsim.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}

@@ -216,7 +216,8 @@ func Serial(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Op
 	t0 := time.Now()
 	sinks, hosts := sinkChannels(net, nil)
 	m := &flowsim.Meter{BinNs: binWidth(flows, opts.BinNs), Links: sinks}
-	recs, err := flowsim.Run(net, flows, cfg, flowsim.Options{HostRateBps: opts.HostRateBps, Meter: m})
+	// The baseline runs to its end, as pfs.Run's chunks do.
+	recs, err := flowsim.Run(context.Background(), net, flows, cfg, flowsim.Options{HostRateBps: opts.HostRateBps, Meter: m})
 	if err != nil {
 		return nil, err
 	}
