@@ -39,6 +39,10 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 			return nil, err
 		}
 	}
+	var drops int64
+	for _, c := range res.Channels {
+		drops += c.Drops
+	}
 	version, _ := ns3.Version()
 	return &Result{
 		Records: res.Records,
@@ -49,6 +53,7 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 			"sim_ns":      strconv.FormatInt(res.SimNanos, 10),
 			"unfinished":  strconv.Itoa(len(res.Unfinished)),
 			"failed":      strconv.Itoa(res.Failed),
+			"drops":       strconv.FormatInt(drops, 10),
 		},
 	}, nil
 }

@@ -76,6 +76,34 @@ func TestCases(t *testing.T) {
 	}
 }
 
+// Finite gives every case the buffer, names it, and leaves the flows and
+// the rest of the network alone.
+func TestFinite(t *testing.T) {
+	cases, err := validate.Cases(300, []float64{0.6}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fin, err := validate.Finite(cases, 50_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range fin {
+		want := cases[i].Spec
+		want.Network.BufferBytes = 50_000
+		if c.Spec.Network != want.Network || c.Spec.Workload.Flows != want.Workload.Flows || c.Spec.Seed != want.Seed {
+			t.Errorf("%s: spec %+v, want %+v", c.Name(), c.Spec, want)
+		}
+		if !strings.HasSuffix(c.Name(), ", buffer 50000 B") || !strings.HasPrefix(c.Name(), cases[i].Name()) {
+			t.Errorf("name %q", c.Name())
+		}
+	}
+	for _, b := range []int64{0, -1} {
+		if _, err := validate.Finite(cases, b); err == nil {
+			t.Errorf("Finite(%d): no error", b)
+		}
+	}
+}
+
 // needNS3 fails the test when ns-3 is missing, or skips it when
 // TAILSCOPE_NO_NS3=1 (as in package ns3).
 func needNS3(t *testing.T) {
