@@ -43,6 +43,10 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 	for _, c := range res.Channels {
 		drops += c.Drops
 	}
+	var timeouts, fast int
+	for _, f := range res.Flows {
+		timeouts, fast = timeouts+f.Timeouts, fast+f.FastRecoveries
+	}
 	version, _ := ns3.Version()
 	return &Result{
 		Records: res.Records,
@@ -54,6 +58,9 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 			"unfinished":  strconv.Itoa(len(res.Unfinished)),
 			"failed":      strconv.Itoa(res.Failed),
 			"drops":       strconv.FormatInt(drops, 10),
+			// Loss recoveries: a flow's entries into recovery.
+			"timeouts":        strconv.Itoa(timeouts),
+			"fast_recoveries": strconv.Itoa(fast),
 		},
 	}, nil
 }

@@ -58,6 +58,10 @@ type FlowOutcome struct {
 	FirstByte     int64 // ns, handshake done, first data byte sent
 	End           int64 // ns, last byte received
 	BytesReceived int64
+	// The sender's entries into loss recovery between its first and last
+	// byte: by a retransmission timeout (repeated timeouts of one loss
+	// count once) and by fast retransmit.
+	Timeouts, FastRecoveries int
 }
 
 // ChannelStats counts the IP packets that arrived at a channel's queue disc
@@ -378,6 +382,21 @@ func parseOutput(r io.Reader, name string, flows []workload.Flow, nch int) (*Res
 			seen[i] = true
 			nseen++
 			res.Flows[i] = FlowOutcome{ID: int(v[0]), FCT: v[1], Start: v[2], FirstByte: v[3], End: v[4], BytesReceived: v[5]}
+		case "loss":
+			v, err := ints(fields[1:], 3)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			i, ok := index[int(v[0])]
+			switch {
+			case !ok:
+				return nil, bad("unknown flow id")
+			case !seen[i]:
+				return nil, bad("loss record before its flow record")
+			case v[1] < 0 || v[2] < 0:
+				return nil, bad("negative count")
+			}
+			res.Flows[i].Timeouts, res.Flows[i].FastRecoveries = int(v[1]), int(v[2])
 		case "channel":
 			v, err := ints(fields[1:], 5)
 			if err != nil {
@@ -393,7 +412,7 @@ func parseOutput(r io.Reader, name string, flows []workload.Flow, nch int) (*Res
 			}
 			ended = true
 		default:
-			return nil, bad("unknown record (want flow, channel or end)")
+			return nil, bad("unknown record (want flow, loss, channel or end)")
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -232,12 +232,16 @@ func TestFiniteBuffer(t *testing.T) {
 				t.Errorf("buffer %d: flow %d received %d of %d bytes", buffer, o.ID, o.BytesReceived, flows[i].Size)
 			}
 		}
-		t.Logf("buffer %d B: %d drops (%d at the bottleneck)", buffer, drops, res.Channels[bottleneck].Drops)
+		var recoveries int
+		for _, o := range res.Flows {
+			recoveries += o.Timeouts + o.FastRecoveries
+		}
+		t.Logf("buffer %d B: %d drops (%d at the bottleneck), %d loss recoveries", buffer, drops, res.Channels[bottleneck].Drops, recoveries)
 		switch {
-		case buffer == 0 && drops != 0:
-			t.Errorf("infinite buffers dropped %d packets", drops)
-		case buffer > 0 && res.Channels[bottleneck].Drops == 0:
-			t.Errorf("buffer %d B below K: no drop at the 4:1 bottleneck", buffer)
+		case buffer == 0 && (drops != 0 || recoveries != 0):
+			t.Errorf("infinite buffers: %d drops, %d loss recoveries", drops, recoveries)
+		case buffer > 0 && (res.Channels[bottleneck].Drops == 0 || recoveries == 0):
+			t.Errorf("buffer %d B below K: %d drops at the 4:1 bottleneck, %d loss recoveries", buffer, res.Channels[bottleneck].Drops, recoveries)
 		}
 	}
 }
@@ -478,12 +482,12 @@ func TestTimeLimit(t *testing.T) {
 
 func TestParseOutput(t *testing.T) {
 	flows := []workload.Flow{{ID: 3, Size: 100, Start: 10}, {ID: 9, Size: 2000, Start: 20}}
-	good := "# tailscope-ns3 v1\nflow 3 500 10 20 520 100\nflow 9 -1 20 -1 -1 1000\nchannel 1 5 600 0 2\nend events=77 sim_ns=900 wall_s=0.5 completed=1 failed=0 unrouted=0\n"
+	good := "# tailscope-ns3 v1\nflow 3 500 10 20 520 100\nflow 9 -1 20 -1 -1 1000\nloss 3 1 2\nchannel 1 5 600 0 2\nend events=77 sim_ns=900 wall_s=0.5 completed=1 failed=0 unrouted=0\n"
 	res, err := parseOutput(strings.NewReader(good), "out", flows, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := FlowOutcome{ID: 3, FCT: 500, Start: 10, FirstByte: 20, End: 520, BytesReceived: 100}
+	want := FlowOutcome{ID: 3, FCT: 500, Start: 10, FirstByte: 20, End: 520, BytesReceived: 100, Timeouts: 1, FastRecoveries: 2}
 	if res.Flows[0] != want || res.Flows[1].FCT != -1 || res.Channels[1] != (ChannelStats{5, 600, 0, 2}) || res.Events != 77 || res.SimNanos != 900 {
 		t.Fatalf("parsed %+v", res)
 	}
@@ -496,6 +500,10 @@ func TestParseOutput(t *testing.T) {
 		{"short", "flow 3 500 10\n", "out:1: want 6 numbers"},
 		{"bytes lost", "flow 3 500 10 20 520 99\n", "inconsistent finished flow"},
 		{"fct mismatch", "flow 3 400 10 20 520 100\n", "inconsistent finished flow"},
+		{"loss unknown flow", "loss 4 1 0\n", "out:1: unknown flow id"},
+		{"loss first", "loss 3 1 0\n", "out:1: loss record before its flow record"},
+		{"loss negative", "flow 3 500 10 20 520 100\nloss 3 -1 0\n", "out:2: negative count"},
+		{"loss short", "flow 3 500 10 20 520 100\nloss 3 1\n", "out:2: want 3 numbers"},
 		{"channel range", "channel 2 1 1 0 0\n", "channel id out of range"},
 		{"junk", "hello\n", "unknown record"},
 		{"after end", "end events=1\nflow 3 500 10 20 520 100\n", "after the end line"},

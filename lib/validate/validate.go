@@ -166,6 +166,22 @@ type Outcome struct {
 	Drops   map[string]int64
 }
 
+// SlowerThanMinRTO counts, per bin of metrics.NS3Bins, the flows of record set
+// name whose FCT reached the minimum RTO: with buffers of the validation's
+// sizes no queue delays a packet that long, so these flows waited for a
+// retransmission timeout (or are long enough to take that long: compare
+// with infinite buffers).
+func (o Outcome) SlowerThanMinRTO(name string) []int {
+	bins := metrics.NS3Bins()
+	n := make([]int, bins.Len())
+	for _, r := range o.Records[name] {
+		if r.FCT >= o.Case.Spec.Network.DCTCP.MinRTONanos {
+			n[bins.Index(r.Size)]++
+		}
+	}
+	return n
+}
+
 // Names are the record sets of an outcome, ns-3 first.
 var Names = []string{ns3.Name, Window, Rate}
 
@@ -318,6 +334,8 @@ func Markdown(outs []Outcome) string {
 			o.Case.Name(), o.MaxLoad, o.Flows, o.Wall[ns3.Name], o.Wall[Window], o.Wall[Rate])
 		if o.Case.Spec.Network.BufferBytes > 0 {
 			fmt.Fprintf(&b, "packets dropped: ns-3 %d, packetsim-window %d, packetsim-rate %d\n\n", o.Drops[ns3.Name], o.Drops[Window], o.Drops[Rate])
+			fmt.Fprintf(&b, "flows slower than the minimum RTO per bin: ns-3 %v, packetsim-window %v, packetsim-rate %v\n\n",
+				o.SlowerThanMinRTO(ns3.Name), o.SlowerThanMinRTO(Window), o.SlowerThanMinRTO(Rate))
 		}
 		b.WriteString("| size | flows | pct | ns-3 | packetsim-window | error | packetsim-rate | error |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, p := range Percentiles {
