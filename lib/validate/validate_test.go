@@ -193,6 +193,37 @@ func TestAgainstNS3(t *testing.T) {
 	}
 }
 
+// A small finite-buffer case runs on every side with drops counted: the
+// buffer below the dumbbell's burst drops packets in ns-3 and in packetsim
+// (window and rate), every flow still finishes, and the report shows the
+// drops.
+func TestFiniteAgainstNS3(t *testing.T) {
+	needNS3(t)
+	all, err := validate.Cases(300, []float64{0.6}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := validate.Finite(all[:1], 40_000) // the dumbbell
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := validate.Run(context.Background(), t.TempDir(), cases, experiment.Local{Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outs[0]
+	for _, name := range validate.Names {
+		if o.Drops[name] <= 0 || len(o.Records[name]) != o.Flows {
+			t.Errorf("%s: %d drops, %d records of %d flows; want drops and every flow", name, o.Drops[name], len(o.Records[name]), o.Flows)
+		}
+	}
+	md := validate.Markdown(outs)
+	if want := fmt.Sprintf("packets dropped: ns-3 %d, packetsim-window %d", o.Drops[ns3.Name], o.Drops[validate.Window]); !strings.Contains(md, want) {
+		t.Errorf("report lacks %q:\n%s", want, md)
+	}
+	t.Log(md)
+}
+
 // The suite's cases: every topology at every load.
 func ExampleCases() {
 	cases, err := validate.Cases(2000, []float64{0.3, 0.6}, 1)
