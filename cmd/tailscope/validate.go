@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/tailscope/tailscope/lib/frame"
@@ -29,6 +31,8 @@ func runValidate(args []string) error {
 	flows := intFlag(fs, "flows", 2000, 1, math.MaxInt, "flows per case")
 	loads := fs.String("loads", "0.3,0.6", "target max loads, comma-separated")
 	seed := fs.Uint64("seed", 1, "workload seed")
+	tops := fs.String("topologies", strings.Join(validate.Topologies, ","), "topologies to run, comma-separated")
+	buffer := fs.Int64("buffer", 0, "bytes of buffer per port, tail drop (0: infinite)")
 	out := fs.String("out", "out/validate-ns3", "directory: task results, validate.parquet, validate.png and validate.svg")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
 	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
@@ -42,6 +46,17 @@ func runValidate(args []string) error {
 	cases, err := validate.Cases(*flows, ls, *seed)
 	if err != nil {
 		return err
+	}
+	if cases, err = pickTopologies(cases, *tops); err != nil {
+		return err
+	}
+	if *buffer < 0 {
+		return fmt.Errorf("validate ns3: --buffer %d: want bytes >= 0 (0: infinite)", *buffer)
+	}
+	if *buffer > 0 {
+		if cases, err = validate.Finite(cases, *buffer); err != nil {
+			return err
+		}
 	}
 	exec, err := executor.build(*workers)
 	if err != nil {
@@ -71,4 +86,22 @@ func runValidate(args []string) error {
 	}
 	fmt.Printf("\nvalidate ns3: frame %s, figure %s\n", filepath.Join(*out, "validate.parquet"), filepath.Join(*out, "validate.png"))
 	return nil
+}
+
+// pickTopologies keeps the cases on the comma-separated topologies list.
+func pickTopologies(cases []validate.Case, list string) ([]validate.Case, error) {
+	want := map[string]bool{}
+	for _, t := range strings.Split(list, ",") {
+		if !slices.Contains(validate.Topologies, t) {
+			return nil, fmt.Errorf("validate ns3: --topologies: unknown topology %q (known: %s)", t, strings.Join(validate.Topologies, ", "))
+		}
+		want[t] = true
+	}
+	var out []validate.Case
+	for _, c := range cases {
+		if want[c.Topology] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }

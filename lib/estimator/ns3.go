@@ -43,6 +43,14 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 			return nil, err
 		}
 	}
+	var drops int64
+	for _, c := range res.Channels {
+		drops += c.Drops
+	}
+	var timeouts, fast int
+	for _, f := range res.Flows {
+		timeouts, fast = timeouts+f.Timeouts, fast+f.FastRecoveries
+	}
 	version, _ := ns3.Version()
 	return &Result{
 		Records: res.Records,
@@ -53,6 +61,10 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 			"sim_ns":      strconv.FormatInt(res.SimNanos, 10),
 			"unfinished":  strconv.Itoa(len(res.Unfinished)),
 			"failed":      strconv.Itoa(res.Failed),
+			"drops":       strconv.FormatInt(drops, 10),
+			// Loss recoveries: a flow's entries into recovery.
+			"timeouts":        strconv.Itoa(timeouts),
+			"fast_recoveries": strconv.Itoa(fast),
 		},
 	}, nil
 }

@@ -16,8 +16,8 @@
 // delay, a one-packet device queue and a RED queue disc set up as a DCTCP
 // step marker (instantaneous queue, every packet arriving above K bytes is
 // CE-marked at enqueue whatever cfg.ECNMark says, none dropped early;
-// K = cfg.KBytesFor(rate) unless Options.KBytes overrides a port's). The
-// buffer per port is cfg.BufferBytes (0: unlimited). Senders and receivers are ns-3's
+// K = cfg.KBytesFor(rate) unless Options.KBytes overrides a port's).
+// Senders and receivers are ns-3's
 // TcpDctcp (window-based, whatever cfg.CC says) with segment size
 // cfg.PayloadBytes, an ACK for every segment, initial window
 // cfg.DCTCP.InitWindow, gain cfg.DCTCP.G, initial alpha cfg.DCTCP.InitAlpha
@@ -30,6 +30,30 @@
 // the reverse channels. ns-3.37's own ECMP is per packet, which reorders.
 // Because paths are explicit, any sub-topology (such as Parsimon's
 // link-level ones) runs as it is.
+//
+// # Finite buffers
+//
+// cfg.BufferBytes (0: unlimited) is a buffer per port with tail drop, on
+// every port, host NICs included, as in packetsim. packetsim counts a
+// port's backlog in wire bytes, the untransmitted part of the packet on
+// the wire included, and drops a packet that would take it over the
+// buffer. In ns-3 a busy port holds the packet on the wire, one packet in
+// the device queue and the queue disc's; the queue disc's limit (config
+// key buffer_bytes) is therefore cfg.BufferBytes less one data packet on
+// the wire (payload + 54 B), and it counts IP bytes (2 B less per packet
+// than the wire) without the packet on the wire: an ns-3 port holds up to
+// about one packet more than packetsim's. Stock ns-3 has no shared switch
+// buffer and no PFC: Simulate refuses both.
+//
+// Losses are recovered differently. ns-3's TcpSocketBase has SACK, fast
+// retransmit after three duplicate ACKs (the window cut as for an ECN
+// echo) and a retransmission timer of srtt + 4 rttvar, at least
+// cfg.DCTCP.MinRTONanos, doubled at each timeout. packetsim's receiver
+// asks for go-back-N at the first out-of-order packet (the window is not
+// cut) and its timer restarts from the first unacknowledged packet after
+// cfg.DCTCP.MinRTONanos without progress. So packetsim recovers a lost
+// packet that any later one follows within a round trip, where ns-3 needs
+// three; a loss among a flow's last packets costs ns-3 a timeout.
 //
 // # Differences from the ideal model
 //
@@ -64,7 +88,8 @@
 // config.txt, one "<key> <number>" per line, every key optional:
 //
 //	payload_bytes     TCP segment size (default 1000)
-//	buffer_bytes      per-port queue disc limit, 0 = unlimited (default 0)
+//	buffer_bytes      per-port queue disc limit in IP bytes, 0 = unlimited
+//	                  (default 0)
 //	dctcp_g           DCTCP gain (default 0.0625)
 //	dctcp_init_alpha  initial alpha (default 1)
 //	init_window       initial congestion window, segments (default 10)
@@ -79,10 +104,15 @@
 // Output (the program's fourth argument):
 //
 //	flow <id> <fct_ns> <start_ns> <first_byte_ns> <end_ns> <bytes_received>
+//	loss <id> <timeouts> <fast_recoveries>
 //	channel <id> <packets> <bytes> <drops> <marks>
 //	end events=<n> sim_ns=<t> wall_s=<s> completed=<n> failed=<n> unrouted=<n>
 //
 // with fct_ns, first_byte_ns and end_ns -1 for a flow that did not finish.
+// A loss line follows the flow lines for each flow whose sender entered
+// loss recovery between its first and last byte (ns-3's CA_LOSS after a
+// timeout, CA_RECOVERY after fast retransmit; repeated timeouts of one
+// loss count once).
 // Channel counts are IP packets (and their bytes, without the PPP header)
 // that arrived at the channel's queue disc. The end line comes last; its
 // absence means the output is truncated. While running, the program prints

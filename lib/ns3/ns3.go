@@ -58,6 +58,10 @@ type FlowOutcome struct {
 	FirstByte     int64 // ns, handshake done, first data byte sent
 	End           int64 // ns, last byte received
 	BytesReceived int64
+	// The sender's entries into loss recovery between its first and last
+	// byte: by a retransmission timeout (repeated timeouts of one loss
+	// count once) and by fast retransmit.
+	Timeouts, FastRecoveries int
 }
 
 // ChannelStats counts the IP packets that arrived at a channel's queue disc
@@ -111,6 +115,9 @@ func (r *Result) Incomplete() error {
 // Simulate is Run with the program's full report.
 func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := supported(cfg); err != nil {
 		return nil, err
 	}
 	if err := workload.Check(net, flows); err != nil {
@@ -228,9 +235,37 @@ func WriteTopology(w io.Writer, net *topo.Network, cfg netcfg.Config, kBytes map
 	return bw.Flush()
 }
 
+// wireHeaderBytes is what ns-3 adds to a segment's payload on the wire: 20 B
+// IPv4, 32 B TCP with the timestamp option and 2 B PPP.
+const wireHeaderBytes = 54
+
+// supported refuses what stock ns-3 3.37 cannot run like the other
+// estimators: a shared switch buffer and PFC, and a per-port buffer too
+// small to hold the packet in the device queue and one more.
+func supported(cfg netcfg.Config) error {
+	if cfg.SharedBuffer() || cfg.PFC.Enabled {
+		return errors.New("ns3: stock ns-3 has no shared switch buffer or PFC: use buffer_bytes (a buffer per port) or none")
+	}
+	if b, pkt := cfg.BufferBytes, cfg.PayloadBytes+wireHeaderBytes; b > 0 && b < 2*pkt {
+		return fmt.Errorf("ns3: buffer_bytes %d is below two packets of %d B on the wire", b, pkt)
+	}
+	return nil
+}
+
+// queueDiscBytes is the queue disc limit that makes a port hold what
+// packetsim's port of cfg.BufferBytes holds: the device queue keeps one
+// packet outside the queue disc while the port is busy, so the disc gets
+// the buffer less one full data packet (0: unlimited).
+func queueDiscBytes(cfg netcfg.Config) int64 {
+	if cfg.BufferBytes == 0 {
+		return 0
+	}
+	return cfg.BufferBytes - (cfg.PayloadBytes + wireHeaderBytes)
+}
+
 func writeConfig(w io.Writer, cfg netcfg.Config, stopNs int64) error {
 	_, err := fmt.Fprintf(w, "payload_bytes %d\nbuffer_bytes %d\ndctcp_g %g\ndctcp_init_alpha %g\ninit_window %d\nmin_rto_ns %d\nstop_ns %d\n",
-		cfg.PayloadBytes, cfg.BufferBytes, cfg.DCTCP.G, cfg.DCTCP.InitAlpha, max(cfg.DCTCP.InitWindow, 1), cfg.DCTCP.MinRTONanos, stopNs)
+		cfg.PayloadBytes, queueDiscBytes(cfg), cfg.DCTCP.G, cfg.DCTCP.InitAlpha, max(cfg.DCTCP.InitWindow, 1), cfg.DCTCP.MinRTONanos, stopNs)
 	return err
 }
 
@@ -347,6 +382,21 @@ func parseOutput(r io.Reader, name string, flows []workload.Flow, nch int) (*Res
 			seen[i] = true
 			nseen++
 			res.Flows[i] = FlowOutcome{ID: int(v[0]), FCT: v[1], Start: v[2], FirstByte: v[3], End: v[4], BytesReceived: v[5]}
+		case "loss":
+			v, err := ints(fields[1:], 3)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			i, ok := index[int(v[0])]
+			switch {
+			case !ok:
+				return nil, bad("unknown flow id")
+			case !seen[i]:
+				return nil, bad("loss record before its flow record")
+			case v[1] < 0 || v[2] < 0:
+				return nil, bad("negative count")
+			}
+			res.Flows[i].Timeouts, res.Flows[i].FastRecoveries = int(v[1]), int(v[2])
 		case "channel":
 			v, err := ints(fields[1:], 5)
 			if err != nil {
@@ -362,7 +412,7 @@ func parseOutput(r io.Reader, name string, flows []workload.Flow, nch int) (*Res
 			}
 			ended = true
 		default:
-			return nil, bad("unknown record (want flow, channel or end)")
+			return nil, bad("unknown record (want flow, loss, channel or end)")
 		}
 	}
 	if err := sc.Err(); err != nil {

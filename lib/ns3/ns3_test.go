@@ -184,6 +184,68 @@ func TestLoadedDumbbell(t *testing.T) {
 	t.Logf("%d flows: %d events, %.2f s wall, %d marks", len(flows), res.Events, res.WallSeconds, marks)
 }
 
+// TestFiniteBuffer runs a 4-to-4 incast across the dumbbell's bottleneck
+// with a 20 KB buffer per port, below the ECN threshold, so that only
+// drops slow the senders: packets are dropped at the bottleneck, every
+// flow recovers and delivers all its bytes, and each switch forwards what
+// it received less what it dropped. With infinite buffers nothing drops.
+// (Stock TCP's fast retransmit and timeouts recover; packetsim's own
+// recovery is tested in its package.)
+func TestFiniteBuffer(t *testing.T) {
+	needNS3(t)
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 4, Receivers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows []workload.Flow
+	for i := 0; i < 4; i++ {
+		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 4 + i, Size: 500_000, Start: 1000})
+	}
+	bottleneck := 2 * (len(net.Links) - 1)
+	for _, buffer := range []int64{0, 20_000} {
+		cfg := netcfg.NS3()
+		cfg.BufferBytes = buffer
+		// Running on after the flows lets the closing handshakes drain.
+		res, err := Simulate(context.Background(), net, flows, cfg, Options{StopAtNanos: 50_000_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := res.Incomplete(); err != nil {
+			t.Fatalf("buffer %d: %v", buffer, err)
+		}
+		in := make([]int64, len(net.Nodes))
+		out := make([]int64, len(net.Nodes))
+		var drops int64
+		for c, st := range res.Channels {
+			ch := net.Channels[c]
+			in[ch.Dst] += st.Packets - st.Drops
+			out[ch.Src] += st.Packets
+			drops += st.Drops
+		}
+		for id, n := range net.Nodes {
+			if n.Kind == topo.Switch && in[id] != out[id] {
+				t.Errorf("buffer %d: switch %d received %d packets (less drops) but sent %d", buffer, id, in[id], out[id])
+			}
+		}
+		for i, o := range res.Flows {
+			if o.BytesReceived != flows[i].Size {
+				t.Errorf("buffer %d: flow %d received %d of %d bytes", buffer, o.ID, o.BytesReceived, flows[i].Size)
+			}
+		}
+		var recoveries int
+		for _, o := range res.Flows {
+			recoveries += o.Timeouts + o.FastRecoveries
+		}
+		t.Logf("buffer %d B: %d drops (%d at the bottleneck), %d loss recoveries", buffer, drops, res.Channels[bottleneck].Drops, recoveries)
+		switch {
+		case buffer == 0 && (drops != 0 || recoveries != 0):
+			t.Errorf("infinite buffers: %d drops, %d loss recoveries", drops, recoveries)
+		case buffer > 0 && (res.Channels[bottleneck].Drops == 0 || recoveries == 0):
+			t.Errorf("buffer %d B below K: %d drops at the 4:1 bottleneck, %d loss recoveries", buffer, res.Channels[bottleneck].Drops, recoveries)
+		}
+	}
+}
+
 // randomFlows draws n flows between the dumbbell's senders and receivers
 // with sizes uniform in 1-100 KB and Poisson arrivals loading a link of
 // rate bps to about load.
@@ -336,6 +398,10 @@ func TestBadInput(t *testing.T) {
 	ok := []workload.Flow{{ID: 0, Src: 0, Dst: 1, Size: 100}}
 	bad := netcfg.Default()
 	bad.PayloadBytes = 0
+	shared, pfc, tiny := netcfg.NS3(), netcfg.NS3(), netcfg.NS3()
+	shared.Buffer.SharedBytes = 200_000
+	pfc.Buffer.SharedBytes, pfc.PFC.Enabled = 200_000, true
+	tiny.BufferBytes = 2000
 	for _, tc := range []struct {
 		name  string
 		flows []workload.Flow
@@ -347,6 +413,9 @@ func TestBadInput(t *testing.T) {
 		{"bad config", ok, bad, Options{}, "payload_bytes"},
 		{"negative stop", ok, netcfg.Default(), Options{StopAtNanos: -1}, "negative"},
 		{"bad K channel", ok, netcfg.Default(), Options{KBytes: map[int]int64{99: 1}}, "channel 99"},
+		{"shared buffer", ok, shared, Options{}, "no shared switch buffer"},
+		{"pfc", ok, pfc, Options{}, "no shared switch buffer or PFC"},
+		{"tiny buffer", ok, tiny, Options{}, "below two packets of 1054 B"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Program = "/nonexistent" // input checks come first
@@ -413,12 +482,12 @@ func TestTimeLimit(t *testing.T) {
 
 func TestParseOutput(t *testing.T) {
 	flows := []workload.Flow{{ID: 3, Size: 100, Start: 10}, {ID: 9, Size: 2000, Start: 20}}
-	good := "# tailscope-ns3 v1\nflow 3 500 10 20 520 100\nflow 9 -1 20 -1 -1 1000\nchannel 1 5 600 0 2\nend events=77 sim_ns=900 wall_s=0.5 completed=1 failed=0 unrouted=0\n"
+	good := "# tailscope-ns3 v1\nflow 3 500 10 20 520 100\nflow 9 -1 20 -1 -1 1000\nloss 3 1 2\nchannel 1 5 600 0 2\nend events=77 sim_ns=900 wall_s=0.5 completed=1 failed=0 unrouted=0\n"
 	res, err := parseOutput(strings.NewReader(good), "out", flows, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := FlowOutcome{ID: 3, FCT: 500, Start: 10, FirstByte: 20, End: 520, BytesReceived: 100}
+	want := FlowOutcome{ID: 3, FCT: 500, Start: 10, FirstByte: 20, End: 520, BytesReceived: 100, Timeouts: 1, FastRecoveries: 2}
 	if res.Flows[0] != want || res.Flows[1].FCT != -1 || res.Channels[1] != (ChannelStats{5, 600, 0, 2}) || res.Events != 77 || res.SimNanos != 900 {
 		t.Fatalf("parsed %+v", res)
 	}
@@ -431,6 +500,10 @@ func TestParseOutput(t *testing.T) {
 		{"short", "flow 3 500 10\n", "out:1: want 6 numbers"},
 		{"bytes lost", "flow 3 500 10 20 520 99\n", "inconsistent finished flow"},
 		{"fct mismatch", "flow 3 400 10 20 520 100\n", "inconsistent finished flow"},
+		{"loss unknown flow", "loss 4 1 0\n", "out:1: unknown flow id"},
+		{"loss first", "loss 3 1 0\n", "out:1: loss record before its flow record"},
+		{"loss negative", "flow 3 500 10 20 520 100\nloss 3 -1 0\n", "out:2: negative count"},
+		{"loss short", "flow 3 500 10 20 520 100\nloss 3 1\n", "out:2: want 3 numbers"},
 		{"channel range", "channel 2 1 1 0 0\n", "channel id out of range"},
 		{"junk", "hello\n", "unknown record"},
 		{"after end", "end events=1\nflow 3 500 10 20 520 100\n", "after the end line"},

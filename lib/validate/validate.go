@@ -17,6 +17,11 @@
 // headers), so ideal FCTs, and hence slowdowns, are computed alike. The
 // comparison is the p50 and p99 FCT slowdown per size bin (<=10 KB,
 // 10 KB-1 MB, >1 MB, Parsimon's Table 5 bins) and over all flows.
+//
+// Buffers are infinite unless Finite gives every port a buffer of its own
+// with tail drop (netcfg.Config.BufferBytes), which stock ns-3 has too
+// (package ns3 sizes its queue discs to hold what a packetsim port holds);
+// the outcomes then count the drops on each side.
 package validate
 
 import (
@@ -24,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/experiment"
@@ -55,8 +61,15 @@ type Case struct {
 	Spec scenario.Spec
 }
 
-// Name is "<topology> @ <load>%".
-func (c Case) Name() string { return fmt.Sprintf("%s @ %g%%", c.Topology, 100*c.Load) }
+// Name is "<topology> @ <load>%", with ", buffer <n> B" for a finite
+// buffer.
+func (c Case) Name() string {
+	name := fmt.Sprintf("%s @ %g%%", c.Topology, 100*c.Load)
+	if b := c.Spec.Network.BufferBytes; b > 0 {
+		name += fmt.Sprintf(", buffer %d B", b)
+	}
+	return name
+}
 
 // Topologies are the suite's topologies, in order.
 var Topologies = []string{scenario.ValidationDumbbell, scenario.ValidationParkingLot, scenario.ValidationFabric}
@@ -84,6 +97,23 @@ func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
 		}
 	}
 	return cases, nil
+}
+
+// Finite returns cases with a buffer of bufferBytes per port, tail drop,
+// on every port (switches and host NICs alike, on both sides).
+func Finite(cases []Case, bufferBytes int64) ([]Case, error) {
+	if bufferBytes <= 0 {
+		return nil, fmt.Errorf("validate: buffer %d bytes: want a positive size", bufferBytes)
+	}
+	out := make([]Case, len(cases))
+	for i, c := range cases {
+		c.Spec.Network.BufferBytes = bufferBytes
+		if err := c.Spec.Network.Validate(); err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 // rateSpec is c's spec with packetsim's default, rate-based DCTCP marked
@@ -129,9 +159,27 @@ type Outcome struct {
 	Case    Case
 	MaxLoad float64 // measured on the flows
 	Flows   int
-	// Records and wall seconds by name: ns3, Window, Rate.
+	// Records, wall seconds and packets dropped at full buffers by name:
+	// ns3, Window, Rate.
 	Records map[string][]metrics.Record
 	Wall    map[string]float64
+	Drops   map[string]int64
+}
+
+// SlowerThanMinRTO counts, per bin of metrics.NS3Bins, the flows of record set
+// name whose FCT reached the minimum RTO: with buffers of the validation's
+// sizes no queue delays a packet that long, so these flows waited for a
+// retransmission timeout (or are long enough to take that long: compare
+// with infinite buffers).
+func (o Outcome) SlowerThanMinRTO(name string) []int {
+	bins := metrics.NS3Bins()
+	n := make([]int, bins.Len())
+	for _, r := range o.Records[name] {
+		if r.FCT >= o.Case.Spec.Network.DCTCP.MinRTONanos {
+			n[bins.Index(r.Size)]++
+		}
+	}
+	return n
 }
 
 // Names are the record sets of an outcome, ns-3 first.
@@ -151,7 +199,7 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 			return nil, err
 		}
 		o := Outcome{Case: c, MaxLoad: loads.Max, Flows: len(sc.Flows),
-			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}}
+			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}, Drops: map[string]int64{}}
 		for j, name := range Names {
 			path, err := ts[3*i+j].ResultPath(dir)
 			if err != nil {
@@ -165,6 +213,11 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 				return nil, fmt.Errorf("validate: %s, %s: %d records for %d flows", c.Name(), name, len(recs), len(sc.Flows))
 			}
 			o.Records[name], o.Wall[name] = recs, meta.WallSeconds
+			if d, ok := meta.Extra["drops"]; ok {
+				if o.Drops[name], err = strconv.ParseInt(d, 10, 64); err != nil {
+					return nil, fmt.Errorf("validate: %s, %s: drops %q: %w", c.Name(), name, d, err)
+				}
+			}
 		}
 		outs = append(outs, o)
 	}
@@ -206,7 +259,7 @@ func Compare(outs []Outcome) []Row {
 }
 
 // Table is the comparison as a frame, one row per Row, with the wall times
-// of ns-3 and of the packetsim configuration on the case.
+// and drops of ns-3 and of the packetsim configuration on the case.
 func Table(outs []Outcome) *frame.Table {
 	rows := Compare(outs)
 	wall := map[string]Outcome{}
@@ -217,7 +270,7 @@ func Table(outs []Outcome) *frame.Table {
 		cs, tops, ests, bins             []string
 		loads, meas, pcts, n3, est, errs []float64
 		n3wall, estwall                  []float64
-		flows                            []int64
+		flows, n3drops, drops            []int64
 	)
 	for _, r := range rows {
 		o := wall[r.Case.Name()]
@@ -226,6 +279,7 @@ func Table(outs []Outcome) *frame.Table {
 		n3, est, errs = append(n3, r.NS3), append(est, r.Est), append(errs, r.Error)
 		n3wall, estwall = append(n3wall, o.Wall[ns3.Name]), append(estwall, o.Wall[r.Estimator])
 		flows = append(flows, int64(r.Flows))
+		n3drops, drops = append(n3drops, o.Drops[ns3.Name]), append(drops, o.Drops[r.Estimator])
 	}
 	return &frame.Table{Columns: []frame.Column{
 		frame.StringColumn("case", cs),
@@ -241,6 +295,8 @@ func Table(outs []Outcome) *frame.Table {
 		frame.Float64Column("error", errs),
 		frame.Float64Column("ns3_wall_s", n3wall),
 		frame.Float64Column("wall_s", estwall),
+		frame.Int64Column("ns3_drops", n3drops),
+		frame.Int64Column("drops", drops),
 	}}
 }
 
@@ -276,6 +332,11 @@ func Markdown(outs []Outcome) string {
 	for _, o := range outs {
 		fmt.Fprintf(&b, "\n%s (measured max load %.3f, %d flows; ns-3 %.1f s, packetsim-window %.2f s, packetsim-rate %.2f s)\n\n",
 			o.Case.Name(), o.MaxLoad, o.Flows, o.Wall[ns3.Name], o.Wall[Window], o.Wall[Rate])
+		if o.Case.Spec.Network.BufferBytes > 0 {
+			fmt.Fprintf(&b, "packets dropped: ns-3 %d, packetsim-window %d, packetsim-rate %d\n\n", o.Drops[ns3.Name], o.Drops[Window], o.Drops[Rate])
+			fmt.Fprintf(&b, "flows slower than the minimum RTO per bin: ns-3 %v, packetsim-window %v, packetsim-rate %v\n\n",
+				o.SlowerThanMinRTO(ns3.Name), o.SlowerThanMinRTO(Window), o.SlowerThanMinRTO(Rate))
+		}
 		b.WriteString("| size | flows | pct | ns-3 | packetsim-window | error | packetsim-rate | error |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 		for _, p := range Percentiles {
 			for _, r := range rows {

@@ -76,6 +76,34 @@ func TestCases(t *testing.T) {
 	}
 }
 
+// Finite gives every case the buffer, names it, and leaves the flows and
+// the rest of the network alone.
+func TestFinite(t *testing.T) {
+	cases, err := validate.Cases(300, []float64{0.6}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fin, err := validate.Finite(cases, 50_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range fin {
+		want := cases[i].Spec
+		want.Network.BufferBytes = 50_000
+		if c.Spec.Network != want.Network || c.Spec.Workload.Flows != want.Workload.Flows || c.Spec.Seed != want.Seed {
+			t.Errorf("%s: spec %+v, want %+v", c.Name(), c.Spec, want)
+		}
+		if !strings.HasSuffix(c.Name(), ", buffer 50000 B") || !strings.HasPrefix(c.Name(), cases[i].Name()) {
+			t.Errorf("name %q", c.Name())
+		}
+	}
+	for _, b := range []int64{0, -1} {
+		if _, err := validate.Finite(cases, b); err == nil {
+			t.Errorf("Finite(%d): no error", b)
+		}
+	}
+}
+
 // needNS3 fails the test when ns-3 is missing, or skips it when
 // TAILSCOPE_NO_NS3=1 (as in package ns3).
 func needNS3(t *testing.T) {
@@ -163,6 +191,37 @@ func TestAgainstNS3(t *testing.T) {
 	if got, want := strings.Count(md, "\n| "), len(cases)*(2+len(validate.Percentiles)*4); got != want {
 		t.Errorf("markdown has %d table lines, want %d:\n%s", got, want, md)
 	}
+}
+
+// A small finite-buffer case runs on every side with drops counted: the
+// buffer below the dumbbell's burst drops packets in ns-3 and in packetsim
+// (window and rate), every flow still finishes, and the report shows the
+// drops.
+func TestFiniteAgainstNS3(t *testing.T) {
+	needNS3(t)
+	all, err := validate.Cases(300, []float64{0.6}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := validate.Finite(all[:1], 40_000) // the dumbbell
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := validate.Run(context.Background(), t.TempDir(), cases, experiment.Local{Workers: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outs[0]
+	for _, name := range validate.Names {
+		if o.Drops[name] <= 0 || len(o.Records[name]) != o.Flows {
+			t.Errorf("%s: %d drops, %d records of %d flows; want drops and every flow", name, o.Drops[name], len(o.Records[name]), o.Flows)
+		}
+	}
+	md := validate.Markdown(outs)
+	if want := fmt.Sprintf("packets dropped: ns-3 %d, packetsim-window %d", o.Drops[ns3.Name], o.Drops[validate.Window]); !strings.Contains(md, want) {
+		t.Errorf("report lacks %q:\n%s", want, md)
+	}
+	t.Log(md)
 }
 
 // The suite's cases: every topology at every load.

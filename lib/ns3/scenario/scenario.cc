@@ -76,6 +76,9 @@ struct Flow
     int64_t firstByte = -1, end = -1;
     uint64_t queued = 0, rx = 0;
     bool failed = false;
+    // Sender's loss recoveries between its first and last byte: timeouts
+    // and fast retransmits.
+    uint32_t timeouts = 0, fastRecoveries = 0;
 };
 
 struct Settings
@@ -544,6 +547,25 @@ Listen(Ptr<Node> node)
     g_listeners.push_back(l);
 }
 
+// CongState counts a flow's entries into loss recovery while it runs.
+void
+CongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    Flow& f = g_flows[i];
+    if (f.firstByte < 0 || f.end >= 0)
+    {
+        return;
+    }
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        f.timeouts++;
+    }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        f.fastRecoveries++;
+    }
+}
+
 void
 Start(uint32_t i)
 {
@@ -559,6 +581,7 @@ Start(uint32_t i)
     // so overwriting a stale entry is safe.
     g_table[MakeKey(f.srcAddr, f.dstAddr, sport, kPort)] = 2 * i;
     g_table[MakeKey(f.dstAddr, f.srcAddr, kPort, sport)] = 2 * i + 1;
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, i));
     s->SetConnectCallback(MakeBoundCallback(&Connected, i), MakeBoundCallback(&Failed, i));
     s->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(), MakeBoundCallback(&Failed, i));
     g_connecting = i;
@@ -749,6 +772,14 @@ main(int argc, char* argv[])
         std::fprintf(out,
                      "flow %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRIu64 "\n",
                      f.id, fct, f.start, f.firstByte, f.end, f.rx);
+    }
+    std::fprintf(out, "# loss id timeouts fast_recoveries (flows that had any)\n");
+    for (const Flow& f : g_flows)
+    {
+        if (f.timeouts + f.fastRecoveries > 0)
+        {
+            std::fprintf(out, "loss %" PRId64 " %u %u\n", f.id, f.timeouts, f.fastRecoveries);
+        }
     }
     std::fprintf(out, "# channel id packets bytes drops marks (IP packets through its queue disc)\n");
     for (size_t c = 0; c < g_chans.size(); c++)
