@@ -17,10 +17,8 @@ func Models(cfg netcfg.Config) error {
 	switch {
 	case cfg.CC != "dctcp-window":
 		return fmt.Errorf("ns3: stock ns-3 runs window-based DCTCP (TcpDctcp), not congestion control %q: set cc \"dctcp-window\" (network preset \"ns3\") or use packetsim", cfg.CC)
-	case cfg.SharedBuffer():
-		return fmt.Errorf("ns3: our stock ns-3 scenario has no shared switch buffers or PFC: use packetsim (or buffer_bytes, a buffer per port)")
 	case cfg.ECNMark != "enqueue":
 		return fmt.Errorf("ns3: stock ns-3's RED queue disc marks ECN at enqueue, not at %s: set ecn_mark \"enqueue\" (network preset \"ns3\") or use packetsim", cfg.ECNMark)
 	}
-	return nil
+	return supported(cfg)
 }
