@@ -36,6 +36,7 @@ BIN = ROOT / "build" / "bin"
 NOTEBOOKS = [
     "01-quickstart", "02-workloads", "03-parsimon", "04-sweep", "05-m3",
     "06-ns3-validation", "07-cceval", "08-pfs", "09-dscale", "10-large-scale",
+    "11-whatif",
 ]
 
 # frame.Meta's fields under their metadata keys (lib/frame/meta.go).
