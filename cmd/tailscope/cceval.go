@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/ccstudy"
@@ -136,7 +134,7 @@ func ccevalEstimate(args []string) error {
 	if err := mkdirOut(*cf.out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	e, err := ccstudy.Estimate(ctx, cases, b, cfg, exec, *cf.out)
 	if err != nil {

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/tailscope/tailscope/lib/largescale"
 	"github.com/tailscope/tailscope/lib/progress"
@@ -49,7 +46,7 @@ func runLargescale(args []string) error {
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interruptible()
 		defer stop()
 		if err := largescale.Run(ctx, *out, s, ps, exec, progress.NewLine(os.Stderr, "largescale")); err != nil {
 			return err

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"github.com/tailscope/tailscope/lib/pfsstudy"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/pfs"
@@ -96,7 +93,7 @@ func runPFSRun(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	c, err := pfsstudy.Run(ctx, sc, o, ex, filepath.Join(*out, "chunks"), progress.NewLine(os.Stderr, "pfs chunks"))
 	if err != nil {
@@ -126,7 +123,7 @@ func runPFSCurves(args []string) error {
 		}
 	}
 	var all []pfs.Point
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	for _, c := range pfsstudy.Curves(sets[0], sets[1], sets[2]) {
 		lines := progress.NewLine(os.Stdout, "pfs "+c.Name)

@@ -1,13 +1,6 @@
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
-
-	"github.com/tailscope/tailscope/lib/experiment"
-)
+import "github.com/tailscope/tailscope/lib/experiment"
 
 func init() {
 	register("task", "run one element of a Slurm job array (\"task run --batch F --index N\"; used by sweep --executor slurm)", runTask)
@@ -16,7 +9,7 @@ func init() {
 // runTask is what every Slurm array element runs: the same binary as the
 // sweep that submitted it. Slurm signals SIGTERM at the time limit.
 func runTask(args []string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	return experiment.WorkerMain(ctx, args)
 }

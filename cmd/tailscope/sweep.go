@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
@@ -91,7 +88,7 @@ func runSweep(args []string) error {
 	if err := os.WriteFile(filepath.Join(*out, "sweep.json"), append(manifest, '\n'), 0o644); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	t0 := time.Now()
 	rep, err := experiment.Sweep(ctx, *out, tasks, exec, progress.NewLine(os.Stderr, "sweep"))

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/plot"
@@ -65,7 +62,7 @@ func runValidate(args []string) error {
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	outs, err := validate.Run(ctx, *out, cases, exec, progress.NewLine(os.Stderr, "validate ns3"))
 	if err != nil {

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
@@ -79,7 +76,7 @@ func runWhatIf(args []string) error {
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible()
 	defer stop()
 	t0 := time.Now()
 	res, err := whatif.Run(ctx, whatif.Options{Spec: s, Param: *param, Values: vals, Estimators: split(*names),
