@@ -8,6 +8,7 @@ import (
 	"github.com/tailscope/tailscope/lib/dscale"
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/pfs"
@@ -15,7 +16,7 @@ import (
 
 // optionTypes returns a fresh value of every estimator's options type.
 func optionTypes() []any {
-	return []any{&flowsim.Options{}, &m3.Options{}, &ns3Options{}, &packetsim.Options{}, &parsimon.Options{},
+	return []any{&flowsim.Options{}, &m3.Options{}, &ns3.Options{}, &packetsim.Options{}, &parsimon.Options{},
 		&parsimonCOptions{}, &dscale.EstimateOptions{}, &pfs.Options{}, &pfs.ChunkOptions{}}
 }
 

@@ -3,38 +3,24 @@ package estimator
 import (
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// ns3Options are the ns3 options settable from JSON.
-type ns3Options struct {
-	StopAtNanos      int64   `json:"stop_at_ns,omitempty"`
-	TimeLimitSeconds float64 `json:"time_limit_s,omitempty"`
-	WorkDir          string  `json:"work_dir,omitempty"`
-	Program          string  `json:"program,omitempty"`
-}
-
 func init() {
-	register(ns3.Name, typed(func() any { return new(ns3Options) }), runNS3)
+	register(ns3.Name, typed(func() any { return new(ns3.Options) }), runNS3)
 	modelers[ns3.Name] = func(cfg netcfg.Config, _ []byte) error { return ns3.Models(cfg) }
 }
 
 func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-	var o ns3Options
+	var o ns3.Options
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	res, err := ns3.Simulate(ctx, sc.Net, sc.Flows, sc.Spec.Network, ns3.Options{
-		WorkDir:     o.WorkDir,
-		TimeLimit:   time.Duration(o.TimeLimitSeconds * float64(time.Second)),
-		Progress:    reporter(ctx, "ns3"),
-		Program:     o.Program,
-		StopAtNanos: o.StopAtNanos,
-	})
+	o.Progress = reporter(ctx, "ns3")
+	res, err := ns3.Simulate(ctx, sc.Net, sc.Flows, sc.Spec.Network, o)
 	if err != nil {
 		return nil, err
 	}

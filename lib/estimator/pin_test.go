@@ -51,6 +51,22 @@ func TestResolvePinned(t *testing.T) {
 	}
 }
 
+// TestResolvePinnedNS3 pins ns3's canonical options JSON with every option
+// set, as the mirror struct lib/estimator held before ns3.Options took JSON
+// tags resolved it (field order and the time limit in seconds).
+func TestResolvePinnedNS3(t *testing.T) {
+	for _, tc := range []struct{ opts, want string }{
+		{`{"program":"p","time_limit_s":2.5,"work_dir":"w","stop_at_ns":9}`, `{"stop_at_ns":9,"time_limit_s":2.5,"work_dir":"w","program":"p"}`},
+		{`{"time_limit_s":0.001}`, `{"time_limit_s":0.001}`},
+		{`{"time_limit_s":0}`, `{}`},
+	} {
+		got, err := Resolve("ns3", tc.opts)
+		if err != nil || got != tc.want {
+			t.Errorf("ns3 %s: resolved %s (%v), pinned %s", tc.opts, got, err, tc.want)
+		}
+	}
+}
+
 // Runtime-only fields of the estimators' Options (json:"-") and options of
 // another variant are refused like any unknown option.
 func TestResolveRefusesRuntimeFields(t *testing.T) {
@@ -65,6 +81,9 @@ func TestResolveRefusesRuntimeFields(t *testing.T) {
 		{"parsimon", `{"Links":null}`},
 		{"parsimon-ns3", `{"quantiles":10}`},
 		{"flowsim", `{"Progress":null}`},
+		{"ns3", `{"Progress":null}`},
+		{"ns3", `{"KBytes":{"0":30000}}`},
+		{"ns3", `{"TimeLimitSeconds":1}`},
 	} {
 		if got, err := Resolve(tc.name, tc.opts); err == nil {
 			t.Errorf("%s %s: accepted as %s", tc.name, tc.opts, got)

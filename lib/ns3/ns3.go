@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,28 +26,36 @@ import (
 const Name = "ns3"
 
 // Options control a run. The zero value runs in a temporary directory with
-// no time limit, no progress output and the default program.
+// no time limit, no progress output and the default program. The JSON
+// fields are the ns3 estimator's options (lib/estimator), in the order of
+// their canonical JSON; the others are for callers in Go only.
 type Options struct {
-	// WorkDir receives the input and output files and is kept; "" means a
-	// temporary directory, removed afterwards.
-	WorkDir string
-	// TimeLimit bounds the wall time of the simulation; 0 means none.
-	TimeLimit time.Duration
-	// Progress receives the program's progress reports (flows done of
-	// all); nil discards them.
-	Progress progress.Reporter
-	// Program is the scenario program to run as it is; "" means
-	// DefaultProgram(), built or rebuilt when needed.
-	Program string
-	// KBytes overrides the ECN marking threshold of single ports, as in
-	// packetsim: channel id -> K in bytes (Parsimon's link-level
-	// simulations set the target port's).
-	KBytes map[int]int64
 	// StopAtNanos runs the simulation to this simulated time, also when
 	// every flow finished earlier (closing handshakes then drain); flows not
 	// finished by then are left out of the records. 0 runs until the last
 	// flow is done.
-	StopAtNanos int64
+	StopAtNanos int64 `json:"stop_at_ns,omitempty"`
+	// TimeLimitSeconds bounds the wall time of the simulation; 0 means
+	// none.
+	TimeLimitSeconds float64 `json:"time_limit_s,omitempty"`
+	// WorkDir receives the input and output files and is kept; "" means a
+	// temporary directory, removed afterwards.
+	WorkDir string `json:"work_dir,omitempty"`
+	// Program is the scenario program to run as it is; "" means
+	// DefaultProgram(), built or rebuilt when needed.
+	Program string `json:"program,omitempty"`
+	// Progress receives the program's progress reports (flows done of
+	// all); nil discards them.
+	Progress progress.Reporter `json:"-"`
+	// KBytes overrides the ECN marking threshold of single ports, as in
+	// packetsim: channel id -> K in bytes (Parsimon's link-level
+	// simulations set the target port's).
+	KBytes map[int]int64 `json:"-"`
+}
+
+// timeLimit is TimeLimitSeconds as a duration.
+func (o Options) timeLimit() time.Duration {
+	return time.Duration(o.TimeLimitSeconds * float64(time.Second))
 }
 
 // FlowOutcome is one flow as the program reported it. FirstByte and End
@@ -123,8 +132,8 @@ func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 	if err := workload.Check(net, flows); err != nil {
 		return nil, err
 	}
-	if opts.StopAtNanos < 0 || opts.TimeLimit < 0 {
-		return nil, fmt.Errorf("ns3: stop time %d ns and time limit %v must not be negative", opts.StopAtNanos, opts.TimeLimit)
+	if opts.StopAtNanos < 0 || !(opts.TimeLimitSeconds >= 0) || math.IsInf(opts.TimeLimitSeconds, 1) {
+		return nil, fmt.Errorf("ns3: stop time %d ns and time limit %g s must not be negative (or NaN, or infinite)", opts.StopAtNanos, opts.TimeLimitSeconds)
 	}
 	for c, k := range opts.KBytes {
 		if c < 0 || c >= len(net.Channels) || k < 0 {
@@ -288,9 +297,9 @@ func writeFlows(w io.Writer, flows []workload.Flow, paths [][]int) error {
 // execute runs the program, passing progress lines on and keeping the
 // rest of its stderr for error messages.
 func execute(ctx context.Context, prog string, args []string, opts Options) error {
-	if opts.TimeLimit > 0 {
+	if opts.TimeLimitSeconds > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.TimeLimit)
+		ctx, cancel = context.WithTimeout(ctx, opts.timeLimit())
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, prog, args...)
@@ -322,7 +331,7 @@ func execute(ctx context.Context, prog string, args []string, opts Options) erro
 	err = cmd.Wait()
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return fmt.Errorf("ns3: the simulation exceeded its time limit of %v (last report: %s)", opts.TimeLimit, orNone(last))
+		return fmt.Errorf("ns3: the simulation exceeded its time limit of %v (last report: %s)", opts.timeLimit(), orNone(last))
 	case ctx.Err() != nil:
 		return fmt.Errorf("ns3: the simulation was stopped: %w", ctx.Err())
 	case err != nil:

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -474,7 +473,7 @@ func TestTimeLimit(t *testing.T) {
 	for i := range flows {
 		flows[i].Size = 10_000_000
 	}
-	_, err = Run(context.Background(), net, flows, netcfg.Default(), Options{TimeLimit: 200 * time.Millisecond})
+	_, err = Run(context.Background(), net, flows, netcfg.Default(), Options{TimeLimitSeconds: 0.2})
 	if err == nil || !strings.Contains(err.Error(), "time limit") {
 		t.Fatalf("err = %v, want the time limit to stop the run", err)
 	}
