@@ -20,7 +20,7 @@ const DefaultBackgroundHosts = 4
 // join and leave the path (m3 §3.3).
 //
 // Background hosts hang off each switch in attachment groups of
-// Spec.BackgroundHosts hosts, one group per link delay: a flow that joins
+// Spec.GroupHosts hosts (Spec.Groups), one group per link delay: a flow that joins
 // the path at a switch enters from a host whose link has the propagation
 // delay of the flow's route before the path, and one that leaves goes to a
 // host whose link has the delay of its route after the path. Base round
@@ -31,7 +31,7 @@ const DefaultBackgroundHosts = 4
 // real network does not have: on the 32-rack fabric that inflated the
 // foreground p99 by about a third.
 type PathSim struct {
-	Spec  topo.ParkingLotSpec // the chain (Hops, Bandwidths, Delay) and background host links
+	Spec  topo.ParkingLotSpec // the chain (Hops, Bandwidths, Delay) and attachment groups; Net is topo.ParkingLot(Spec)
 	Net   *topo.Network
 	Flows []workload.Flow // on Net, ids 0..n-1 in start order
 	// First and Last are the first and last chain hop of each flow.
@@ -57,70 +57,17 @@ func (s *PathSim) chain() (bandwidths, delays []int64) {
 	return bandwidths, delays
 }
 
-// lot builds a parking lot with attachment groups. Node ids: 0 the
-// foreground source, 1 its destination, 2..Hops the switches along the
-// chain, then background hosts group by group in order of first use.
-// Host links take spec.HostBandwidth when the network is built, so that
-// a caller may raise it while adding flows.
-type lot struct {
-	spec  topo.ParkingLotSpec
-	nodes []topo.Node
-	links []topo.Link
-	// groups[sw] lists the attachment groups of switch sw; a switch has
-	// a handful, so a scan beats a map.
-	groups [][]group
-}
-
-// group is an attachment group: its links' delay and its first host.
-type group struct {
-	delay int64
-	first int
-}
-
-// newLot lays out the chain of spec (Hops, Bandwidths, Delay;
-// HostBandwidth and BackgroundHosts are for the groups).
-func newLot(spec topo.ParkingLotSpec) (*lot, error) {
-	switch {
-	case spec.Hops < 1 || len(spec.Bandwidths) != spec.Hops:
-		return nil, fmt.Errorf("m3: parking lot of %d hops with %d bandwidths", spec.Hops, len(spec.Bandwidths))
-	case spec.BackgroundHosts < 1 || spec.HostBandwidth <= 0 || spec.Delay < 0:
-		return nil, fmt.Errorf("m3: parking lot needs background hosts, a host bandwidth and a delay, got %+v", spec)
-	}
-	l := &lot{spec: spec, groups: make([][]group, spec.Hops-1)}
-	chain := []int{0}
-	for i := 1; i < spec.Hops; i++ {
-		chain = append(chain, 1+i)
-	}
-	chain = append(chain, 1)
-	for id := range 1 + spec.Hops {
-		kind := topo.Switch
-		if id < 2 {
-			kind = topo.Host
-		}
-		l.nodes = append(l.nodes, topo.Node{ID: id, Kind: kind, Rack: -1, Pod: -1})
-	}
-	for i := range spec.Hops {
-		l.links = append(l.links, topo.Link{A: chain[i], B: chain[i+1], Bandwidth: spec.Bandwidths[i], Delay: spec.Delay})
-	}
-	return l, nil
-}
-
-// host returns background host slot (mod BackgroundHosts) of the group at
-// switch sw (0-based along the chain) whose links have the given delay,
-// creating the group on first use.
-func (l *lot) host(sw int, delay int64, slot int) int {
-	for _, g := range l.groups[sw] {
-		if g.delay == delay {
-			return g.first + slot%l.spec.BackgroundHosts
+// attach returns host slot (mod GroupHosts) of the attachment group of
+// spec at switch sw (0-based along the chain) whose links have the given
+// delay, adding the group to spec.Groups on first use.
+func attach(spec *topo.ParkingLotSpec, sw int, delay int64, slot int) int {
+	for g, hg := range spec.Groups {
+		if hg.Switch == sw && hg.Delay == delay {
+			return spec.GroupHost(g, slot%spec.GroupHosts)
 		}
 	}
-	first := len(l.nodes)
-	l.groups[sw] = append(l.groups[sw], group{delay, first})
-	for j := range l.spec.BackgroundHosts {
-		l.nodes = append(l.nodes, topo.Node{ID: first + j, Kind: topo.Host, Rack: -1, Pod: -1})
-		l.links = append(l.links, topo.Link{A: first + j, B: 2 + sw, Delay: delay})
-	}
-	return first + slot%l.spec.BackgroundHosts
+	spec.Groups = append(spec.Groups, topo.HostGroup{Switch: sw, Delay: delay})
+	return spec.GroupHost(len(spec.Groups)-1, slot%spec.GroupHosts)
 }
 
 // endpoints returns the parking-lot hosts of a flow crossing chain hops
@@ -128,22 +75,15 @@ func (l *lot) host(sw int, delay int64, slot int) int {
 // group at the switch before hop first with link delay in, and host 1 when
 // it leaves after the last hop, else one of the group at the switch after
 // hop last with delay out. srcSlot and dstSlot pick the host in a group.
-func (l *lot) endpoints(first, last int, in, out int64, srcSlot, dstSlot int) (src, dst int) {
+func endpoints(spec *topo.ParkingLotSpec, first, last int, in, out int64, srcSlot, dstSlot int) (src, dst int) {
 	src, dst = 0, 1
 	if first > 0 {
-		src = l.host(first-1, in, srcSlot)
+		src = attach(spec, first-1, in, srcSlot)
 	}
-	if last < l.spec.Hops-1 {
-		dst = l.host(last, out, dstSlot)
+	if last < spec.Hops-1 {
+		dst = attach(spec, last, out, dstSlot)
 	}
 	return src, dst
-}
-
-func (l *lot) network() (*topo.Network, error) {
-	for i := l.spec.Hops; i < len(l.links); i++ {
-		l.links[i].Bandwidth = l.spec.HostBandwidth
-	}
-	return topo.New(fmt.Sprintf("parkinglot-%dhop", l.spec.Hops), l.nodes, l.links)
 }
 
 // PathSim builds the parking lot of path p of flows on net: hop i has the
@@ -159,7 +99,7 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 		bgHosts = DefaultBackgroundHosts
 	}
 	chans, fg := d.Channels(p), d.Foreground(p)
-	spec := topo.ParkingLotSpec{Hops: len(chans), BackgroundHosts: bgHosts}
+	spec := topo.ParkingLotSpec{Hops: len(chans), GroupHosts: bgHosts}
 	var delay int64
 	for _, c := range chans {
 		spec.Bandwidths = append(spec.Bandwidths, net.Channels[c].Bandwidth)
@@ -167,15 +107,6 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 	}
 	spec.Delay = max(delay/int64(len(chans)), 1)
 	bg := d.Background(p)
-	// The foreground flows' NICs give a first host bandwidth; the
-	// background flows' raise it as they are added (see lot).
-	for _, f := range fg {
-		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[d.Route(int(f))[0]].Bandwidth)
-	}
-	l, err := newLot(spec)
-	if err != nil {
-		return nil, err
-	}
 	// Flows are in start order (workload.Check), so merging the ascending
 	// foreground and background lists by index keeps start order.
 	n := len(fg) + len(bg)
@@ -183,9 +114,9 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 		Foreground: make([]bool, 0, n), Orig: make([]int, 0, n)}
 	add := func(f, a, b int, fg bool) {
 		route := d.Route(f)
-		l.spec.HostBandwidth = max(l.spec.HostBandwidth, net.Channels[route[0]].Bandwidth)
+		spec.HostBandwidth = max(spec.HostBandwidth, net.Channels[route[0]].Bandwidth)
 		in, out := offPathDelays(net, route, chans[a], chans[b])
-		src, dst := l.endpoints(a, b, in, out, flows[f].Src, flows[f].Dst)
+		src, dst := endpoints(&spec, a, b, in, out, flows[f].Src, flows[f].Dst)
 		sim.Flows = append(sim.Flows, workload.Flow{ID: len(sim.Flows), Src: src, Dst: dst, Size: flows[f].Size, Start: flows[f].Start})
 		sim.First, sim.Last = append(sim.First, a), append(sim.Last, b)
 		sim.Foreground, sim.Orig = append(sim.Foreground, fg), append(sim.Orig, f)
@@ -200,8 +131,9 @@ func (d *Decomposition) PathSim(net *topo.Network, flows []workload.Flow, p, bgH
 			j++
 		}
 	}
-	sim.Spec = l.spec
-	if sim.Net, err = l.network(); err != nil {
+	sim.Spec = spec
+	var err error
+	if sim.Net, err = topo.ParkingLot(spec); err != nil {
 		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}
 	return sim, nil

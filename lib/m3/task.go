@@ -166,11 +166,7 @@ func (t Task) Build() (*PathSim, error) {
 		return nil, fmt.Errorf("m3: task %d: needs background hosts, got %d", t.Index, t.BackgroundHosts)
 	}
 	spec := topo.ParkingLotSpec{Hops: t.Hops, Bandwidths: t.Bandwidths, HostBandwidth: 10 * topo.Gbps,
-		Delay: topo.Microsecond, BackgroundHosts: t.BackgroundHosts}
-	l, err := newLot(spec)
-	if err != nil {
-		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
-	}
+		Delay: topo.Microsecond, GroupHosts: t.BackgroundHosts}
 	type span struct{ first, last int }
 	var pairs [][2]int
 	spans := map[[2]int]span{}
@@ -180,7 +176,7 @@ func (t Task) Build() (*PathSim, error) {
 				continue
 			}
 			for j := 0; j < t.BackgroundHosts; j++ {
-				src, dst := l.endpoints(a, b, int64(a)*spec.Delay, int64(t.Hops-1-b)*spec.Delay, j, j)
+				src, dst := endpoints(&spec, a, b, int64(a)*spec.Delay, int64(t.Hops-1-b)*spec.Delay, j, j)
 				pairs = append(pairs, [2]int{src, dst})
 				spans[[2]int{src, dst}] = span{a, b}
 			}
@@ -191,7 +187,7 @@ func (t Task) Build() (*PathSim, error) {
 		pairs = append(pairs, [2]int{0, 1})
 	}
 	spans[[2]int{0, 1}] = span{0, t.Hops - 1}
-	net, err := l.network()
+	net, err := topo.ParkingLot(spec)
 	if err != nil {
 		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
 	}

@@ -124,7 +124,8 @@ func Fabric(s FabricSpec) (*Network, error) {
 
 // ParkingLotSpec describes a parking lot: a chain of Hops links from host 0
 // (the foreground source) through Hops-1 switches to host 1 (the foreground
-// destination), with BackgroundHosts extra hosts attached to every switch.
+// destination), with BackgroundHosts extra hosts attached to every switch,
+// or, with GroupHosts set, with background hosts attached in Groups.
 type ParkingLotSpec struct {
 	Hops            int     `json:"hops,omitempty"`
 	Bandwidths      []int64 `json:"bandwidths,omitempty"`     // per hop along the chain, bps; empty: all Bandwidth
@@ -132,15 +133,33 @@ type ParkingLotSpec struct {
 	HostBandwidth   int64   `json:"host_bandwidth,omitempty"` // background host links, bps (default Bandwidth)
 	Delay           int64   `json:"delay,omitempty"`          // every link, ns (default 1 us)
 	BackgroundHosts int     `json:"background_hosts,omitempty"`
+	// GroupHosts, when positive, replaces BackgroundHosts (which must then
+	// be 0): every group of Groups has GroupHosts hosts on its switch,
+	// linked with the group's delay. m3's path-level simulations attach
+	// each background flow to a group whose delay is its route's off the
+	// path, so that its base round trip is the real one.
+	GroupHosts int         `json:"group_hosts,omitempty"`
+	Groups     []HostGroup `json:"groups,omitempty"`
+}
+
+// HostGroup is a group of background hosts of a parking lot: on chain
+// switch Switch (0-based from the source), linked with delay Delay (ns).
+type HostGroup struct {
+	Switch int   `json:"switch"`
+	Delay  int64 `json:"delay"`
 }
 
 // BackgroundHost is the id of background host j at switch i (0-based along
-// the chain from the source).
+// the chain from the source), without GroupHosts.
 func (s ParkingLotSpec) BackgroundHost(i, j int) int { return 2 + i*s.BackgroundHosts + j }
+
+// GroupHost is the id of host j of group g (Groups[g]), with GroupHosts.
+func (s ParkingLotSpec) GroupHost(g, j int) int { return 1 + s.Hops + g*s.GroupHosts + j }
 
 // ChainPairs lists host pairs in chain order: from the source or a
 // switch's background host to a background host of a later switch or the
 // destination, so that paths of every length from 1 to Hops share links.
+// It lists BackgroundHosts' hosts, not those of Groups.
 func (s ParkingLotSpec) ChainPairs() [][2]int {
 	type point struct{ pos, host int } // pos: -1 before switch 0, Hops-1 after the last
 	pts := []point{{-1, 0}, {s.Hops - 1, 1}}
@@ -161,10 +180,18 @@ func (s ParkingLotSpec) ChainPairs() [][2]int {
 }
 
 // Switch is the id of switch i along the chain.
-func (s ParkingLotSpec) Switch(i int) int { return 2 + (s.Hops-1)*s.BackgroundHosts + i }
+func (s ParkingLotSpec) Switch(i int) int {
+	if s.GroupHosts > 0 {
+		return 2 + i
+	}
+	return 2 + (s.Hops-1)*s.BackgroundHosts + i
+}
 
 // ParkingLot builds a parking lot. Node ids: 0 source, 1 destination, then
-// background hosts switch by switch (see BackgroundHost), then switches.
+// background hosts switch by switch (see BackgroundHost), then switches;
+// with GroupHosts, the switches come before the background hosts, which
+// follow group by group (see GroupHost). Links: the chain's from the
+// source, then the background hosts' in the order of their ids.
 func ParkingLot(s ParkingLotSpec) (*Network, error) {
 	if s.Hops < 1 {
 		return nil, fmt.Errorf("topo: parking lot needs at least 1 hop, got %d", s.Hops)
@@ -187,8 +214,21 @@ func ParkingLot(s ParkingLotSpec) (*Network, error) {
 		return nil, fmt.Errorf("topo: parking lot has %d hops but %d bandwidths", s.Hops, len(s.Bandwidths))
 	}
 	sw := s.Hops - 1
-	total := 2 + sw*s.BackgroundHosts + sw
-	nodes := make([]Node, total)
+	switch {
+	case s.BackgroundHosts < 0 || s.GroupHosts < 0:
+		return nil, fmt.Errorf("topo: parking lot with %d background hosts and %d per group: must not be negative", s.BackgroundHosts, s.GroupHosts)
+	case s.GroupHosts > 0 && s.BackgroundHosts > 0:
+		return nil, fmt.Errorf("topo: parking lot with %d background hosts per switch and %d per group: choose one", s.BackgroundHosts, s.GroupHosts)
+	case s.GroupHosts == 0 && len(s.Groups) > 0:
+		return nil, fmt.Errorf("topo: parking lot with %d host groups needs group_hosts", len(s.Groups))
+	}
+	for g, hg := range s.Groups {
+		if hg.Switch < 0 || hg.Switch >= sw || hg.Delay < 0 {
+			return nil, fmt.Errorf("topo: parking lot host group %d on switch %d with delay %d ns: want a switch 0..%d and a delay >= 0", g, hg.Switch, hg.Delay, sw-1)
+		}
+	}
+	background := sw*s.BackgroundHosts + len(s.Groups)*s.GroupHosts
+	nodes := make([]Node, 2+background+sw)
 	for id := range nodes {
 		nodes[id] = Node{ID: id, Kind: Host, Rack: -1, Pod: -1}
 	}
@@ -207,6 +247,11 @@ func ParkingLot(s ParkingLotSpec) (*Network, error) {
 	for i := 0; i < sw; i++ {
 		for j := 0; j < s.BackgroundHosts; j++ {
 			links = append(links, Link{A: s.BackgroundHost(i, j), B: s.Switch(i), Bandwidth: s.HostBandwidth, Delay: s.Delay})
+		}
+	}
+	for g, hg := range s.Groups {
+		for j := 0; j < s.GroupHosts; j++ {
+			links = append(links, Link{A: s.GroupHost(g, j), B: s.Switch(hg.Switch), Bandwidth: s.HostBandwidth, Delay: hg.Delay})
 		}
 	}
 	return New(fmt.Sprintf("parkinglot-%dhop", s.Hops), nodes, links)

@@ -490,3 +490,57 @@ func TestPairLists(t *testing.T) {
 		}
 	}
 }
+
+// A parking lot with attachment groups: every group host reaches the
+// destination over its group's link and the chain after its switch, so
+// the path's propagation delay is the group delay plus one chain delay
+// per remaining hop, and the node ids follow GroupHost and Switch.
+func TestParkingLotGroups(t *testing.T) {
+	const d = 700
+	s := ParkingLotSpec{Hops: 4, Delay: d, HostBandwidth: 25 * Gbps, GroupHosts: 2,
+		Groups: []HostGroup{{Switch: 2, Delay: 0}, {Switch: 0, Delay: 3 * d}, {Switch: 0, Delay: d}}}
+	net, err := ParkingLot(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, switches := net.CountKinds()
+	if hosts != 2+3*2 || switches != 3 {
+		t.Fatalf("%d hosts and %d switches, want 8 and 3", hosts, switches)
+	}
+	for i := range 3 {
+		if net.IsHost(s.Switch(i)) || s.Switch(i) != 2+i {
+			t.Errorf("switch %d has id %d", i, s.Switch(i))
+		}
+	}
+	for g, hg := range s.Groups {
+		for j := range s.GroupHosts {
+			h := s.GroupHost(g, j)
+			path, err := net.Path(0, h, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var delay int64
+			for _, c := range path {
+				delay += net.Channels[c].Delay
+			}
+			if want := hg.Delay + int64(s.Hops-1-hg.Switch)*d; delay != want || len(path) != s.Hops-hg.Switch {
+				t.Errorf("group %d host %d (id %d): %d hops, %d ns to the destination, want %d and %d", g, j, h, len(path), delay, s.Hops-hg.Switch, want)
+			}
+			if bw := net.Channels[path[0]].Bandwidth; bw != s.HostBandwidth {
+				t.Errorf("group %d host %d: link of %d bps, want %d", g, j, bw, s.HostBandwidth)
+			}
+		}
+	}
+	for _, bad := range []ParkingLotSpec{
+		{Hops: 3, GroupHosts: 1, BackgroundHosts: 1},
+		{Hops: 3, Groups: []HostGroup{{}}},
+		{Hops: 3, GroupHosts: 1, Groups: []HostGroup{{Switch: 2}}},
+		{Hops: 3, GroupHosts: 1, Groups: []HostGroup{{Delay: -1}}},
+		{Hops: 3, GroupHosts: -1},
+		{Hops: 3, BackgroundHosts: -1},
+	} {
+		if _, err := ParkingLot(bad); err == nil {
+			t.Errorf("%+v: accepted", bad)
+		}
+	}
+}
