@@ -80,7 +80,7 @@ func TestCoverageMD1Packetsim(t *testing.T) {
 			at += r.ExpFloat64() * service / rho
 			fl[i] = workload.Flow{ID: i, Src: r.IntN(senders), Dst: senders, Size: cfg.PayloadBytes, Start: int64(at)}
 		}
-		res, err := packetsim.Run(net, fl, cfg, packetsim.Options{})
+		res, err := packetsim.Run(context.Background(), net, fl, cfg, packetsim.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -49,7 +49,7 @@ func Estimate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 	if len(est.Congested) == 0 {
 		t0 := time.Now()
 		pilot := flows[:max(2, int(o.PilotShare*float64(len(flows))))]
-		res, err := simulate(ctx, net, pilot, cfg, packetsim.Options{})
+		res, err := packetsim.Run(ctx, net, pilot, cfg, packetsim.Options{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("dscale: pilot run: %w", err)
 		}
@@ -67,7 +67,7 @@ func Estimate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 			return nil, nil, err
 		}
 		t0 := time.Now()
-		res, err := simulate(ctx, r.Net, r.Flows, r.Config, packetsim.Options{KBytes: r.KBytes, Paths: r.Paths()})
+		res, err := packetsim.Run(ctx, r.Net, r.Flows, r.Config, packetsim.Options{KBytes: r.KBytes, Paths: r.Paths()})
 		if err != nil {
 			return nil, nil, fmt.Errorf("dscale: replica: %w", err)
 		}
@@ -100,24 +100,4 @@ func Estimate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 			FCT: ideal, Ideal: ideal, Slowdown: 1})
 	}
 	return out, est, nil
-}
-
-// simulate is packetsim.Run that stops with ctx's error soon after ctx is
-// cancelled. packetsim takes no context; the check rides on its records,
-// which it hands over as flows finish, as the estimator package's
-// streaming runs do.
-func simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts packetsim.Options) (*packetsim.Result, error) {
-	recs := make([]metrics.Record, 0, len(flows))
-	res, err := packetsim.Stream(net, workload.SliceSource(flows), cfg, opts, func(r metrics.Record) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		recs = append(recs, r)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	res.Records = recs
-	return res, nil
 }

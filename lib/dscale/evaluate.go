@@ -86,7 +86,7 @@ func Evaluate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 	sims := 2 + len(o.Alphas) // the original, DSCALEd and one DSCALEs per alpha
 
 	t0 := time.Now()
-	res, err := simulate(ctx, net, flows, cfg, packetsim.Options{SampleEveryNanos: o.SampleEveryNanos, SampleChannels: cand})
+	res, err := packetsim.Run(ctx, net, flows, cfg, packetsim.Options{SampleEveryNanos: o.SampleEveryNanos, SampleChannels: cand})
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func Evaluate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 		}
 		sort.Ints(sampled)
 		t0 := time.Now()
-		rr, err := simulate(ctx, rep.Net, rep.Flows, rep.Config, packetsim.Options{KBytes: rep.KBytes, Paths: rep.Paths(), SampleEveryNanos: o.SampleEveryNanos, SampleChannels: sampled})
+		rr, err := packetsim.Run(ctx, rep.Net, rep.Flows, rep.Config, packetsim.Options{KBytes: rep.KBytes, Paths: rep.Paths(), SampleEveryNanos: o.SampleEveryNanos, SampleChannels: sampled})
 		if err != nil {
 			return nil, fmt.Errorf("dscale: replica %s: %w", ro.Method, err)
 		}

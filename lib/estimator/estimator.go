@@ -226,9 +226,6 @@ func registerStream(name string, s streamer) {
 		}
 		var recs []metrics.Record
 		res, err := s.run(ctx, sc, src, opts, func(r metrics.Record) error {
-			if err := cancelled(ctx); err != nil {
-				return err
-			}
 			recs = append(recs, r)
 			return nil
 		})
@@ -238,19 +235,6 @@ func registerStream(name string, s streamer) {
 		res.Records = recs
 		return res, nil
 	})
-}
-
-// cancelled returns ctx's error once ctx is done. Streaming estimators
-// (packetsim) take no context, so their emit checks it on every record:
-// a non-blocking receive costs nanoseconds against microseconds per
-// record, and an interrupt stops the run within a record's time.
-func cancelled(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	default:
-		return nil
-	}
 }
 
 type progressKey struct{}
@@ -306,12 +290,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 		if err != nil {
 			return nil, err
 		}
-		res, err := s.run(ctx, sc, src, []byte(options), func(r metrics.Record) error {
-			if err := cancelled(ctx); err != nil {
-				return err
-			}
-			return w.Write(r)
-		})
+		res, err := s.run(ctx, sc, src, []byte(options), w.Write)
 		if err != nil {
 			w.Abort()
 			return nil, err

@@ -326,9 +326,8 @@ func (c *afterChecks) Err() error {
 	return nil
 }
 
-// packetsim takes no context; Run and Stream stop it through the records
-// it emits, so a cancelled run ends early with the context's error and
-// Stream leaves no frame.
+// packetsim checks its context on every record it emits, so a cancelled
+// run ends early with the context's error and Stream leaves no frame.
 func TestCancelStopsStreamingEstimator(t *testing.T) {
 	built := small(t)
 	const after = 50 // of 300 flows

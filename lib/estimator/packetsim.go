@@ -23,7 +23,7 @@ func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Sourc
 		return nil, err
 	}
 	o.Seed = sc.Spec.Seed
-	res, err := packetsim.Stream(sc.Net, src, sc.Spec.Network, o, emit)
+	res, err := packetsim.Stream(ctx, sc.Net, src, sc.Spec.Network, o, emit)
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,7 @@ func accuracy(b *testing.B, n int, load float64, seed uint64, model *m3.Model, r
 	}
 	cfg := sc.Spec.Network
 	t0, c0 := time.Now(), cputime.Used().Seconds()
-	base, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+	base, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, cfg, packetsim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func RunTask(t Task) (*TaskResult, error) {
 		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
 	}
 	t1 := time.Now()
-	ps, err := packetsim.Run(sim.Net, sim.Flows, t.Network, packetsim.Options{})
+	ps, err := packetsim.Run(context.Background(), sim.Net, sim.Flows, t.Network, packetsim.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
 	}

@@ -3,6 +3,7 @@
 package packetsim
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow, cfg netcfg
 	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		t0, c0 := time.Now(), cputime.Used()
-		res, err := Run(net, flows, cfg, Options{Seed: 1})
+		res, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1})
 		wall += time.Since(t0)
 		cpu += cputime.Used() - c0
 		if err != nil {

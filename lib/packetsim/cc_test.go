@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -33,7 +34,7 @@ func steadyState(t *testing.T, n int, bw int64, cfg netcfg.Config, t1, t2 int64,
 	for i := 0; i < n; i++ {
 		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: n + i, Size: 1 << 40, Start: int64(i) * 100_000})
 	}
-	a, err := Run(net, flows, cfg, Options{StopAtNanos: t1, Seed: seed})
+	a, err := Run(context.Background(), net, flows, cfg, Options{StopAtNanos: t1, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func steadyState(t *testing.T, n int, bw int64, cfg netcfg.Config, t1, t2 int64,
 			return &rttRecorder{CC: inner(c, line), from: t1 * 1000, rtts: &st.rtts}
 		}
 	}
-	b, err := Run(net, flows, cfg, opts)
+	b, err := Run(context.Background(), net, flows, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestDCQCNNotificationPoint(t *testing.T) {
 			i++
 			return &cnpRecorder{DCQCN: NewDCQCN(c, line).(*DCQCN), at: &cnps[k]}
 		}}
-		res, err := Run(net, flows, cfg, opts)
+		res, err := Run(context.Background(), net, flows, cfg, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,7 +443,7 @@ func TestHPCCINT(t *testing.T) {
 		return &intRecorder{HPCC: NewHPCC(c, line).(*HPCC), acks: &acks}
 	}}
 	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 1, Size: 50_000}}
-	if _, err := Run(pl, flows, cfg, opts); err != nil {
+	if _, err := Run(context.Background(), pl, flows, cfg, opts); err != nil {
 		t.Fatal(err)
 	}
 	if len(acks) != 50 {

@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestChannelQueueDelay(t *testing.T) {
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2})
 	must(t, net, err)
 	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 1000}, {ID: 1, Src: 1, Dst: 3, Size: 1000}}
-	res, err := Run(net, flows, netcfg.Default(), Options{})
+	res, err := Run(context.Background(), net, flows, netcfg.Default(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestChannelDrops(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 8, Size: 100_000, Start: int64(i)})
 	}
-	res, err := Run(net, flows, cfg, Options{})
+	res, err := Run(context.Background(), net, flows, cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestPinnedPaths(t *testing.T) {
 	must(t, net, err)
 	flows := []workload.Flow{{ID: 7, Src: 0, Dst: 5, Size: 5000}}
 	for _, branch := range [][]int{{0, 2, 6, 10}, {0, 4, 8, 10}} {
-		res, err := Run(net, flows, netcfg.Default(), Options{Paths: [][]int{branch}})
+		res, err := Run(context.Background(), net, flows, netcfg.Default(), Options{Paths: [][]int{branch}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func TestPinnedPaths(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]int{{0, 6, 10}, {0, 2, 6}, {}} {
-		if _, err := Run(net, flows, netcfg.Default(), Options{Paths: [][]int{bad}}); err == nil || !strings.Contains(err.Error(), "flow 7") {
+		if _, err := Run(context.Background(), net, flows, netcfg.Default(), Options{Paths: [][]int{bad}}); err == nil || !strings.Contains(err.Error(), "flow 7") {
 			t.Errorf("path %v: error %v, want one naming flow 7", bad, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,7 +33,7 @@ func TestMD1Wait(t *testing.T) {
 			at += r.ExpFloat64() * service / rho
 			flows[i] = workload.Flow{ID: i, Src: r.IntN(senders), Dst: senders, Size: cfg.PayloadBytes, Start: int64(at)}
 		}
-		res, err := Run(net, flows, cfg, Options{})
+		res, err := Run(context.Background(), net, flows, cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func longFlows(t *testing.T, n int, cfg netcfg.Config, stop int64) (*Result, int
 		// Staggered starts: the later flows must win their share.
 		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: n + i, Size: 1 << 40, Start: int64(i) * 100_000})
 	}
-	res, err := Run(net, flows, cfg, Options{StopAtNanos: stop, SampleEveryNanos: 1000, SampleChannels: []int{bottleneck}})
+	res, err := Run(context.Background(), net, flows, cfg, Options{StopAtNanos: stop, SampleEveryNanos: 1000, SampleChannels: []int{bottleneck}})
 	if err != nil {
 		t.Fatal(err)
 	}

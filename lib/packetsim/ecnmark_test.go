@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -46,7 +47,7 @@ func TestECNMarkingPoint(t *testing.T) {
 			for i := range flows {
 				flows[i] = workload.Flow{ID: i, Src: i, Dst: n, Size: cfg.PayloadBytes, Start: 1000}
 			}
-			res, err := Run(net, flows, cfg, Options{CC: newCC})
+			res, err := Run(context.Background(), net, flows, cfg, Options{CC: newCC})
 			if err != nil {
 				t.Fatal(err)
 			}

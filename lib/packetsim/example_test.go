@@ -1,6 +1,7 @@
 package packetsim_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -22,7 +23,7 @@ func ExampleRun() {
 		{ID: 0, Src: 0, Dst: 2, Size: 1_000_000, Start: 0},
 		{ID: 1, Src: 1, Dst: 3, Size: 1_000_000, Start: 0},
 	}
-	res, err := packetsim.Run(net, flows, netcfg.Default(), packetsim.Options{})
+	res, err := packetsim.Run(context.Background(), net, flows, netcfg.Default(), packetsim.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func ExampleStream() {
 		panic(err)
 	}
 	n, next := 0, 0
-	res, err := packetsim.Stream(net, src, netcfg.Default(), packetsim.Options{}, func(r metrics.Record) error {
+	res, err := packetsim.Stream(context.Background(), net, src, netcfg.Default(), packetsim.Options{}, func(r metrics.Record) error {
 		if r.FlowID != next {
 			return fmt.Errorf("record of flow %d, expected %d", r.FlowID, next)
 		}
@@ -88,7 +89,7 @@ func ExampleRun_congestionControl() {
 		cfg := netcfg.Default()
 		cfg.CC = cc
 		cfg.HPCC.Eta = 0.9
-		res, err := packetsim.Run(net, flows, cfg, packetsim.Options{Seed: 1})
+		res, err := packetsim.Run(context.Background(), net, flows, cfg, packetsim.Options{Seed: 1})
 		if err != nil {
 			panic(err)
 		}

@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestFabricConservationSharedBuffer(t *testing.T) {
 func checkConservation(t *testing.T, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) *Result {
 	t.Helper()
 	lossy := (cfg.BufferBytes > 0 || cfg.SharedBuffer()) && !cfg.PFC.Enabled
-	res, err := Run(net, flows, cfg, Options{Seed: 1})
+	res, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

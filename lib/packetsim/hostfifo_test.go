@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -31,7 +32,7 @@ func TestHostFIFO(t *testing.T) {
 		{false, txNs - 1, txNs},
 		{true, 10*txNs - 1, 0},
 	} {
-		res, err := Run(net, flows, cfg, Options{HostFIFO: c.fifo})
+		res, err := Run(context.Background(), net, flows, cfg, Options{HostFIFO: c.fifo})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,6 +39,7 @@
 package packetsim
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -156,13 +157,14 @@ type Result struct {
 // Run simulates flows on net under cfg until every flow has finished (or
 // until opts.StopAtNanos). Flows follow net.Path (or opts.Paths), must pass workload.Check
 // (sorted by start, positive sizes, distinct host endpoints, unique ids)
-// and be routable; otherwise Run returns an error naming the flow.
-func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+// and be routable; otherwise Run returns an error naming the flow. Run
+// stops with ctx's error soon after ctx is done.
+func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
 	if opts.Paths != nil && len(opts.Paths) != len(flows) {
 		return nil, fmt.Errorf("packetsim: %d pinned paths for %d flows", len(opts.Paths), len(flows))
 	}
 	recs := make([]metrics.Record, 0, len(flows))
-	res, err := Stream(net, workload.SliceSource(flows), cfg, opts, func(r metrics.Record) error {
+	res, err := Stream(ctx, net, workload.SliceSource(flows), cfg, opts, func(r metrics.Record) error {
 		recs = append(recs, r)
 		return nil
 	})
@@ -180,7 +182,11 @@ func Run(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Optio
 // with the flows in flight and the network, not with the run. The result
 // has no Records; a run gives the same records as Run on the same flows.
 // opts.Paths, when set, must pin a path for every flow src yields.
-func Stream(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, emit func(metrics.Record) error) (*Result, error) {
+//
+// Stream stops with ctx's error soon after ctx is done: the check rides on
+// the records, a non-blocking receive of nanoseconds against microseconds
+// of simulation per record, so the event loop stays as it is.
+func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, emit func(metrics.Record) error) (*Result, error) {
 	if net == nil {
 		return nil, fmt.Errorf("packetsim: nil network")
 	}
@@ -213,7 +219,17 @@ func Stream(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	if opts.StopAtNanos < 0 || opts.SampleEveryNanos < 0 {
 		return nil, fmt.Errorf("packetsim: StopAtNanos and SampleEveryNanos must be >= 0, got %d and %d", opts.StopAtNanos, opts.SampleEveryNanos)
 	}
-	s, err := newSim(net, src, cfg, opts, newCC, emit)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := newSim(net, src, cfg, opts, newCC, func(r metrics.Record) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+			return emit(r)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestLoneFlowIdeal(t *testing.T) {
 				cfg.DCTCP.WindowBytes = 1 << 30
 				cfg.CC = cc.cc
 				fl := []workload.Flow{{ID: 7, Src: c.src, Dst: c.dst, Size: size, Start: 12345}}
-				res, err := Run(c.net, fl, cfg, Options{})
+				res, err := Run(context.Background(), c.net, fl, cfg, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +123,7 @@ func TestBadInput(t *testing.T) {
 		{"bad sample channel", []workload.Flow{ok}, cfg, Options{SampleEveryNanos: 10, SampleChannels: []int{1 << 20}}, "SampleChannels names channel"},
 	}
 	for _, c := range cases {
-		_, err := Run(net, c.flows, c.cfg, c.opts)
+		_, err := Run(context.Background(), net, c.flows, c.cfg, c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
@@ -137,7 +138,7 @@ func TestBadInput(t *testing.T) {
 func TestFlowsFromAnotherTopology(t *testing.T) {
 	small, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 2, Receivers: 2})
 	must(t, small, err)
-	_, err = Run(small, []workload.Flow{{ID: 4, Src: 0, Dst: 200, Size: 10}}, netcfg.Default(), Options{})
+	_, err = Run(context.Background(), small, []workload.Flow{{ID: 4, Src: 0, Dst: 200, Size: 10}}, netcfg.Default(), Options{})
 	if err == nil || !strings.Contains(err.Error(), "flow 4") {
 		t.Fatalf("error %v, want one naming flow 4", err)
 	}
@@ -160,7 +161,7 @@ func TestFiniteBufferIncast(t *testing.T) {
 	}
 	for _, cc := range netcfg.CCs {
 		cfg.CC = cc
-		res, err := Run(net, flows, cfg, Options{})
+		res, err := Run(context.Background(), net, flows, cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

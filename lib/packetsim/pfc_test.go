@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"slices"
@@ -42,7 +43,7 @@ func TestPFCIncast(t *testing.T) {
 		for _, pfc := range []bool{true, false} {
 			cfg := sharedBuffer(200_000, pfc)
 			cfg.CC = cc
-			res, err := Run(net, flows, cfg, Options{Seed: 1})
+			res, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1})
 			if err != nil {
 				t.Fatalf("%s, pfc %v: %v", cc, pfc, err)
 			}
@@ -112,7 +113,7 @@ func TestPFCCongestionSpreading(t *testing.T) {
 	}
 	slowdown := map[bool]float64{}
 	for _, pfc := range []bool{true, false} {
-		res, err := Run(net, flows, sharedBuffer(200_000, pfc), Options{})
+		res, err := Run(context.Background(), net, flows, sharedBuffer(200_000, pfc), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestChannelsTable(t *testing.T) {
 	}
 	cfg := sharedBuffer(100_000, true)
 	cfg.CC = "dcqcn"
-	res, err := Run(net, flows, cfg, Options{})
+	res, err := Run(context.Background(), net, flows, cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestPFCThrottlesToBottleneck(t *testing.T) {
 	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 1, Size: 2_000_000}}
 	greedy := func(cfg netcfg.Config, line int64) CC { return &echoRecorder{line: float64(line)} }
 	for _, pfc := range []bool{true, false} {
-		res, err := Run(net, flows, sharedBuffer(100_000, pfc), Options{CC: greedy})
+		res, err := Run(context.Background(), net, flows, sharedBuffer(100_000, pfc), Options{CC: greedy})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"sort"
@@ -49,7 +50,7 @@ func TestStreamHoldsFlowsInFlight(t *testing.T) {
 	for _, buffer := range []int64{0, 20_000} {
 		cfg := netcfg.Default()
 		cfg.BufferBytes = buffer
-		want, err := Run(net, flows, cfg, Options{})
+		want, err := Run(context.Background(), net, flows, cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func TestStreamEmitError(t *testing.T) {
 	net, flows := fabricScenario(t, 2000)
 	stop := errors.New("disk full")
 	n := 0
-	_, err := Stream(net, workload.SliceSource(flows), netcfg.Default(), Options{}, func(metrics.Record) error {
+	_, err := Stream(context.Background(), net, workload.SliceSource(flows), netcfg.Default(), Options{}, func(metrics.Record) error {
 		if n++; n == 100 {
 			return stop
 		}
@@ -98,6 +99,28 @@ func TestStreamEmitError(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || n != 100 {
 		t.Errorf("Stream returned %v after %d records, want the emit error after 100", err, n)
+	}
+}
+
+// A cancelled context stops Run before it starts and Stream within a
+// record of the cancellation, with the context's error.
+func TestStreamCancelled(t *testing.T) {
+	net, flows := fabricScenario(t, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := Run(ctx, net, flows, netcfg.Default(), Options{}); !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("cancelled Run: result %v, error %v; want none and context.Canceled", res != nil, err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	n := 0
+	_, err := Stream(ctx, net, workload.SliceSource(flows), netcfg.Default(), Options{}, func(metrics.Record) error {
+		if n++; n == 100 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n != 100 {
+		t.Errorf("Stream returned %v after %d records, want context.Canceled after 100", err, n)
 	}
 }
 

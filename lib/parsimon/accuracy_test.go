@@ -87,7 +87,7 @@ func accuracy(b *testing.B, n int, load float64) {
 	sc := issueScenario(b, n, load)
 	cfg := sc.Spec.Network
 	t0, c0 := time.Now(), cputime.Used().Seconds()
-	base, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+	base, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, cfg, packetsim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func BenchmarkSpeedNS3(b *testing.B) {
 			})
 		}
 		timeIt("packetsim", func() ([]metrics.Record, error) {
-			res, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+			res, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, cfg, packetsim.Options{})
 			if err != nil {
 				return nil, err
 			}
@@ -228,7 +228,7 @@ func backendSpeed(b *testing.B, sc *scenario.Scenario, reps int) {
 	var fullWall, fullCPU, lsWall, lsCPU float64
 	for r := 0; r < reps; r++ {
 		w, c := measure(b, func() error {
-			_, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{})
+			_, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{})
 			return err
 		})
 		fullWall, fullCPU = fullWall+w, fullCPU+c
@@ -243,7 +243,7 @@ func backendSpeed(b *testing.B, sc *scenario.Scenario, reps int) {
 }
 
 func compareBackendRuns(b *testing.B, sc *scenario.Scenario) {
-	full, err := packetsim.Run(sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{})
+	full, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, packetsim.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

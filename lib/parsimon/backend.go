@@ -56,12 +56,12 @@ func LinkSim(ctx context.Context, t *Task) ([]metrics.Record, error) {
 // completion on the task's topology (Task.Network) with the target port's
 // ECN threshold, its random draws (DCQCN's RED marking) seeded with the
 // target channel as LinkSim's are.
-func Packetsim(_ context.Context, t *Task) ([]metrics.Record, error) {
+func Packetsim(ctx context.Context, t *Task) ([]metrics.Record, error) {
 	net, err := t.Network(false)
 	if err != nil {
 		return nil, err
 	}
-	res, err := packetsim.Run(net, t.Flows, t.Config, packetsim.Options{KBytes: map[int]int64{0: t.KBytes}, Seed: uint64(t.Channel)})
+	res, err := packetsim.Run(ctx, net, t.Flows, t.Config, packetsim.Options{KBytes: map[int]int64{0: t.KBytes}, Seed: uint64(t.Channel)})
 	if err != nil {
 		return nil, err
 	}

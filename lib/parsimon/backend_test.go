@@ -92,7 +92,7 @@ func TestLinkSimMatchesPacketsim(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := sc.Spec.Network
-			full, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+			full, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, cfg, packetsim.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -107,7 +107,7 @@ func TestRunTasksDeterministic(t *testing.T) {
 func TestEndToEndTinyFabric(t *testing.T) {
 	net, flows := tinyScenario(t, 4000)
 	cfg := netcfg.Default()
-	base, err := packetsim.Run(net, flows, cfg, packetsim.Options{})
+	base, err := packetsim.Run(context.Background(), net, flows, cfg, packetsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -157,7 +158,7 @@ func run(args []string, stdout io.Writer) error {
 		}
 		forkCPU += cpu
 		c0 := selfCPU()
-		res, err := packetsim.Run(sc.Net, sc.Flows, cfg, packetsim.Options{})
+		res, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, cfg, packetsim.Options{})
 		if err != nil {
 			return err
 		}
