@@ -33,51 +33,30 @@ func runM3(args []string) error {
 	return fmt.Errorf("unknown m3 subcommand %q (known: gendata, train)", args[0])
 }
 
-// envInt reads an integer environment variable (Slurm's array variables),
-// def when unset.
-func envInt(name string, def int) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s=%q is not an integer", name, v)
-	}
-	return n, nil
-}
-
 func runM3Gendata(args []string) error {
 	fs := flag.NewFlagSet("m3 gendata", flag.ContinueOnError)
-	out := fs.String("out", "out/m3data", "directory of task frames (one per task; existing ones are skipped)")
+	out := fs.String("out", "out/m3data", "data directory: the manifest, and one task frame per task under <out>/"+m3.TaskKind+" (a rerun resumes)")
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
 	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers) or table4 (m3 Table 4's CCs, windows, buffers, and stock ns-3's window DCTCP)")
-	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "tasks run in parallel")
-	shard := intFlag(fs, "shard", -1, -1, math.MaxInt, "run only tasks with index % shards == shard (default $SLURM_ARRAY_TASK_ID or 0)")
-	shards := intFlag(fs, "shards", -1, -1, math.MaxInt, "number of shards (default $SLURM_ARRAY_TASK_COUNT or 1)")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "local: tasks run in parallel")
+	executor := executorFlags(fs, "local (goroutines) or slurm (job arrays)", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var err error
-	if *shard < 0 {
-		if *shard, err = envInt("SLURM_ARRAY_TASK_ID", 0); err != nil {
-			return err
-		}
-	}
-	if *shards < 0 {
-		if *shards, err = envInt("SLURM_ARRAY_TASK_COUNT", 1); err != nil {
-			return err
-		}
+	exec, err := executor.build(*workers)
+	if err != nil {
+		return err
 	}
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
+	ctx, stop := interruptible()
+	defer stop()
 	t0 := time.Now()
-	n, err := m3study.Gendata(*out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space, Workers: *workers,
-		Shard: *shard, Shards: *shards, Progress: progress.NewLine(os.Stderr, "m3 gendata")})
-	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated in %.1f s into %s\n", n, time.Since(t0).Seconds(), *out)
+	rep, err := m3study.Gendata(ctx, *out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space}, exec, progress.NewLine(os.Stderr, "m3 gendata"))
+	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated, %d already done, %d failed in %.1f s into %s\n", rep.Ran, rep.Skipped, rep.Failed, time.Since(t0).Seconds(), *out)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -28,6 +29,10 @@ const (
 	// KindPFSChunk runs one chunk of a pfs decomposition (options:
 	// pfs.ChunkOptions; RunPFS), merged with pfs.ReadChunk and Plan.Merge.
 	KindPFSChunk = "pfs-chunk"
+	// KindM3Task simulates one of m3's training tasks (options:
+	// m3.TaskDraw; GenerateM3Data) and writes its m3.TaskResult frame. It
+	// needs no scenario: its task's Spec is the zero Spec.
+	KindM3Task = m3.TaskKind
 )
 
 // LinkSimTimer names the link simulation's wall time in seconds in the run
@@ -44,15 +49,19 @@ type ParsimonLinkOptions struct {
 }
 
 // kind is a task kind: how it reads its options (their canonical JSON, as
-// estimator.Resolve for an estimator) and how it runs.
+// estimator.Resolve for an estimator) and how it runs: on the task's
+// scenario, giving records (run), or, for a kind that needs no scenario,
+// writing a frame of its own at path (write).
 type kind struct {
 	options func(opts string) (string, error)
 	run     func(ctx context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error)
+	write   func(ctx context.Context, opts, path string) error
 }
 
 var kinds = map[string]kind{
 	KindParsimonLink: {options: parsimonLinkOptions, run: runParsimonLink},
 	KindPFSChunk:     {options: pfsChunkOptions, run: runPFSChunk},
+	KindM3Task:       {options: m3TaskOptions, write: runM3Task},
 }
 
 // Kinds lists the task kinds other than estimators' runs.

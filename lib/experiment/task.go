@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +27,8 @@ import (
 // alike.
 type Task struct {
 	Spec scenario.Spec `json:"spec"`
-	// Kind, when set, is the task kind to run (Kinds: "parsimon-link",
-	// "pfs-chunk") instead of an estimator.
+	// Kind, when set, is the task kind to run (Kinds: "m3-task",
+	// "parsimon-link", "pfs-chunk") instead of an estimator.
 	Kind      string `json:"kind,omitempty"`
 	Estimator string `json:"estimator,omitempty"`
 	// Options is the estimator's or kind's options as a JSON object, ""
@@ -50,6 +51,9 @@ func (t Task) work() (name, opts string, k *kind, err error) {
 	}
 	if kd, ok := kinds[name]; ok {
 		k = &kd
+		if kd.write != nil && !reflect.ValueOf(t.Spec).IsZero() {
+			return "", "", nil, fmt.Errorf("experiment: a task of kind %q runs no scenario, but names one", name)
+		}
 		opts, err = kd.options(t.Options)
 	} else if t.Kind != "" {
 		return "", "", nil, fmt.Errorf("experiment: unknown task kind %q (known: %s)", t.Kind, strings.Join(Kinds(), ", "))
@@ -95,11 +99,18 @@ func canonicalOptions(opts string) (string, error) {
 // The scenario id hashes the spec and the options are resolved as the run
 // records them (estimator.Resolve: Parsimon's default backend is named,
 // for one), so equal keys mean equal work, and a result made with other
-// defaults by an older tailscope is not taken for this task's.
+// defaults by an older tailscope is not taken for this task's. A task of
+// a kind that needs no scenario (KindM3Task) has the zero Spec and the
+// key "<kind>/<longer hash of the options>": many such tasks share a
+// directory.
 func (t Task) Key() (string, error) {
-	name, opts, _, err := t.work()
+	name, opts, k, err := t.work()
 	if err != nil {
 		return "", err
+	}
+	if k != nil && k.write != nil {
+		h := sha256.Sum256([]byte(opts))
+		return name + "/" + hex.EncodeToString(h[:8]), nil
 	}
 	key := t.Spec.ID() + "/" + name
 	if opts != "" {
@@ -171,6 +182,9 @@ func (t Task) Run(ctx context.Context, dir string) error {
 // run runs the task's estimator (name) or kind (k) and writes its frame
 // at path.
 func (t Task) run(ctx context.Context, path, name string, k *kind) error {
+	if k != nil && k.write != nil {
+		return k.write(ctx, t.Options, path)
+	}
 	if k == nil && estimator.Streams(name) {
 		sc, err := scenario.BuildNet(t.Spec)
 		if err != nil {

@@ -28,19 +28,19 @@ type TaskResult struct {
 }
 
 // RunTask builds the task's parking lot and runs flowSim and packetsim on
-// it.
-func RunTask(t Task) (*TaskResult, error) {
+// it; it stops with ctx's error soon after ctx is done.
+func RunTask(ctx context.Context, t Task) (*TaskResult, error) {
 	sim, err := t.Build()
 	if err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	fs, err := flowsim.Run(context.Background(), sim.Net, sim.Flows, t.Network, flowsim.Options{})
+	fs, err := flowsim.Run(ctx, sim.Net, sim.Flows, t.Network, flowsim.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
 	}
 	t1 := time.Now()
-	ps, err := packetsim.Run(context.Background(), sim.Net, sim.Flows, t.Network, packetsim.Options{})
+	ps, err := packetsim.Run(ctx, sim.Net, sim.Flows, t.Network, packetsim.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("m3: task %d: %w", t.Index, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"sort"
 
@@ -25,18 +24,25 @@ type DataSet struct {
 // mostly carry one to a few foreground flows.
 var ThinTo = []int{1, 2, 4, 16}
 
-// LoadData reads every task frame in dir (TaskFile names) and splits them.
-// Training and validation samples are augmented with thinned copies drawn
-// from seed.
+// LoadData reads every task frame in data directory dir (TaskFrames) and
+// splits them. Training and validation samples are augmented with thinned
+// copies drawn from seed. Samples are in task index order, whatever the
+// frames' names.
 func LoadData(dir string, seed uint64) (*DataSet, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "task-*.parquet"))
+	files, err := TaskFrames(dir)
 	if err != nil {
 		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("m3: no task frames in %s (run tailscope m3 gendata)", dir)
 	}
-	sort.Strings(files)
+	// Frames are named by hashes: read them in any order, keep each
+	// task's samples (not its raw frame) and append them by index.
+	type task struct {
+		index   int
+		samples []*Sample
+	}
+	tasks := make([]task, 0, len(files))
 	ds := &DataSet{}
 	for _, f := range files {
 		tr, err := ReadTaskResult(f)
@@ -49,21 +55,27 @@ func LoadData(dir string, seed uint64) (*DataSet, error) {
 		}
 		ds.Tasks++
 		ds.Flows += len(tr.Sizes)
-		r := rand.New(rand.NewPCG(seed, uint64(tr.Task.Index)))
-		thin := func() []*Sample {
-			out := []*Sample{s}
+		t := task{index: tr.Task.Index, samples: []*Sample{s}}
+		if t.index%10 != 9 { // held out for testing: whole only
+			r := rand.New(rand.NewPCG(seed, uint64(t.index)))
 			for _, k := range ThinTo {
-				out = append(out, s.Thin(k, r))
+				t.samples = append(t.samples, s.Thin(k, r))
 			}
-			return out
 		}
-		switch tr.Task.Index % 10 {
+		tasks = append(tasks, t)
+	}
+	slices.SortFunc(tasks, func(a, b task) int { return a.index - b.index })
+	for i, t := range tasks {
+		if i > 0 && t.index == tasks[i-1].index {
+			return nil, fmt.Errorf("m3: %s holds task %d twice (data sets of other seeds, flows or spaces mixed)", dir, t.index)
+		}
+		switch t.index % 10 {
 		case 9:
-			ds.Test = append(ds.Test, s)
+			ds.Test = append(ds.Test, t.samples...)
 		case 8:
-			ds.Val = append(ds.Val, thin()...)
+			ds.Val = append(ds.Val, t.samples...)
 		default:
-			ds.Train = append(ds.Train, thin()...)
+			ds.Train = append(ds.Train, t.samples...)
 		}
 	}
 	return ds, nil

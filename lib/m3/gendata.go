@@ -1,84 +1,80 @@
 package m3
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sync"
-
-	"github.com/tailscope/tailscope/lib/internal/pool"
-	"github.com/tailscope/tailscope/lib/progress"
 )
 
-// GenOptions describe a training-data run: tasks 0..Tasks-1 drawn by
-// RandomTaskIn(Space, Seed, i, Flows), of which this process runs those with
-// i % Shards == Shard (a Slurm array element runs one shard) on Workers
-// goroutines.
+// TaskKind is the task kind of lib/experiment that simulates one training
+// task (options: TaskDraw). A data directory holds the task frames under
+// <dir>/TaskKind/, one per task, as a sweep of such tasks writes them, so
+// that generating a data set resumes, spreads over Slurm arrays and is
+// interrupted like every other long run.
+const TaskKind = "m3-task"
+
+// GenOptions describe a training data set: tasks 0..Tasks-1 drawn by
+// RandomTaskIn(Space, Seed, i, Flows).
 type GenOptions struct {
-	Tasks, Flows  int
-	Seed          uint64
-	Workers       int
-	Shard, Shards int
+	Tasks, Flows int
+	Seed         uint64
 	// Space is the configuration space (Spaces; "" is "dctcp").
 	Space string
-	// Progress, when set, gets every finished task.
-	Progress progress.Reporter
 }
 
-// TaskFile is the file task i's result is written to in a data directory.
-func TaskFile(dir string, i int) string {
-	return filepath.Join(dir, fmt.Sprintf("task-%06d.parquet", i))
+// TaskDraw names one training task: RandomTaskIn(Space, Seed, Index,
+// Flows). It is the options of a TaskKind task, so its JSON names the
+// task's frame; Space "" and "dctcp" are one space.
+type TaskDraw struct {
+	Space string `json:"space,omitempty"`
+	Seed  uint64 `json:"seed"`
+	Index int    `json:"index"`
+	Flows int    `json:"flows"`
 }
 
-// GenerateData runs the tasks of o whose result file does not exist yet in
-// dir and writes one frame per task (atomically, so an interrupted run
-// resumes where it stopped). It returns how many tasks it ran.
-func GenerateData(dir string, o GenOptions) (int, error) {
-	switch {
-	case o.Tasks <= 0 || o.Flows <= 0:
-		return 0, fmt.Errorf("m3: gendata needs positive tasks and flows, got %d and %d", o.Tasks, o.Flows)
-	case o.Shards <= 0 || o.Shard < 0 || o.Shard >= o.Shards:
-		return 0, fmt.Errorf("m3: gendata shard %d of %d is impossible", o.Shard, o.Shards)
-	case o.Workers <= 0:
-		return 0, fmt.Errorf("m3: gendata needs at least one worker, got %d", o.Workers)
+// Canonical returns d with the default space written "", or an error if d
+// draws no task.
+func (d TaskDraw) Canonical() (TaskDraw, error) {
+	if d.Space == "dctcp" {
+		d.Space = ""
 	}
-	if _, err := RandomTaskIn(o.Space, o.Seed, 0, o.Flows); err != nil {
-		return 0, err
+	if d.Index < 0 || d.Flows <= 0 {
+		return d, fmt.Errorf("m3: training task %d with %d flows: want an index >= 0 and flows > 0", d.Index, d.Flows)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, fmt.Errorf("m3: %w", err)
+	_, err := d.Task()
+	return d, err
+}
+
+// Task draws the task.
+func (d TaskDraw) Task() (Task, error) { return RandomTaskIn(d.Space, d.Seed, d.Index, d.Flows) }
+
+// Draws lists the data set's tasks, in index order.
+func (o GenOptions) Draws() ([]TaskDraw, error) {
+	if o.Tasks <= 0 || o.Flows <= 0 {
+		return nil, fmt.Errorf("m3: gendata needs positive tasks and flows, got %d and %d", o.Tasks, o.Flows)
 	}
-	var todo []int
-	for i := o.Shard; i < o.Tasks; i += o.Shards {
-		if _, err := os.Stat(TaskFile(dir, i)); errors.Is(err, os.ErrNotExist) {
-			todo = append(todo, i)
-		}
-	}
-	var (
-		mu   sync.Mutex
-		done int
-	)
-	err := pool.Run(context.Background(), len(todo), pool.Options{Workers: o.Workers}, func(_ context.Context, k int) error {
-		i := todo[k]
-		t, err := RandomTaskIn(o.Space, o.Seed, i, o.Flows)
+	draws := make([]TaskDraw, o.Tasks)
+	for i := range draws {
+		d, err := TaskDraw{Space: o.Space, Seed: o.Seed, Index: i, Flows: o.Flows}.Canonical()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		r, err := RunTask(t)
-		if err == nil {
-			err = r.Write(TaskFile(dir, i))
-		}
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		done++
-		progress.Report(o.Progress, done, len(todo), fmt.Sprintf("task %d: %d hops, %s, %s, load %.2f: packetsim %.2f s",
-			i, r.Task.Hops, r.Task.Network.CC, r.Task.Sizes.Dist, r.Task.MaxLoad, r.PacketSeconds))
-		return nil
-	})
-	return done, err
+		draws[i] = d
+	}
+	return draws, nil
+}
+
+// TaskFrames lists the task frames of data directory dir (none if dir
+// does not exist). Task frames of
+// tailscope versions before TaskKind (<dir>/task-NNNNNN.parquet) are
+// refused by name rather than silently left out.
+func TaskFrames(dir string) ([]string, error) {
+	old, err := filepath.Glob(filepath.Join(dir, "task-*.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	if len(old) > 0 {
+		return nil, fmt.Errorf("m3: %s holds %d task frames of an older tailscope (such as %s); task frames now live under %s as sweep results: generate the data set again into another directory (tailscope m3 gendata)",
+			dir, len(old), filepath.Base(old[0]), filepath.Join(dir, TaskKind))
+	}
+	return filepath.Glob(filepath.Join(dir, TaskKind, "*.parquet"))
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -84,42 +85,67 @@ func TestRunRecordsFollowTheEstimate(t *testing.T) {
 	}
 }
 
-func TestGenerateDataResumes(t *testing.T) {
+// A task's frame reads back as a fresh run of the task; TaskFrames finds
+// frames where a sweep of TaskKind tasks writes them and refuses the
+// layout of older versions by name; bad data sets are refused.
+func TestTaskFrames(t *testing.T) {
 	dir := t.TempDir()
-	o := GenOptions{Tasks: 3, Flows: 60, Seed: 5, Workers: 2, Shards: 1}
-	n, err := GenerateData(dir, o)
-	if err != nil || n != 3 {
-		t.Fatalf("first run: %d tasks, %v", n, err)
+	d, err := TaskDraw{Space: "dctcp", Seed: 5, Index: 1, Flows: 60}.Canonical()
+	if err != nil || d.Space != "" {
+		t.Fatalf("canonical draw %+v, %v", d, err)
 	}
-	if n, err = GenerateData(dir, o); err != nil || n != 0 {
-		t.Fatalf("second run redid %d tasks (%v)", n, err)
-	}
-	if err := os.Remove(TaskFile(dir, 1)); err != nil {
-		t.Fatal(err)
-	}
-	if n, err = GenerateData(dir, o); err != nil || n != 1 {
-		t.Fatalf("after removing one: %d tasks (%v)", n, err)
-	}
-	r, err := ReadTaskResult(TaskFile(dir, 1))
+	task, err := d.Task()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := RunTask(RandomTask(5, 1, 60))
+	r, err := RunTask(context.Background(), task)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh.PacketSeconds, fresh.FlowSeconds, r.PacketSeconds, r.FlowSeconds = 0, 0, 0, 0
-	if !reflect.DeepEqual(r, fresh) {
+	path := filepath.Join(dir, TaskKind, "x.parquet")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if files, err := TaskFrames(dir); err != nil || !reflect.DeepEqual(files, []string{path}) {
+		t.Fatalf("TaskFrames: %v, %v", files, err)
+	}
+	back, err := ReadTaskResult(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := RunTask(context.Background(), RandomTask(5, 1, 60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.PacketSeconds, fresh.FlowSeconds, back.PacketSeconds, back.FlowSeconds = 0, 0, 0, 0
+	if !reflect.DeepEqual(back, fresh) {
 		t.Error("task frame does not round-trip to a fresh run of the task")
 	}
-	s, err := r.Sample()
+	s, err := back.Sample()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.BG) != r.Task.Hops || len(s.Target) != 4 {
-		t.Errorf("sample has %d background maps for %d hops, %d target rows", len(s.BG), r.Task.Hops, len(s.Target))
+	if len(s.BG) != back.Task.Hops || len(s.Target) != 4 {
+		t.Errorf("sample has %d background maps for %d hops, %d target rows", len(s.BG), back.Task.Hops, len(s.Target))
 	}
-	if _, err := GenerateData(filepath.Join(dir, "x"), GenOptions{Tasks: 1, Flows: 1, Workers: 1, Shard: 1, Shards: 1}); err == nil {
-		t.Error("shard 1 of 1: no error")
+	if err := r.Write(filepath.Join(dir, "task-000001.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TaskFrames(dir); err == nil || !strings.Contains(err.Error(), "task-000001.parquet") {
+		t.Errorf("a directory of the old layout: %v", err)
+	}
+	if _, err := LoadData(dir, 1); err == nil || !strings.Contains(err.Error(), "older tailscope") {
+		t.Errorf("LoadData of the old layout: %v", err)
+	}
+	if files, err := TaskFrames(filepath.Join(dir, "none")); err != nil || len(files) != 0 {
+		t.Errorf("a missing directory: %v, %v", files, err)
+	}
+	for _, o := range []GenOptions{{Tasks: 0, Flows: 1}, {Tasks: 1, Flows: 0}, {Tasks: 1, Flows: 1, Space: "nope"}} {
+		if _, err := o.Draws(); err == nil {
+			t.Errorf("%+v: drew tasks", o)
+		}
 	}
 }

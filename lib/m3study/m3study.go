@@ -8,6 +8,7 @@
 package m3study
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,9 +19,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/plot"
+	"github.com/tailscope/tailscope/lib/progress"
 )
 
 // Manifest is <data dir>/gendata.json: what a data set was generated
@@ -87,16 +90,27 @@ func gitCommit() string {
 }
 
 // Gendata records the data set's manifest in dir (with the checked-out
-// commit) and simulates its tasks there (m3.GenerateData); it returns the
-// tasks simulated.
-func Gendata(dir string, o m3.GenOptions) (int, error) {
+// commit) and simulates its missing tasks there as sweep tasks through
+// exec (experiment.GenerateM3Data), reporting to p: an interrupted run
+// resumes. A directory of an older tailscope's task frames is refused
+// before anything is written.
+func Gendata(ctx context.Context, dir string, o m3.GenOptions, exec experiment.Executor, p progress.Reporter) (experiment.Report, error) {
 	if o.Space == "dctcp" {
 		o.Space = "" // as the manifests of data sets made before spaces existed
 	}
-	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: o.Space, GitCommit: gitCommit()}); err != nil {
-		return 0, err
+	if _, err := m3.TaskFrames(dir); err != nil {
+		return experiment.Report{}, err
 	}
-	return m3.GenerateData(dir, o)
+	if _, err := o.Draws(); err != nil {
+		return experiment.Report{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return experiment.Report{}, err
+	}
+	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: o.Space, GitCommit: gitCommit()}); err != nil {
+		return experiment.Report{}, err
+	}
+	return experiment.GenerateM3Data(ctx, dir, o, exec, p)
 }
 
 // Ablation is the held-out comparison of flowSim alone and flowSim with

@@ -1,12 +1,14 @@
 package m3study
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 )
@@ -50,9 +52,9 @@ func TestGendataTrain(t *testing.T) {
 	if _, _, err := Train(TrainConfig{Data: data, Model: filepath.Join(data, "m.model")}); err == nil || !strings.Contains(err.Error(), "must come from 'tailscope m3 gendata'") {
 		t.Fatalf("training without a manifest: %v", err)
 	}
-	n, err := Gendata(data, m3.GenOptions{Tasks: 20, Flows: 150, Seed: 3, Workers: 2, Shards: 1})
-	if err != nil || n != 20 {
-		t.Fatalf("gendata: %d tasks, %v", n, err)
+	rep, err := Gendata(context.Background(), data, m3.GenOptions{Tasks: 20, Flows: 150, Seed: 3}, experiment.Local{Workers: 2}, nil)
+	if err != nil || rep.Ran != 20 {
+		t.Fatalf("gendata: %+v, %v", rep, err)
 	}
 	model := filepath.Join(t.TempDir(), "m.model")
 	_, abls, err := Train(TrainConfig{Data: data, Model: model, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 2, Seed: 1}})
