@@ -17,9 +17,10 @@ import (
 )
 
 // Task kinds other than an estimator's run: one piece of a decomposed run,
-// whose records are not estimates for the scenario. They run through the
-// executors like any task, so the pieces of one run spread over a pool or
-// Slurm arrays and an interrupted run resumes with the pieces not done.
+// whose records are not estimates for the scenario, or a piece of work
+// that is not a scenario's at all (an m3 training task). They run through
+// the executors like any task, so the pieces of one run spread over a pool
+// or Slurm arrays and an interrupted run resumes with the pieces not done.
 const (
 	// KindParsimonLink runs one link-level simulation of a Parsimon
 	// variant (options: ParsimonLinkOptions; ParsimonLinks). Its records

@@ -22,7 +22,8 @@ import (
 )
 
 // Task is one unit of a sweep: one estimator on one scenario with given
-// options, or a piece of a decomposed run (Kind). It is plain data, so
+// options, or work of another kind (Kind: a piece of a decomposed run, an
+// m3 training task). It is plain data, so
 // that a goroutine, another process or a Slurm array element can run it
 // alike.
 type Task struct {
