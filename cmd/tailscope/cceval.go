@@ -121,21 +121,17 @@ func ccevalEstimate(args []string) error {
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	exec, err := executor.build(workers)
+	exec, ctx, stop, err := executor.prepare(workers, *cf.out)
 	if err != nil {
 		return fmt.Errorf("cceval estimate: %w", err)
 	}
+	defer stop()
 	var cases []ccstudy.Case
 	for _, name := range split(*names) {
 		cases = append(cases, ccstudy.Case{Label: name, Spec: spec, Estimator: name, Options: *options})
 	}
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
 		Workers: *cf.workers, Seed: *cf.seed, Targets: split(*mets), Progress: progress.NewLine(os.Stderr, "cceval")}
-	if err := mkdirOut(*cf.out); err != nil {
-		return err
-	}
-	ctx, stop := interruptible()
-	defer stop()
 	e, err := ccstudy.Estimate(ctx, cases, b, cfg, exec, *cf.out)
 	if err != nil {
 		return err

@@ -45,14 +45,10 @@ func runM3Gendata(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	exec, err := executor.build(*workers)
+	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
 		return err
 	}
-	if err := mkdirOut(*out); err != nil {
-		return err
-	}
-	ctx, stop := interruptible()
 	defer stop()
 	t0 := time.Now()
 	rep, err := m3study.Gendata(ctx, *out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space}, exec, progress.NewLine(os.Stderr, "m3 gendata"))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -59,27 +60,19 @@ func runSweep(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := map[string]json.RawMessage{}
-	if *options != "" {
-		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
-			return fmt.Errorf("--options must be a JSON object of estimator name to options: %w", err)
-		}
-	}
-	optStrings := map[string]string{}
-	for k, v := range opts {
-		optStrings[k] = string(v)
+	opts, optStrings, err := estimatorOptions(*options)
+	if err != nil {
+		return err
 	}
 	tasks, err := experiment.Tasks(specs, split(*names), optStrings)
 	if err != nil {
 		return err
 	}
-	exec, err := executor.build(*workers)
+	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
 		return err
 	}
-	if err := mkdirOut(*out); err != nil {
-		return err
-	}
+	defer stop()
 	// The sweep's definition beside its results, for provenance.
 	manifest, err := json.MarshalIndent(map[string]any{"space": sp, "n": *n, "seed": *seed, "seeds": *seeds, "estimators": split(*names), "options": opts}, "", "  ")
 	if err != nil {
@@ -88,8 +81,6 @@ func runSweep(args []string) error {
 	if err := os.WriteFile(filepath.Join(*out, "sweep.json"), append(manifest, '\n'), 0o644); err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
-	defer stop()
 	t0 := time.Now()
 	rep, err := experiment.Sweep(ctx, *out, tasks, exec, progress.NewLine(os.Stderr, "sweep"))
 	fmt.Printf("sweep: %d tasks (%d scenarios x %d seeds x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
@@ -118,6 +109,38 @@ func executorFlags(fs *flag.FlagSet, usage string, names ...string) executorChoi
 		timeLimit: fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's) [a duration >= 0]"),
 		cpus:      intFlag(fs, "cpus-per-task", 0, 0, math.MaxInt, "slurm: CPUs per task"),
 	}
+}
+
+// estimatorOptions reads the --options of sweep and whatif, a JSON object
+// of estimator name to options, as JSON and as strings.
+func estimatorOptions(flag string) (map[string]json.RawMessage, map[string]string, error) {
+	opts := map[string]json.RawMessage{}
+	if flag != "" {
+		if err := json.Unmarshal([]byte(flag), &opts); err != nil {
+			return nil, nil, fmt.Errorf("--options must be a JSON object of estimator name to options: %w", err)
+		}
+	}
+	strs := map[string]string{}
+	for k, v := range opts {
+		strs[k] = string(v)
+	}
+	return opts, strs, nil
+}
+
+// prepare is the common start of a command that runs tasks: it builds the
+// chosen executor (build), makes the output directory out (mkdirOut) and
+// returns the command's interruptible context, to be stopped when the
+// command ends.
+func (c executorChoice) prepare(workers int, out string) (experiment.Executor, context.Context, context.CancelFunc, error) {
+	exec, err := c.build(workers)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := mkdirOut(out); err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, stop := interruptible()
+	return exec, ctx, stop, nil
 }
 
 // build makes the chosen executor once the flags are parsed, running

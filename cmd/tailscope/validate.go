@@ -55,14 +55,10 @@ func runValidate(args []string) error {
 			return err
 		}
 	}
-	exec, err := executor.build(*workers)
+	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
 		return err
 	}
-	if err := mkdirOut(*out); err != nil {
-		return err
-	}
-	ctx, stop := interruptible()
 	defer stop()
 	outs, err := validate.Run(ctx, *out, cases, exec, progress.NewLine(os.Stderr, "validate ns3"))
 	if err != nil {

@@ -59,24 +59,14 @@ func runWhatIf(args []string) error {
 		}
 		vals = append(vals, v)
 	}
-	opts := map[string]json.RawMessage{}
-	if *options != "" {
-		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
-			return fmt.Errorf("--options must be a JSON object of estimator name to options: %w", err)
-		}
-	}
-	optStrings := map[string]string{}
-	for k, v := range opts {
-		optStrings[k] = string(v)
-	}
-	exec, err := executor.build(*workers)
+	_, optStrings, err := estimatorOptions(*options)
 	if err != nil {
 		return err
 	}
-	if err := mkdirOut(*out); err != nil {
+	exec, ctx, stop, err := executor.prepare(*workers, *out)
+	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
 	defer stop()
 	t0 := time.Now()
 	res, err := whatif.Run(ctx, whatif.Options{Spec: s, Param: *param, Values: vals, Estimators: split(*names),
