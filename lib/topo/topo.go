@@ -24,6 +24,7 @@ const (
 	Switch
 )
 
+// String returns "Host" or "Switch" (ParseKind reads them back).
 func (k Kind) String() string {
 	switch k {
 	case Host:
