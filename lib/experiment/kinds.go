@@ -89,14 +89,17 @@ func readLink(opts string) (ParsimonLinkOptions, error) {
 	return o, nil
 }
 
-func parsimonLinkOptions(opts string) (string, error) {
-	o, err := readLink(opts)
+// canonical is the JSON of options v read with err: a kind's canonical
+// options.
+func canonical(v any, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(o)
+	b, err := json.Marshal(v)
 	return string(b), err
 }
+
+func parsimonLinkOptions(opts string) (string, error) { return canonical(readLink(opts)) }
 
 func runParsimonLink(ctx context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error) {
 	o, err := readLink(opts)
@@ -121,11 +124,7 @@ func runParsimonLink(ctx context.Context, sc *scenario.Scenario, opts string) (*
 
 func pfsChunkOptions(opts string) (string, error) {
 	var o pfs.ChunkOptions
-	if err := estimator.DecodeOptions(opts, &o); err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(o)
-	return string(b), err
+	return canonical(&o, estimator.DecodeOptions(opts, &o)) // &o: marshalled after the decode
 }
 
 func runPFSChunk(_ context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error) {

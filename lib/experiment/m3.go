@@ -44,14 +44,7 @@ func GenerateM3Data(ctx context.Context, dir string, o m3.GenOptions, exec Execu
 	return Sweep(ctx, dir, tasks, exec, p)
 }
 
-func m3TaskOptions(opts string) (string, error) {
-	d, err := readDraw(opts)
-	if err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(d)
-	return string(b), err
-}
+func m3TaskOptions(opts string) (string, error) { return canonical(readDraw(opts)) }
 
 func readDraw(opts string) (m3.TaskDraw, error) {
 	var d m3.TaskDraw
