@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -79,7 +80,19 @@ func undocumented(files []*ast.File) []string {
 	var out []string
 	hasDoc := false
 	for _, f := range files {
-		hasDoc = hasDoc || f.Doc != nil
+		if f.Doc == nil {
+			continue
+		}
+		hasDoc = true
+		// go doc's convention: "Package name ..." or, for a main
+		// package, "Command name ...".
+		want := "Package " + f.Name.Name + " "
+		if f.Name.Name == "main" {
+			want = "Command "
+		}
+		if text := f.Doc.Text(); !strings.HasPrefix(text, want) {
+			out = append(out, "package doc does not start with "+strconv.Quote(want)+": "+strconv.Quote(strings.SplitN(text, "\n", 2)[0]))
+		}
 	}
 	if !hasDoc {
 		out = append(out, "no package doc comment")
