@@ -125,6 +125,7 @@ func (f *Figure) SimpleRender() map[string]interface{} {
 // kernel shows its message as the cell's error, without a stack trace.
 type Error struct{ Err error }
 
+// Error returns the wrapped error's message.
 func (e *Error) Error() string { return e.Err.Error() }
 
 // Unwrap returns the error reported.

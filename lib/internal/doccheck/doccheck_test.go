@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// TestDocumented parses the non-test Go files of every package under lib/
-// and cmd/ and reports each package without a package doc comment and each
+// TestDocumented parses the non-test Go files of every package of the
+// module (lib/, cmd/, tools/, scripts/, kernel/) and reports each package without a package doc comment and each
 // exported top-level identifier, or exported method of an exported type,
 // without a doc comment (a grouped declaration's comment documents the
 // group, as go doc shows it).
@@ -26,7 +26,7 @@ func TestDocumented(t *testing.T) {
 		t.Fatalf("module root not found from the test's directory: %v", err)
 	}
 	pkgs := 0
-	for _, top := range []string{"lib", "cmd"} {
+	for _, top := range []string{"lib", "cmd", "tools", "scripts", "kernel"} {
 		err := filepath.WalkDir(filepath.Join(root, top), func(dir string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return err
@@ -50,7 +50,7 @@ func TestDocumented(t *testing.T) {
 		}
 	}
 	if pkgs < 10 {
-		t.Fatalf("found only %d packages under lib/ and cmd/", pkgs)
+		t.Fatalf("found only %d packages", pkgs)
 	}
 }
 
