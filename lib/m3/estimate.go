@@ -29,7 +29,7 @@ const DefaultSamples = 500
 type Options struct {
 	Samples         int    `json:"samples,omitempty"`          // paths drawn with replacement (DefaultSamples if 0)
 	Seed            uint64 `json:"seed,omitempty"`             // path sampling and record assignment
-	BackgroundHosts int    `json:"background_hosts,omitempty"` // per parking-lot switch (DefaultBackgroundHosts if 0)
+	BackgroundHosts int    `json:"background_hosts,omitempty"` // per attachment group of a parking-lot switch (DefaultBackgroundHosts if 0)
 	// Workers is the number of goroutines routing flows, simulating paths
 	// and writing records (GOMAXPROCS if 0); the estimate does not depend
 	// on it.

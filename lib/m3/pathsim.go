@@ -20,11 +20,11 @@ const DefaultBackgroundHosts = 4
 // join and leave the path (m3 §3.3).
 //
 // Background hosts hang off each switch in attachment groups of
-// Spec.GroupHosts hosts (Spec.Groups), one group per link delay: a flow that joins
-// the path at a switch enters from a host whose link has the propagation
-// delay of the flow's route before the path, and one that leaves goes to a
-// host whose link has the delay of its route after the path. Base round
-// trips are thus those of the real routes. Without this, a flow joining
+// Spec.GroupHosts hosts (Spec.Groups), one group per link delay: a flow
+// that joins the path at a switch enters from a host whose link has the
+// propagation delay of the flow's route before the path, and one that
+// leaves goes to a host whose link has the delay of its route after the
+// path. Base round trips are thus those of the real routes. Without this, a flow joining
 // near the destination would see a round trip of two links instead of
 // six, and its window (sized for the full path's bandwidth-delay product)
 // would park a standing queue in front of the foreground flows that the
