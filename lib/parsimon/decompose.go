@@ -1,6 +1,7 @@
 package parsimon
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -30,8 +31,10 @@ type Decomposition struct {
 	on      [][]int32 // flow indices per channel, in flow order
 }
 
-// Decompose routes flows over net. Flows must pass workload.Check.
-func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*Decomposition, error) {
+// Decompose routes flows over net. Flows must pass workload.Check. It
+// stops with an error wrapping ctx.Err() once ctx is done: routing
+// millions of flows takes seconds.
+func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*Decomposition, error) {
 	if net == nil {
 		return nil, fmt.Errorf("parsimon: nil network")
 	}
@@ -54,6 +57,11 @@ func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*De
 	}
 	var buf []int
 	for i, f := range flows {
+		if i%ctxEvery == 0 {
+			if err := interrupted(ctx); err != nil {
+				return nil, err
+			}
+		}
 		var err error
 		if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
 			return nil, fmt.Errorf("parsimon: %w", err)
