@@ -269,11 +269,13 @@ func TestFigureErrors(t *testing.T) {
 
 func second(_ *Figure, err error) error { return err }
 
-// WhatIf draws one panel per class, two to a row, and refuses data whose shapes disagree.
+// WhatIf draws one panel per class, two to a row, with intervals beside
+// their points and cut at a slowdown of 1, and refuses data whose shapes
+// disagree.
 func TestWhatIf(t *testing.T) {
 	d := WhatIfData{Title: "eta", Param: "hpcc.eta", X: []float64{0.7, 0.8, 0.9}, Classes: []string{"<=1KB", "1-10KB", ">10KB"},
 		Series: []WhatIfSeries{
-			{Name: "packetsim", Y: [][]float64{{2, 2.5, 3}, {3, 3.5, 4}, {5, 5, 6}}, Half: [][]float64{{0.1, 0.2, 0.1}, {0.1, 0.1, 0.1}, {0.3, 0.2, math.NaN()}}},
+			{Name: "packetsim", Y: [][]float64{{2, 2.5, 3}, {3, 3.5, 4}, {5, 5, 6}}, Half: [][]float64{{0.1, 3, 0.1}, {0.1, 0.1, 0.1}, {0.3, 0.2, math.NaN()}}},
 			{Name: "m3", Y: [][]float64{{2, 2.4, 3.1}, {3, 3.4, 4.1}, {5, 5.2, 5.9}}},
 		}}
 	f, err := WhatIf(d)
@@ -282,6 +284,11 @@ func TestWhatIf(t *testing.T) {
 	}
 	if len(f.Panels) != 2 || len(f.Panels[0]) != 2 || len(f.Panels[1]) != 1 {
 		t.Fatalf("layout %d rows", len(f.Panels))
+	}
+	// 2.5 ± 3 reaches below 1 and stops there; packetsim's bars, the first
+	// of two series, sit left of x = 0.7 by 0.6% of the x span.
+	if p := f.Panels[0][0]; p.Y.Min != 1 || p.Y.Max != 5.5 || math.Abs(p.X.Min-(0.7-0.006*0.2)) > 1e-12 {
+		t.Errorf("first panel spans x [%g, %g], y [%g, %g]; want x from 0.6988, y [1, 5.5]", p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 	}
 	if img := Image(f); img.Bounds().Dx() == 0 {
 		t.Error("empty image")
