@@ -84,13 +84,7 @@ func (l Links) Task(i int) (*Task, error) {
 }
 
 // packets is the work of Channels[i]'s simulation: its flows' packets.
-func (l Links) packets(i int) int64 {
-	var n int64
-	for _, fi := range l.D.On(l.Channels[i]) {
-		n += l.D.Cfg.Packets(l.D.Flows[fi].Size)
-	}
-	return n
-}
+func (l Links) packets(i int) int64 { return l.D.packets[l.Channels[i]] }
 
 // LinkRunner runs the link-level simulations of links and hands every
 // result to done, one call at a time, in any order; an error from done
