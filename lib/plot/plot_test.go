@@ -142,6 +142,25 @@ func TestViolin(t *testing.T) {
 	if err != nil || one.Density != nil || one.Median != 4 {
 		t.Errorf("single-value violin: %+v, %v; want a median of 4 and no density", one, err)
 	}
+	// Drawn alone on a plot without axes, it still shows: a dark pixel
+	// where its value is, the middle of the y range [3, 5].
+	p := newPlot("", "", "")
+	p.HideAxes()
+	p.Add(one)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -1, 1, 3, 5
+	img := Image(Single(p))
+	b := img.Bounds()
+	dark := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r+g+bl < 3*0x8000 {
+				dark++
+			}
+		}
+	}
+	if dark == 0 {
+		t.Error("a violin of one value draws nothing visible")
+	}
 }
 
 func TestCDFCurve(t *testing.T) {
