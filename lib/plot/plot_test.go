@@ -322,3 +322,14 @@ func TestWhatIf(t *testing.T) {
 		t.Error("accepted a series without every class")
 	}
 }
+
+func TestPercentRange(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{{0.36, 0.36, "36%"}, {0.361, 0.364, "36%"}, {0.36, 0.7, "36-70%"}, {0.3549, 0.3551, "35-36%"}} {
+		if got := percentRange(tc.lo, tc.hi); got != tc.want {
+			t.Errorf("percentRange(%g, %g) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
