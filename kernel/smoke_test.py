@@ -234,7 +234,7 @@ class KernelSmokeTest(unittest.TestCase):
         # flows runs about half a minute of CPU, Parsimon on them about as
         # long, DSCALE's pilot run (packetsim on the first fifth) and its
         # replica several seconds; each is interrupted 3 s in, and Parsimon
-        # also 0.3 s in, during its decomposition (0.5-2.5 s at 400k flows).
+        # also 0.3 s in, as its setup (about 0.3 s at 400k flows) ends.
         cell = self.execute(
             "import (\n"
             '  "github.com/tailscope/tailscope/kernel/nb"\n'
