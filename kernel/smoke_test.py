@@ -24,13 +24,10 @@ KERNEL_NAME = "tailscope-go"
 # Generous bound for one cell's reply; only a hung kernel comes close to it.
 REPLY_TIMEOUT = 300
 # How long an interrupted library call may take to stop. The requirement is
-# a second; measured 0.00-0.91 s on the shared machine (BENCHMARKS.md), the
+# a second; measured 0.00-1.08 s on the shared machine (BENCHMARKS.md), the
 # bound leaves room for a loaded one, and the runs interrupted below would
-# go on for tens of seconds without the interrupt. Parsimon's link
-# simulations take no context yet, so one in flight runs to its end (up to
-# 2-3 s at 400k flows).
+# go on for tens of seconds without the interrupt.
 STOP_SECONDS = 2
-STOP_SECONDS_PARSIMON = 5
 # What the interrupt tests measured, printed at the end.
 INTERRUPTS = []
 
@@ -149,8 +146,7 @@ class KernelSmokeTest(unittest.TestCase):
         time.sleep(2)
         busy = self.kernel_cpu_seconds() - cpu
         INTERRUPTS.append(f"{what}: stopped {cell.stop_seconds:.2f} s after the interrupt, then {busy:.2f} CPU s in 2 s")
-        bound = STOP_SECONDS_PARSIMON if what == "parsimon" else STOP_SECONDS
-        self.assertLess(cell.stop_seconds, bound, f"{what} took {cell.stop_seconds:.1f} s to stop")
+        self.assertLess(cell.stop_seconds, STOP_SECONDS, f"{what} took {cell.stop_seconds:.1f} s to stop")
         self.assertLess(busy, 0.5, f"{what}: the kernel used {busy:.2f} CPU s in the 2 s after the interrupt")
         self.assertUsable()
 
@@ -237,7 +233,8 @@ class KernelSmokeTest(unittest.TestCase):
         # The kernel cancels nb.Context on an interrupt. packetsim on 400k
         # flows runs about half a minute of CPU, Parsimon on them about as
         # long, DSCALE's pilot run (packetsim on the first fifth) and its
-        # replica several seconds; each is interrupted 3 s in.
+        # replica several seconds; each is interrupted 3 s in, and Parsimon
+        # also 0.3 s in, as its setup (about 0.3 s at 400k flows) ends.
         cell = self.execute(
             "import (\n"
             '  "github.com/tailscope/tailscope/kernel/nb"\n'
@@ -250,9 +247,9 @@ class KernelSmokeTest(unittest.TestCase):
             "err == nil"
         )
         self.assertEqual(cell.text(), "true", cell.errors)
-        for name in ["packetsim", "parsimon", "dscale"]:
-            cell = self.execute(f'_, err = estimator.Run(nb.Context(), "{name}", big, "")\n"finished"', interrupt_after=3)
-            self.assertStopsAndIdles(cell, name)
+        for name, after in [("packetsim", 3), ("parsimon", 0.3), ("parsimon", 3), ("dscale", 3)]:
+            cell = self.execute(f'_, err = estimator.Run(nb.Context(), "{name}", big, "")\n"finished"', interrupt_after=after)
+            self.assertStopsAndIdles(cell, f"{name} {after} s in")
 
     def test_interrupt_cceval(self):
         # CCEval's model-free estimation to a margin no run reaches: flowsim

@@ -4,6 +4,7 @@ package parsimon_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -283,5 +284,94 @@ func compareBackendRuns(b *testing.B, sc *scenario.Scenario) {
 		cmp := metrics.Compare(v.res.Records, full.Records, metrics.ParsimonBins(), 99)
 		fmt.Printf("-- %s p99 errors against full packetsim:\n%s", v.name, cmp.String())
 		b.ReportMetric(100*cmp.ErrorAll, v.metric+"-p99-err%")
+	}
+}
+
+// BenchmarkSetupConvolution times the steps of a run around its link
+// simulations on the issue's scenario at 50% load with
+// TAILSCOPE_PARSIMON_FLOWS flows (default 400000): the decomposition, and
+// the convolution over every flow with each busy channel's delays
+// bucketed from its flows (a synthetic delay of one ns per byte, since
+// only the sampling's cost matters here), in wall and process CPU time
+// (cpu-ns/op, the measure on a shared machine). These steps look at the
+// context every few thousand flows; the -stop benchmarks cancel each
+// step a quarter of the way through (by the time of one uncancelled run)
+// and report the longest time from the cancel to its return
+// (max-stop-ms), and how many runs ended before the cancel.
+func BenchmarkSetupConvolution(b *testing.B) {
+	sc := issueScenario(b, envInt(b, "TAILSCOPE_PARSIMON_FLOWS", 400_000), 0.5)
+	cfg := sc.Spec.Network
+	ctx := context.Background()
+	d, err := parsimon.Decompose(ctx, sc.Net, sc.Flows, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dn := parsimon.NewDelayNet(sc.Net, cfg)
+	for c := range sc.Net.Channels {
+		on := d.On(c)
+		if len(on) == 0 {
+			continue
+		}
+		sizes, delays := make([]int64, len(on)), make([]float64, len(on))
+		for j, i := range on {
+			sizes[j] = sc.Flows[i].Size
+			delays[j] = float64(sizes[j])
+		}
+		if dn.Channel[c], err = parsimon.NewBuckets(sizes, delays, parsimon.DefaultBucketSize, parsimon.DefaultBucketRatio); err != nil {
+			b.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name string
+		run  func(ctx context.Context) error
+	}{
+		{"decompose", func(ctx context.Context) error {
+			_, err := parsimon.Decompose(ctx, sc.Net, sc.Flows, cfg)
+			return err
+		}},
+		{"convolution", func(ctx context.Context) error {
+			_, err := dn.EstimateFlows(ctx, sc.Flows, 1)
+			return err
+		}},
+	}
+	for _, st := range steps {
+		b.Run(st.name, func(b *testing.B) {
+			c0 := cputime.Used()
+			for range b.N {
+				if err := st.run(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cputime.Used()-c0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+	for _, st := range steps {
+		b.Run(st.name+"-stop", func(b *testing.B) {
+			t0 := time.Now()
+			if err := st.run(ctx); err != nil {
+				b.Fatal(err)
+			}
+			wait := time.Since(t0) / 4
+			var worst time.Duration
+			finished := 0 // runs that ended before the cancel (a loaded machine's timing)
+			for range b.N {
+				ctx, cancel := context.WithCancel(ctx)
+				done := make(chan error, 1)
+				go func() { done <- st.run(ctx) }()
+				time.Sleep(wait)
+				t := time.Now()
+				cancel()
+				switch err := <-done; {
+				case err == nil:
+					finished++
+				case errors.Is(err, context.Canceled):
+					worst = max(worst, time.Since(t))
+				default:
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(1e3*worst.Seconds(), "max-stop-ms")
+			b.ReportMetric(float64(finished), "finished-first")
+		})
 	}
 }

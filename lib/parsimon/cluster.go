@@ -2,6 +2,7 @@ package parsimon
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -127,8 +128,9 @@ func (o ClusterOptions) Close(r, c Features) bool {
 // Cluster groups items greedily (Parsimon Alg. 1): the first unclustered
 // item becomes a representative and takes every later unclustered item
 // close enough to it. It returns each item's representative (an index into
-// feats; representatives are their own).
-func Cluster(feats []Features, o ClusterOptions) ([]int, error) {
+// feats; representatives are their own), or an error wrapping ctx.Err()
+// once ctx is done.
+func Cluster(ctx context.Context, feats []Features, o ClusterOptions) ([]int, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -167,6 +169,9 @@ func Cluster(feats []Features, o ClusterOptions) ([]int, error) {
 	for i, f := range feats {
 		if rep[i] >= 0 {
 			continue
+		}
+		if err := interrupted(ctx); err != nil {
+			return nil, err
 		}
 		rep[i] = i
 		m := groups[group{f.Kind, f.Bandwidth}]

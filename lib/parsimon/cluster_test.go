@@ -1,6 +1,7 @@
 package parsimon
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -64,7 +65,7 @@ func TestCluster(t *testing.T) {
 		synth(Core, 40*gbps, 0.3085, 1, 1),      // 7: close to 2 (0.0015), not to 0
 		synth(Core, 40*gbps, 0.3035, 1, 1),      // 8: close to 0 (0.0035) and to 2; 0 comes first
 	}
-	rep, err := Cluster(feats, ClusterOptions{})
+	rep, err := Cluster(context.Background(), feats, ClusterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +73,14 @@ func TestCluster(t *testing.T) {
 		t.Errorf("representatives %v, want %v", rep, want)
 	}
 	// A relative load error bound of 0.5% splits 1 (0.67% off) from 0.
-	rep, err = Cluster(feats[:2], ClusterOptions{MaxLoadError: 0.005})
+	rep, err = Cluster(context.Background(), feats[:2], ClusterOptions{MaxLoadError: 0.005})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []int{0, 1}; !reflect.DeepEqual(rep, want) {
 		t.Errorf("with MaxLoadError: representatives %v, want %v", rep, want)
 	}
-	if _, err := Cluster(feats, ClusterOptions{MaxWMAPE: -1}); err == nil {
+	if _, err := Cluster(context.Background(), feats, ClusterOptions{MaxWMAPE: -1}); err == nil {
 		t.Error("negative threshold accepted")
 	}
 }
@@ -114,7 +115,7 @@ func TestClusterMatchesAllPairs(t *testing.T) {
 			f.Sizes, f.Gaps = quantiles(f.Sizes, o.withDefaults().Quantiles), quantiles(f.Gaps, o.withDefaults().Quantiles)
 			feats[i] = f
 		}
-		got, err := Cluster(feats, o)
+		got, err := Cluster(context.Background(), feats, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestClusterMatchesAllPairs(t *testing.T) {
 			t.Errorf("%+v: %d representatives of %d: the case does not exercise clustering", o, reps, len(feats))
 		}
 	}
-	if _, err := Cluster([]Features{{Load: math.NaN()}}, ClusterOptions{}); err == nil {
+	if _, err := Cluster(context.Background(), []Features{{Load: math.NaN()}}, ClusterOptions{}); err == nil {
 		t.Error("a NaN load was clustered")
 	}
 }

@@ -1,6 +1,7 @@
 package parsimon
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -28,10 +29,13 @@ type Decomposition struct {
 	pathOff []int32 // flow i's path is paths[pathOff[i]:pathOff[i+1]]
 	paths   []int32
 	on      [][]int32 // flow indices per channel, in flow order
+	packets []int64   // data packets per channel, summed over its flows
 }
 
-// Decompose routes flows over net. Flows must pass workload.Check.
-func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*Decomposition, error) {
+// Decompose routes flows over net. Flows must pass workload.Check. It
+// stops with an error wrapping ctx.Err() once ctx is done: routing
+// millions of flows takes seconds.
+func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*Decomposition, error) {
 	if net == nil {
 		return nil, fmt.Errorf("parsimon: nil network")
 	}
@@ -51,16 +55,24 @@ func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*De
 		Net: net, Flows: flows, Cfg: cfg,
 		pathOff: make([]int32, len(flows)+1),
 		on:      make([][]int32, len(net.Channels)),
+		packets: make([]int64, len(net.Channels)),
 	}
 	var buf []int
 	for i, f := range flows {
+		if i%ctxEvery == 0 {
+			if err := interrupted(ctx); err != nil {
+				return nil, err
+			}
+		}
 		var err error
 		if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
 			return nil, fmt.Errorf("parsimon: %w", err)
 		}
+		p := cfg.Packets(f.Size)
 		for _, c := range buf {
 			d.paths = append(d.paths, int32(c))
 			d.on[c] = append(d.on[c], int32(i))
+			d.packets[c] += p
 		}
 		d.pathOff[i+1] = int32(len(d.paths))
 	}
@@ -74,10 +86,7 @@ func Decompose(net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*De
 		if span <= 0 {
 			continue
 		}
-		var acks int64
-		for _, i := range rev {
-			acks += cfg.Packets(flows[i].Size)
-		}
+		acks := d.packets[net.Reverse(c)] // one ACK per data packet
 		d.AckBps[c] = float64(acks*cfg.AckBytes*8) * 1e9 / float64(span)
 	}
 	return d, nil

@@ -50,7 +50,7 @@ var handFlows = []workload.Flow{
 }
 
 func TestAckCorrection(t *testing.T) {
-	d, err := Decompose(handNet(t), handFlows, netcfg.Default())
+	d, err := Decompose(context.Background(), handNet(t), handFlows, netcfg.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestAckCorrection(t *testing.T) {
 func TestLinkTopologies(t *testing.T) {
 	net := handNet(t)
 	cfg := netcfg.Default()
-	d, err := Decompose(net, handFlows, cfg)
+	d, err := Decompose(context.Background(), net, handFlows, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestRunTaskLoneFlowAndJSON(t *testing.T) {
 	net := handNet(t)
 	cfg := netcfg.Default()
 	for _, size := range []int64{1, 1000, 1001, 123_456} {
-		d, err := Decompose(net, []workload.Flow{{ID: 7, Src: 1, Dst: 2, Size: size}}, cfg)
+		d, err := Decompose(context.Background(), net, []workload.Flow{{ID: 7, Src: 1, Dst: 2, Size: size}}, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestRunTaskLoneFlowAndJSON(t *testing.T) {
 			}
 		}
 	}
-	d, err := Decompose(net, handFlows, cfg)
+	d, err := Decompose(context.Background(), net, handFlows, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,11 +270,11 @@ func TestDecomposeErrors(t *testing.T) {
 		{"shared buffer", handFlows, shared},
 	}
 	for _, b := range bad {
-		if _, err := Decompose(net, b.flows, b.cfg); err == nil {
+		if _, err := Decompose(context.Background(), net, b.flows, b.cfg); err == nil {
 			t.Errorf("%s: no error", b.name)
 		}
 	}
-	d, err := Decompose(net, handFlows, cfg)
+	d, err := Decompose(context.Background(), net, handFlows, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

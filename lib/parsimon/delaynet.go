@@ -1,6 +1,7 @@
 package parsimon
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,13 +62,19 @@ func (d *DelayNet) Estimate(size int64, src, dst int, r *rand.Rand) (metrics.Rec
 
 // EstimateFlows estimates every flow on its own ECMP path. Flow f's draws
 // come from a PCG seeded with (seed, f.ID), so a flow's estimate does not
-// depend on which other flows are queried with it.
-func (d *DelayNet) EstimateFlows(flows []workload.Flow, seed uint64) ([]metrics.Record, error) {
+// depend on which other flows are queried with it. It stops with an error
+// wrapping ctx.Err() once ctx is done.
+func (d *DelayNet) EstimateFlows(ctx context.Context, flows []workload.Flow, seed uint64) ([]metrics.Record, error) {
 	recs := make([]metrics.Record, len(flows))
 	var path []int
 	pcg := rand.NewPCG(0, 0)
 	r := rand.New(pcg)
 	for i, f := range flows {
+		if i%ctxEvery == 0 {
+			if err := interrupted(ctx); err != nil {
+				return nil, err
+			}
+		}
 		if f.Size <= 0 {
 			return nil, fmt.Errorf("parsimon: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
 		}
@@ -87,24 +94,24 @@ func (d *DelayNet) EstimateFlows(flows []workload.Flow, seed uint64) ([]metrics.
 
 // EstimatePair estimates the flows from host src to host dst among flows:
 // the source-destination query of Parsimon §3.4.
-func (d *DelayNet) EstimatePair(flows []workload.Flow, src, dst int, seed uint64) ([]metrics.Record, error) {
+func (d *DelayNet) EstimatePair(ctx context.Context, flows []workload.Flow, src, dst int, seed uint64) ([]metrics.Record, error) {
 	var sel []workload.Flow
 	for _, f := range flows {
 		if f.Src == src && f.Dst == dst {
 			sel = append(sel, f)
 		}
 	}
-	return d.EstimateFlows(sel, seed)
+	return d.EstimateFlows(ctx, sel, seed)
 }
 
 // EstimateClass estimates the flows of one class (a component of a mixed
 // workload, Parsimon App. A) among flows.
-func (d *DelayNet) EstimateClass(flows []workload.Flow, class int, seed uint64) ([]metrics.Record, error) {
+func (d *DelayNet) EstimateClass(ctx context.Context, flows []workload.Flow, class int, seed uint64) ([]metrics.Record, error) {
 	var sel []workload.Flow
 	for _, f := range flows {
 		if f.Class == class {
 			sel = append(sel, f)
 		}
 	}
-	return d.EstimateFlows(sel, seed)
+	return d.EstimateFlows(ctx, sel, seed)
 }

@@ -1,6 +1,7 @@
 package parsimon
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -92,7 +93,7 @@ func TestQueriesConsistent(t *testing.T) {
 	for i := range flows {
 		flows[i].Class = i % 2
 	}
-	all, err := dn.EstimateFlows(flows, 42)
+	all, err := dn.EstimateFlows(context.Background(), flows, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,17 +114,17 @@ func TestQueriesConsistent(t *testing.T) {
 			}
 		}
 	}
-	pair, err := dn.EstimatePair(flows, 0, 3, 42)
+	pair, err := dn.EstimatePair(context.Background(), flows, 0, 3, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("pair 0->3", pair, 1)
-	class, err := dn.EstimateClass(flows, 1, 42)
+	class, err := dn.EstimateClass(context.Background(), flows, 1, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("class 1", class, 2)
-	other, _ := dn.EstimateFlows(flows, 43)
+	other, _ := dn.EstimateFlows(context.Background(), flows, 43)
 	if reflect.DeepEqual(other, all) {
 		t.Error("seeds 42 and 43 gave identical estimates")
 	}

@@ -84,13 +84,7 @@ func (l Links) Task(i int) (*Task, error) {
 }
 
 // packets is the work of Channels[i]'s simulation: its flows' packets.
-func (l Links) packets(i int) int64 {
-	var n int64
-	for _, fi := range l.D.On(l.Channels[i]) {
-		n += l.D.Cfg.Packets(l.D.Flows[fi].Size)
-	}
-	return n
-}
+func (l Links) packets(i int) int64 { return l.D.packets[l.Channels[i]] }
 
 // LinkRunner runs the link-level simulations of links and hands every
 // result to done, one call at a time, in any order; an error from done
@@ -181,13 +175,8 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		return nil, err
 	}
 	t0 := time.Now()
-	d, err := Decompose(net, flows, cfg)
+	d, err := Decompose(ctx, net, flows, cfg)
 	if err != nil {
-		return nil, err
-	}
-	// Setup takes seconds at millions of flows: an interrupt (ctx) stops
-	// it between steps.
-	if err := interrupted(ctx); err != nil {
 		return nil, err
 	}
 	loads, err := metrics.LinkLoads(net, flows)
@@ -209,6 +198,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if o.Cluster {
 		feats := make([]Features, len(busy))
 		for i, c := range busy {
+			if err := interrupted(ctx); err != nil {
+				return nil, err
+			}
 			on := d.On(c)
 			sizes, starts := make([]int64, len(on)), make([]int64, len(on))
 			for j, fi := range on {
@@ -216,7 +208,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			}
 			feats[i] = NewFeatures(d.Kind(c), net.Channels[c].Bandwidth, loads.Channel[c], sizes, starts, o.ClusterOptions.Quantiles)
 		}
-		rep, err := Cluster(feats, o.ClusterOptions)
+		rep, err := Cluster(ctx, feats, o.ClusterOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -281,12 +273,17 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	for _, c := range busy {
 		res.Net.Channel[c] = res.Net.Channel[res.Channels[c].Representative]
 	}
-	if res.Records, err = res.Net.EstimateFlows(flows, o.Seed); err != nil {
+	if res.Records, err = res.Net.EstimateFlows(ctx, flows, o.Seed); err != nil {
 		return nil, err
 	}
 	res.ConvolveSeconds = time.Since(t2).Seconds()
 	return res, nil
 }
+
+// ctxEvery is how many flows (or channels) the long loops of a run handle
+// between two looks at its context: a few milliseconds of work at
+// 400k flows, and no measurable cost.
+const ctxEvery = 4096
 
 // interrupted is ctx's error, if it is done, as Run reports it.
 func interrupted(ctx context.Context) error {
@@ -307,7 +304,7 @@ func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg 
 		return nil, 0, err
 	}
 	o := opts.withDefaults()
-	d, err := Decompose(net, flows, cfg)
+	d, err := Decompose(ctx, net, flows, cfg)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -49,7 +49,7 @@ func quantile(recs []metrics.Record, q float64) float64 {
 // reports progress ending with the full count.
 func TestRunTasksDeterministic(t *testing.T) {
 	net, flows := tinyScenario(t, 600)
-	d, err := Decompose(net, flows, netcfg.Default())
+	d, err := Decompose(context.Background(), net, flows, netcfg.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,20 +189,88 @@ func TestSparseWarning(t *testing.T) {
 	}
 }
 
-// An interrupted run stops during its setup: no link simulation starts.
-func TestRunInterruptedInSetup(t *testing.T) {
-	net, flows := tinyScenario(t, 300)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	started := false
-	_, err := Run(ctx, net, flows, netcfg.Default(), Options{Links: func(context.Context, Links, func(int, *TaskResult) error) error {
-		started = true
-		return fmt.Errorf("link simulations started")
-	}})
-	if err == nil || !strings.Contains(err.Error(), "parsimon: interrupted: context canceled") {
-		t.Errorf("err = %v, want the interrupt", err)
+// stopAfter is a context that reports itself cancelled from its n-th
+// look (Err) on: it interrupts a loop at a known point, without timing.
+type stopAfter struct {
+	context.Context
+	n, looks int
+}
+
+func (c *stopAfter) Err() error {
+	c.looks++
+	if c.looks >= c.n {
+		return context.Canceled
 	}
-	if started {
-		t.Error("the link simulations started after the interrupt")
+	return nil
+}
+
+// An interrupt stops a run in its decomposition (no link simulation
+// starts), its clustering or its convolution, with an error wrapping the
+// context's.
+func TestRunInterrupted(t *testing.T) {
+	net, flows := tinyScenario(t, 2*ctxEvery+1)
+	for _, tc := range []struct {
+		name    string
+		cluster bool
+		// cancel, when set, is called once the link simulations are done;
+		// otherwise the run's context is a stopAfter of 2 looks: the first
+		// is at flow 0 of the decomposition, the second ctxEvery flows on.
+		cancel bool
+	}{
+		{name: "decomposition"},
+		{name: "convolution", cancel: true},
+		{name: "convolution after clustering", cluster: true, cancel: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ctx context.Context = &stopAfter{Context: context.Background(), n: 2}
+			cancel := func() {}
+			if tc.cancel {
+				ctx, cancel = context.WithCancel(context.Background())
+			}
+			linked := false
+			res, err := Run(ctx, net, flows, netcfg.Default(), Options{Seed: 1, Cluster: tc.cluster, Workers: 2,
+				Links: func(ctx context.Context, links Links, done func(int, *TaskResult) error) error {
+					linked = true
+					err := RunTasks(context.WithoutCancel(ctx), links, LinkSim, 2, nil, done)
+					cancel()
+					return err
+				}})
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "parsimon: interrupted") || res != nil {
+				t.Fatalf("err = %v, result returned %v; want the interrupt and none", err, res != nil)
+			}
+			if s, ok := ctx.(*stopAfter); ok && (s.looks != 2 || linked) {
+				t.Errorf("stopped at look %d, link simulations started %v; want look 2 and none", s.looks, linked)
+			}
+			if tc.cancel && !linked {
+				t.Error("interrupted before the link simulations")
+			}
+		})
+	}
+}
+
+// Clustering and the convolution stop at their second look at a context
+// cancelled from then on: the first is at the start, the second comes
+// after one representative (three far apart loads, so three clusters) or
+// ctxEvery flows.
+func TestInterruptedSteps(t *testing.T) {
+	net, flows := tinyScenario(t, 2*ctxEvery+1)
+	feats := []Features{{Load: 0.1}, {Load: 0.5}, {Load: 0.2}}
+	for _, tc := range []struct {
+		name string
+		run  func(ctx context.Context) error
+	}{
+		{"clustering", func(ctx context.Context) error {
+			_, err := Cluster(ctx, feats, ClusterOptions{})
+			return err
+		}},
+		{"convolution", func(ctx context.Context) error {
+			_, err := NewDelayNet(net, netcfg.Default()).EstimateFlows(ctx, flows, 1)
+			return err
+		}},
+	} {
+		ctx := &stopAfter{Context: context.Background(), n: 2}
+		if err := tc.run(ctx); !errors.Is(err, context.Canceled) || ctx.looks != 2 {
+			t.Errorf("%s: err = %v after %d looks; want the interrupt at look 2", tc.name, err, ctx.looks)
+		}
 	}
 }

@@ -210,7 +210,7 @@ func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figur
 		}
 		l.LineStyle = lineStyle(i)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("max load %.0f-%.0f%% (top-10%% <= %.0f%%), n=%d", 100*g.lo, 100*g.hi, 100*g.top10, len(g.errs)), l)
+		p.Legend.Add(fmt.Sprintf("max load %s (top-10%% <= %.0f%%), n=%d", percentRange(g.lo, g.hi), 100*g.top10, len(g.errs)), l)
 	}
 	l, err := plotter.NewLine(cdfCurve(all, 0))
 	if err != nil {
@@ -255,4 +255,15 @@ func (cdfTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return append(ts, plot.Tick{Value: 0.99, Label: "0.99"})
+}
+
+// percentRange writes the fractions lo and hi as a range of whole
+// percents, or as one percent when they round to the same ("36%", not
+// "36-36%").
+func percentRange(lo, hi float64) string {
+	a, b := fmt.Sprintf("%.0f", 100*lo), fmt.Sprintf("%.0f", 100*hi)
+	if a == b {
+		return a + "%"
+	}
+	return a + "-" + b + "%"
 }

@@ -142,6 +142,25 @@ func TestViolin(t *testing.T) {
 	if err != nil || one.Density != nil || one.Median != 4 {
 		t.Errorf("single-value violin: %+v, %v; want a median of 4 and no density", one, err)
 	}
+	// Drawn alone on a plot without axes, it still shows: a dark pixel
+	// where its value is, the middle of the y range [3, 5].
+	p := newPlot("", "", "")
+	p.HideAxes()
+	p.Add(one)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -1, 1, 3, 5
+	img := Image(Single(p))
+	b := img.Bounds()
+	dark := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r+g+bl < 3*0x8000 {
+				dark++
+			}
+		}
+	}
+	if dark == 0 {
+		t.Error("a violin of one value draws nothing visible")
+	}
 }
 
 func TestCDFCurve(t *testing.T) {
@@ -269,11 +288,13 @@ func TestFigureErrors(t *testing.T) {
 
 func second(_ *Figure, err error) error { return err }
 
-// WhatIf draws one panel per class, two to a row, and refuses data whose shapes disagree.
+// WhatIf draws one panel per class, two to a row, with intervals beside
+// their points and cut at a slowdown of 1, and refuses data whose shapes
+// disagree.
 func TestWhatIf(t *testing.T) {
 	d := WhatIfData{Title: "eta", Param: "hpcc.eta", X: []float64{0.7, 0.8, 0.9}, Classes: []string{"<=1KB", "1-10KB", ">10KB"},
 		Series: []WhatIfSeries{
-			{Name: "packetsim", Y: [][]float64{{2, 2.5, 3}, {3, 3.5, 4}, {5, 5, 6}}, Half: [][]float64{{0.1, 0.2, 0.1}, {0.1, 0.1, 0.1}, {0.3, 0.2, math.NaN()}}},
+			{Name: "packetsim", Y: [][]float64{{2, 2.5, 3}, {3, 3.5, 4}, {5, 5, 6}}, Half: [][]float64{{0.1, 3, 0.1}, {0.1, 0.1, 0.1}, {0.3, 0.2, math.NaN()}}},
 			{Name: "m3", Y: [][]float64{{2, 2.4, 3.1}, {3, 3.4, 4.1}, {5, 5.2, 5.9}}},
 		}}
 	f, err := WhatIf(d)
@@ -282,6 +303,11 @@ func TestWhatIf(t *testing.T) {
 	}
 	if len(f.Panels) != 2 || len(f.Panels[0]) != 2 || len(f.Panels[1]) != 1 {
 		t.Fatalf("layout %d rows", len(f.Panels))
+	}
+	// 2.5 ± 3 reaches below 1 and stops there; packetsim's bars, the first
+	// of two series, sit left of x = 0.7 by 0.6% of the x span.
+	if p := f.Panels[0][0]; p.Y.Min != 1 || p.Y.Max != 5.5 || math.Abs(p.X.Min-(0.7-0.006*0.2)) > 1e-12 {
+		t.Errorf("first panel spans x [%g, %g], y [%g, %g]; want x from 0.6988, y [1, 5.5]", p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 	}
 	if img := Image(f); img.Bounds().Dx() == 0 {
 		t.Error("empty image")
@@ -294,5 +320,16 @@ func TestWhatIf(t *testing.T) {
 	d.Series[1].Y = d.Series[1].Y[:2]
 	if _, err := WhatIf(d); err == nil {
 		t.Error("accepted a series without every class")
+	}
+}
+
+func TestPercentRange(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{{0.36, 0.36, "36%"}, {0.361, 0.364, "36%"}, {0.36, 0.7, "36-70%"}, {0.3549, 0.3551, "35-36%"}} {
+		if got := percentRange(tc.lo, tc.hi); got != tc.want {
+			t.Errorf("percentRange(%g, %g) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
 	}
 }

@@ -40,8 +40,9 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // logTicks labels a logarithmic axis at 1, 2 and 5 x 10^k (only at 10^k
 // when the axis spans more than three decades, where the others would
-// collide), with unlabelled minor ticks at the other integers times 10^k,
-// and labels its ends when no label is near them, so that a reader sees
+// collide; as a linear axis when it spans less than half a decade), with
+// unlabelled minor ticks at the other integers times 10^k, and labels its
+// ends when no label is near them, so that a reader sees
 // where the axis stops (a slowdown axis ending at 37 would otherwise read
 // as ending at 20). With log10 set the axis carries log10 values (a colour
 // bar of log10 slowdowns) and the labels show 10^v; with bytes set labels
@@ -60,8 +61,20 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return strconv.FormatFloat(v, 'g', digits, 64)
 	}
 	var ts []plot.Tick
+	narrow := math.Log10(hi/lo) < 0.5
+	if narrow {
+		// Under half a decade holds at most one 1, 2 or 5 x 10^k, so the
+		// ends would be the only labels (a slowdown axis from 1.03 to 1.76):
+		// label it as a linear axis.
+		ts = linearTicks{}.Ticks(lo, hi)
+		for i := range ts {
+			if ts[i].Label != "" {
+				ts[i].Label = label(ts[i].Value, 4)
+			}
+		}
+	}
 	wide := math.Log10(hi/lo) > 3
-	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
+	for k := math.Floor(math.Log10(lo)); !narrow && k <= math.Ceil(math.Log10(hi)); k++ {
 		for m := 1.0; m <= 9; m++ {
 			v := m * math.Pow(10, k)
 			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {

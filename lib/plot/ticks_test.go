@@ -6,9 +6,11 @@ import (
 )
 
 // TestLogTicksReadable checks what makes a log axis readable: at least two
-// labels, every tick inside the axis, a label at or within a tenth of the
-// axis of each end (where the axis stops), and no two labels so close
-// (under a tenth of the axis) that they print over each other.
+// labels (three under half a decade, where the ends alone say little),
+// every tick inside the axis and one at every power of ten in it, a label
+// at or within a tenth of the axis of each end (where the axis stops),
+// and no two labels so close (under a tenth of the axis) that they print
+// over each other.
 func TestLogTicksReadable(t *testing.T) {
 	for _, r := range []struct{ lo, hi float64 }{
 		{1.01, 2.05}, // the panel that showed "2" over "2.05"
@@ -32,10 +34,19 @@ func TestLogTicksReadable(t *testing.T) {
 				labels = append(labels, tk.Value)
 			}
 		}
-		if len(labels) < 2 {
-			t.Errorf("[%g, %g]: %d labels, want at least 2", r.lo, r.hi, len(labels))
+		for k := math.Ceil(math.Log10(r.lo)); k <= math.Floor(math.Log10(r.hi)); k++ {
+			found := false
+			for _, tk := range ts {
+				found = found || math.Abs(tk.Value/math.Pow(10, k)-1) < 1e-9
+			}
+			if !found {
+				t.Errorf("[%g, %g]: no tick at 1e%g", r.lo, r.hi, k)
+			}
 		}
 		span := math.Log10(r.hi / r.lo)
+		if want := map[bool]int{true: 3, false: 2}[span < 0.5]; len(labels) < want {
+			t.Errorf("[%g, %g]: labels %v, want at least %d", r.lo, r.hi, labels, want)
+		}
 		for _, end := range []float64{r.lo, r.hi} {
 			near := false
 			for _, l := range labels {

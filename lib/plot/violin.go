@@ -54,7 +54,8 @@ func KDE(xs []float64, bw float64, at []float64) []float64 {
 // x = Location: its Gaussian kernel density estimate (Silverman bandwidth)
 // mirrored about the centre line and cut at the data's range, with a thick
 // bar from the first to the third quartile, a thin line from minimum to
-// maximum and a white dot at the median, as in Parsimon's Fig. 9.
+// maximum and a white dot with a dark rim at the median, as in Parsimon's
+// Fig. 9.
 type Violin struct {
 	Location float64
 	// Width is the violin's width at its densest point, in x-axis units
@@ -133,7 +134,11 @@ func (v *Violin) Plot(c draw.Canvas, plt *plot.Plot) {
 	c.StrokeLines(dark, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(v.Min)}, {X: x0, Y: trY(v.Max)}})...)
 	dark.Width = vg.Points(5)
 	c.StrokeLines(dark, c.ClipLinesXY([]vg.Point{{X: x0, Y: trY(v.Q1)}, {X: x0, Y: trY(v.Q3)}})...)
+	// The median's white dot has a dark rim: a violin of one value (a
+	// category with one scenario) is that dot alone, which would be
+	// invisible on the white background.
 	if m := (vg.Point{X: x0, Y: trY(v.Median)}); c.Contains(m) {
+		c.DrawGlyph(draw.GlyphStyle{Color: dark.Color, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}, m)
 		c.DrawGlyph(draw.GlyphStyle{Color: color.White, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}, m)
 	}
 }

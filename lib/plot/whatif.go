@@ -3,6 +3,7 @@ package plot
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -30,7 +31,8 @@ type WhatIfData struct {
 
 // WhatIf draws a counterfactual sweep like m3's Fig. 13 and 14: one panel
 // per flow-size class, the swept value on x, the p99 FCT slowdown on y,
-// one line per estimator with its confidence intervals as bars.
+// one line per estimator with its confidence intervals as bars in its
+// colour, cut at a slowdown of 1.
 func WhatIf(d WhatIfData) (*Figure, error) {
 	if len(d.X) == 0 || len(d.Classes) == 0 || len(d.Series) == 0 {
 		return nil, fmt.Errorf("plot: WhatIf needs values, classes and series (%d, %d, %d)", len(d.X), len(d.Classes), len(d.Series))
@@ -38,6 +40,7 @@ func WhatIf(d WhatIfData) (*Figure, error) {
 	if d.XLabels != nil && len(d.XLabels) != len(d.X) {
 		return nil, fmt.Errorf("plot: WhatIf: %d labels for %d values", len(d.XLabels), len(d.X))
 	}
+	xspan := slices.Max(d.X) - slices.Min(d.X)
 	var panels []*plot.Plot
 	for c, class := range d.Classes {
 		p := newPlot(class, d.Param, "p99 FCT slowdown")
@@ -51,15 +54,25 @@ func WhatIf(d WhatIfData) (*Figure, error) {
 			if s.Half == nil {
 				continue
 			}
+			// Each estimator's intervals in its colour, a hair to the side
+			// of its points so that intervals at one value do not hide one
+			// another, and cut at a slowdown of 1, below which no FCT lies
+			// (intervals over two seeds are often wider than the value).
+			dodge := (float64(i) - float64(len(d.Series)-1)/2) * 0.012 * xspan
 			var pts plotter.XYs
 			var halves []float64
 			for k, y := range s.Y[c] {
 				if h := s.Half[c][k]; !math.IsNaN(y) && !math.IsNaN(h) && h > 0 {
-					pts, halves = append(pts, plotter.XY{X: d.X[k], Y: y}), append(halves, h)
+					pts, halves = append(pts, plotter.XY{X: d.X[k] + dodge, Y: y}), append(halves, h)
 				}
 			}
 			if len(pts) > 0 {
-				p.Add(ciBars(pts, halves, true))
+				bars := ciBars(pts, halves, true).(*plotter.YErrorBars)
+				bars.Color = seriesColor(i)
+				for k := range bars.YErrors {
+					bars.YErrors[k].Low = max(min(bars.YErrors[k].Low, pts[k].Y-1), 0)
+				}
+				p.Add(bars)
 			}
 		}
 		if d.XLabels != nil {
