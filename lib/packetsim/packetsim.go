@@ -123,6 +123,11 @@ type Result struct {
 	// among them, Marks data packets marked CE, Duplicates data packets
 	// that reached the receiver out of order or twice and were discarded.
 	Drops, AckDrops, Marks, Duplicates int64
+	// Timeouts counts retransmission timeouts that resent data, and
+	// FastRecoveries the entries into fast recovery (stock TCP's loss
+	// recovery of window DCTCP with finite buffers; the others recover
+	// by go-back-N and never enter it).
+	Timeouts, FastRecoveries int64
 	// DeliveredBytes is the payload received in order, over all flows.
 	DeliveredBytes int64
 	// ChannelBytes is the wire bytes put on each channel (index: channel
