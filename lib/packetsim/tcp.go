@@ -41,13 +41,17 @@ import "math/bits"
 //     ssthresh takes DCTCP's cut (once per loss episode), the window
 //     restarts from one packet, every unreported packet sent counts as
 //     lost, and slow start resends them.
+//   - The window in CWR after an ECN echo is the controller's (cut at
+//     once), where ns-3 lets PRR bring it down; infinite-buffer runs
+//     depend on that and keep it.
 //
 // Simplified: an ACK reports only the packet it answers, so a lost ACK
 // loses its report (TCP repeats the last three blocks); DeliveredData is
 // counted in whole packets; PRR sends whole packets; an ECN echo during
 // recovery or after a timeout does not cut the window again (ns-3 would
-// enter CWR and cut once more); RFC 6675's rescue retransmission (NextSeg
-// rules 3 and 4) is left out, as in ns-3.
+// enter CWR and cut once more); a packet resent by NextSeg's rule 3
+// counts once in the pipe, not twice; RFC 6675's rescue retransmission
+// (rule 4) is left out, as in ns-3.
 
 const (
 	// dupThresh is ns-3's ReTxThreshold.
@@ -151,13 +155,20 @@ func (s *sim) tcpLostSeg(t *tcpFlow, f *flow) int32 {
 }
 
 // tcpNextSeg is the packet the flow sends next when its window allows: a
-// lost one, else new data (NextSeg rules 1 and 2); -1 if none.
+// lost one, else new data, else in recovery the lowest packet neither
+// reported nor resent (NextSeg rules 1-3, rule 3 in recovery only, as
+// ns-3); -1 if none.
 func (s *sim) tcpNextSeg(t *tcpFlow, f *flow) int32 {
 	if p := s.tcpLostSeg(t, f); p >= 0 {
 		return p
 	}
 	if f.maxSent < f.npkts {
 		return f.maxSent
+	}
+	if lo := max(f.sndUna, t.highRxt+1); t.state == tcpRecovery && lo < f.maxSent {
+		if p := t.sacked.nextClear(lo, f.maxSent); p < f.maxSent {
+			return p
+		}
 	}
 	return -1
 }
