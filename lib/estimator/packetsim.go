@@ -35,6 +35,11 @@ func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Sourc
 		"unfinished":  strconv.Itoa(len(res.Unfinished)),
 		"peak_flows":  strconv.Itoa(res.PeakFlows),
 	}
+	if n := sc.Spec.Network; (n.BufferBytes > 0 || n.SharedBuffer()) && !n.PFC.Enabled {
+		// Loss recoveries, named as the ns3 estimator names them.
+		extra["timeouts"] = strconv.FormatInt(res.Timeouts, 10)
+		extra["fast_recoveries"] = strconv.FormatInt(res.FastRecoveries, 10)
+	}
 	if sc.Spec.Network.PFC.Enabled {
 		extra["pause_frames"] = strconv.FormatInt(res.PauseFrames, 10)
 		extra["paused_ns"] = strconv.FormatInt(res.PausedNanos, 10)

@@ -45,15 +45,14 @@
 // about one packet more than packetsim's. Stock ns-3 has no shared switch
 // buffer and no PFC: Simulate refuses both.
 //
-// Losses are recovered differently. ns-3's TcpSocketBase has SACK, fast
-// retransmit after three duplicate ACKs (the window cut as for an ECN
-// echo) and a retransmission timer of srtt + 4 rttvar, at least
-// cfg.DCTCP.MinRTONanos, doubled at each timeout. packetsim's receiver
-// asks for go-back-N at the first out-of-order packet (the window is not
-// cut) and its timer restarts from the first unacknowledged packet after
-// cfg.DCTCP.MinRTONanos without progress. So packetsim recovers a lost
-// packet that any later one follows within a round trip, where ns-3 needs
-// three; a loss among a flow's last packets costs ns-3 a timeout.
+// Losses are recovered alike, by stock TCP: ns-3's TcpSocketBase has
+// SACK, fast retransmit after three duplicate ACKs with PRR and DCTCP's
+// ssthresh, and a retransmission timer of srtt + 4 rttvar, at least
+// cfg.DCTCP.MinRTONanos, doubled at each timeout; packetsim's window DCTCP
+// runs the same recovery when buffers are finite (its package
+// documentation and tcp.go say what it simplifies). One difference
+// remains: in CWR after an ECN echo ns-3 lets PRR bring the window down,
+// where packetsim cuts it at once.
 //
 // # Differences from the ideal model
 //

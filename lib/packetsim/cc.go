@@ -238,7 +238,9 @@ func (d *DCTCPRate) OnTimeout(now int64) {
 // to cwnd(1 - alpha/2) (at least two packets) and enters CWR: until
 // everything sent before the cut is acknowledged the window neither grows
 // nor is cut again. Alpha is updated once per window of ACKs. It sends at
-// line rate within its window.
+// line rate within its window. With finite buffers the simulator adds
+// stock TCP's loss recovery around it (SACK, fast retransmit, PRR, RTO
+// backoff; see tcp.go), which cuts the window with the same formula.
 type DCTCPWindow struct {
 	est            dctcpEstimator
 	cwnd, ssthresh float64
@@ -278,19 +280,43 @@ func (d *DCTCPWindow) OnAck(a Ack) {
 		// Reacting to the first echo rather than at the end of the
 		// window is what ns-3 and Linux do; waiting a window lets the
 		// queue grow by a window's worth of slow start.
-		d.cwnd = max(d.cwnd*(1-d.est.alpha/2), 2*d.mss)
+		d.cwnd = d.cut()
 		d.ssthresh = d.cwnd
 		d.cwr, d.recover = true, a.NextSeq
-	case d.cwnd < d.ssthresh:
-		d.cwnd += float64(a.Acked)
 	default:
-		d.cwnd += d.mss * float64(a.Acked) / d.cwnd
+		d.grow(a.Acked)
 	}
 }
 
-// OnTimeout implements CC.
+// cut is the window after a congestion signal, an ECN echo or a loss:
+// cwnd(1 - alpha/2) as ns-3's TcpDctcp::GetSsThresh, at least two
+// packets as Linux's dctcp_ssthresh.
+func (d *DCTCPWindow) cut() float64 {
+	return max(d.cwnd*(1-d.est.alpha/2), 2*d.mss)
+}
+
+// grow opens the window for acked newly acknowledged bytes: slow start
+// up to ssthresh, congestion avoidance above, with what slow start
+// leaves over (ns-3's TcpLinuxReno). An ACK acknowledges one packet
+// unless a loss was repaired, so only then does the split matter.
+func (d *DCTCPWindow) grow(acked int64) {
+	a := float64(acked)
+	if d.cwnd < d.ssthresh {
+		if d.cwnd+a <= d.ssthresh {
+			d.cwnd += a
+			return
+		}
+		a -= d.ssthresh - d.cwnd
+		d.cwnd = d.ssthresh
+	}
+	d.cwnd += d.mss * a / d.cwnd
+}
+
+// OnTimeout implements CC: ssthresh takes the cut window, as in ns-3
+// (TcpDctcp's GetSsThresh at a retransmission timeout), and the window
+// restarts from one packet.
 func (d *DCTCPWindow) OnTimeout(now int64) {
-	d.ssthresh = max(d.cwnd/2, 2*d.mss)
+	d.ssthresh = d.cut()
 	d.cwnd = d.mss
 	d.cwr = false
 }

@@ -18,6 +18,12 @@
 // by hop to the hosts' NICs, pause frames and paused time counted per
 // channel); its ports then hold their packets, since a paused port's
 // departures are not known on arrival, and only such runs pay for it.
+// Dropped packets are recovered by go-back-N (the receiver asks for it at
+// the first out-of-order packet; a timeout rewinds to the first
+// unacknowledged packet), as the RDMA NICs of the papers' fork do; window
+// DCTCP, which models stock TCP, recovers them as stock TCP does instead
+// (SACK, fast retransmit, proportional rate reduction, a timeout that
+// doubles; see tcp.go).
 // Congestion control sits behind the CC interface. What the other
 // algorithms need of the network is added only when netcfg names them:
 // for DCQCN, RED-style marking between Kmin and Kmax (random draws from
@@ -124,6 +130,11 @@ type Result struct {
 	// among them, Marks data packets marked CE, Duplicates data packets
 	// that reached the receiver out of order or twice and were discarded.
 	Drops, AckDrops, Marks, Duplicates int64
+	// Timeouts counts retransmission timeouts that resent data, and
+	// FastRecoveries the entries into fast recovery (stock TCP's loss
+	// recovery of window DCTCP with finite buffers; the others recover
+	// by go-back-N and never enter it).
+	Timeouts, FastRecoveries int64
 	// DeliveredBytes is the payload received in order, over all flows.
 	DeliveredBytes int64
 	// ChannelBytes is the wire bytes put on each channel (index: channel

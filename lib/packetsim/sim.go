@@ -225,6 +225,12 @@ type sim struct {
 	// finite: buffers are finite, per port (cfg.BufferBytes) or shared
 	// (buf); one test on the fast path for both.
 	finite bool
+	// tcp holds, per slot, stock TCP's loss recovery state when window
+	// DCTCP runs with finite buffers (tcp.go); nil otherwise.
+	tcp []tcpFlow
+	// dropHook, set by tests, drops a packet entering a finite per-port
+	// buffer when it returns true, as if the buffer were full.
+	dropHook func(e event, c int32) bool
 }
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
@@ -264,6 +270,9 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			return nil, fmt.Errorf("packetsim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")
 		}
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
+		if opts.CC == nil && cfg.CC == "dctcp-window" {
+			s.tcp = make([]tcpFlow, 0, 64)
+		}
 	}
 	s.ports = make([]port, len(net.Channels))
 	s.nicOf = make([]int32, len(net.Channels))
@@ -419,7 +428,11 @@ func (s *sim) run() error {
 			}
 			s.pull(n)
 		case evRTO:
-			s.timeout(e)
+			if s.tcp != nil {
+				s.tcpTimer(e)
+			} else {
+				s.timeout(e)
+			}
 		case evSample:
 			s.sample()
 		case evPortFree:
@@ -481,12 +494,15 @@ func (s *sim) start() error {
 	if s.ext != nil {
 		s.initExt(slot, f, len(path)-1)
 	}
+	if s.tcp != nil {
+		s.tcpStart(slot, f)
+	}
 	s.addPending(pending{rec: metrics.Record{FlowID: fl.ID, Src: fl.Src, Dst: fl.Dst, Size: fl.Size, Start: fl.Start, Class: fl.Class}, slot: slot, start: s.now})
 	s.started++
 	if err := s.fetch(); err != nil {
 		return err
 	}
-	if s.rto > 0 {
+	if s.rto > 0 && s.tcp == nil {
 		f.rtoPending = true
 		s.q.push(newEvent(s.now+s.rto, evRTO, slot))
 	}
@@ -551,6 +567,9 @@ func (s *sim) alloc(hops int) int32 {
 	if s.ext != nil {
 		s.ext = append(s.ext, flowExt{})
 	}
+	if s.tcp != nil {
+		s.tcp = append(s.tcp, tcpFlow{})
+	}
 	s.routes = append(s.routes, make([]int32, s.stride)...)
 	s.res.PeakFlows = len(s.fs)
 	return int32(len(s.fs) - 1)
@@ -562,6 +581,9 @@ func (s *sim) retire(slot int32) {
 	f := &s.fs[slot]
 	if f.sndUna == f.npkts && f.alive == 0 && !f.rtoPending && !f.active {
 		f.cc = nil // let the collector have a custom controller
+		if s.tcp != nil {
+			s.tcp[slot].cc = nil
+		}
 		f.npkts = -1
 		s.free = append(s.free, slot)
 	}
@@ -647,7 +669,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		if s.buf != nil {
 			return s.bufEnqueue(e, c, wire)
 		}
-		if p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) {
+		if p.backlog(s.now)+float64(wire) > float64(s.cfg.BufferBytes) || s.dropHook != nil && s.dropHook(e, c) {
 			s.res.Drops++
 			if e.flag()&flagAck != 0 {
 				s.res.AckDrops++
@@ -760,18 +782,18 @@ func (s *sim) pull(n *nic) {
 		i := (n.rr + tried) % len(n.active)
 		fi := n.active[i]
 		f := &s.fs[fi]
-		if s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) >= f.window() {
+		if !s.windowOpen(fi, f) {
 			continue // window closed: an ACK will call pull again
 		}
 		if f.nextSend > s.now {
 			wake = min(wake, f.nextSend)
 			continue
 		}
-		e := s.nextData(fi, f)
+		e := s.take(fi, f)
 		wire := s.wire(&e, s.route(fi))
 		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.rate(s.now)+0.5)
 		n.rr = i + 1
-		if f.sndNxt == f.npkts { // nothing left to send: leave the rotation
+		if !s.hasData(fi, f) { // nothing left to send: leave the rotation
 			f.active = false
 			n.active = append(n.active[:i], n.active[i+1:]...)
 			n.rr = i
@@ -802,9 +824,30 @@ func (s *sim) nextData(fi int32, f *flow) event {
 	return packet(fi, pkt, s.now, 0)
 }
 
-// windowOpen reports whether f may send another packet now.
-func (s *sim) windowOpen(f *flow) bool {
+// windowOpen reports whether the flow in slot fi may send another packet
+// now.
+func (s *sim) windowOpen(fi int32, f *flow) bool {
+	if s.tcp != nil {
+		return s.tcpCanSend(fi, f)
+	}
 	return f.sndNxt < f.npkts && s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.window()
+}
+
+// hasData reports whether the flow in slot fi has a packet to send when
+// its window allows.
+func (s *sim) hasData(fi int32, f *flow) bool {
+	if s.tcp != nil {
+		return s.tcpNextSeg(&s.tcp[fi], f) >= 0
+	}
+	return f.sndNxt < f.npkts
+}
+
+// take takes the next packet the flow in slot fi sends.
+func (s *sim) take(fi int32, f *flow) event {
+	if s.tcp != nil {
+		return s.tcpTake(fi, f)
+	}
+	return s.nextData(fi, f)
 }
 
 // activate puts a flow that has data to (re)send back into its NIC's
@@ -814,14 +857,14 @@ func (s *sim) activate(fi int32, f *flow) {
 	r := s.route(fi)
 	c := r[rtPath]
 	if s.opts.HostFIFO {
-		for s.windowOpen(f) {
-			e := s.nextData(fi, f)
+		for s.windowOpen(fi, f) {
+			e := s.take(fi, f)
 			s.enqueue(e, c, s.wire(&e, r))
 		}
 		return
 	}
 	n := &s.nics[s.nicOf[c]]
-	if !f.active && f.sndNxt < f.npkts {
+	if !f.active && s.hasData(fi, f) {
 		f.active = true
 		n.active = append(n.active, fi)
 	}
@@ -831,6 +874,8 @@ func (s *sim) activate(fi int32, f *flow) {
 // onData is the receiver: it takes packets in order, discards others, and
 // answers every data packet with a cumulative ACK echoing its CE mark. The
 // first out-of-order packet after an in-order one asks for go-back-N.
+// Under stock TCP (s.tcp) it holds out-of-order packets instead and the
+// ACK reports them (tcpReceive).
 func (s *sim) onData(e event, f *flow, r []int32) {
 	flag := flagAck | e.flag()&flagECE
 	if s.cnpGap > 0 && flag&flagECE != 0 {
@@ -841,7 +886,10 @@ func (s *sim) onData(e event, f *flow, r []int32) {
 			flag &^= flagECE
 		}
 	}
-	if e.pkt == f.rcvNxt {
+	echo := e.ts()
+	if s.tcp != nil {
+		echo = s.tcpReceive(e, f)
+	} else if e.pkt == f.rcvNxt {
 		f.rcvNxt++
 		f.nackSent = false
 		s.res.DeliveredBytes += s.seqBytes(f, e.pkt+1) - s.seqBytes(f, e.pkt)
@@ -856,7 +904,7 @@ func (s *sim) onData(e event, f *flow, r []int32) {
 		}
 	}
 	c := channel(r, 0, true)
-	ack := packet(e.ref, f.rcvNxt, e.ts(), flag)
+	ack := packet(e.ref, f.rcvNxt, echo, flag)
 	if s.opts.HostFIFO {
 		s.res.AckPackets++
 		s.enqueue(ack, c, s.cfg.AckBytes)
@@ -870,6 +918,10 @@ func (s *sim) onData(e event, f *flow, r []int32) {
 
 // onAck is the sender's side of an ACK.
 func (s *sim) onAck(e event, f *flow) {
+	if s.tcp != nil {
+		s.tcpAck(e, f)
+		return
+	}
 	f.alive--
 	var acked int64
 	if e.pkt > f.sndUna {
@@ -924,6 +976,7 @@ func (s *sim) timeout(e event) {
 		return
 	}
 	if s.now-f.progress >= s.rto && f.sndNxt > f.sndUna {
+		s.res.Timeouts++
 		f.sndNxt = f.sndUna
 		f.progress = s.now
 		f.onTimeout(s.now)

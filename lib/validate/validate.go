@@ -164,6 +164,9 @@ type Outcome struct {
 	Records map[string][]metrics.Record
 	Wall    map[string]float64
 	Drops   map[string]int64
+	// Retransmission timeouts and entries into fast recovery by name,
+	// with finite buffers (go-back-N never enters fast recovery).
+	Timeouts, FastRecoveries map[string]int64
 }
 
 // SlowerThanMinRTO counts, per bin of metrics.NS3Bins, the flows of record set
@@ -199,7 +202,8 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 			return nil, err
 		}
 		o := Outcome{Case: c, MaxLoad: loads.Max, Flows: len(sc.Flows),
-			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}, Drops: map[string]int64{}}
+			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}, Drops: map[string]int64{},
+			Timeouts: map[string]int64{}, FastRecoveries: map[string]int64{}}
 		for j, name := range Names {
 			path, err := ts[3*i+j].ResultPath(dir)
 			if err != nil {
@@ -213,9 +217,11 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 				return nil, fmt.Errorf("validate: %s, %s: %d records for %d flows", c.Name(), name, len(recs), len(sc.Flows))
 			}
 			o.Records[name], o.Wall[name] = recs, meta.WallSeconds
-			if d, ok := meta.Extra["drops"]; ok {
-				if o.Drops[name], err = strconv.ParseInt(d, 10, 64); err != nil {
-					return nil, fmt.Errorf("validate: %s, %s: drops %q: %w", c.Name(), name, d, err)
+			for key, m := range map[string]map[string]int64{"drops": o.Drops, "timeouts": o.Timeouts, "fast_recoveries": o.FastRecoveries} {
+				if d, ok := meta.Extra[key]; ok {
+					if m[name], err = strconv.ParseInt(d, 10, 64); err != nil {
+						return nil, fmt.Errorf("validate: %s, %s: %s %q: %w", c.Name(), name, key, d, err)
+					}
 				}
 			}
 		}
@@ -334,6 +340,8 @@ func Markdown(outs []Outcome) string {
 			o.Case.Name(), o.MaxLoad, o.Flows, o.Wall[ns3.Name], o.Wall[Window], o.Wall[Rate])
 		if o.Case.Spec.Network.BufferBytes > 0 {
 			fmt.Fprintf(&b, "packets dropped: ns-3 %d, packetsim-window %d, packetsim-rate %d\n\n", o.Drops[ns3.Name], o.Drops[Window], o.Drops[Rate])
+			fmt.Fprintf(&b, "timeouts / fast recoveries: ns-3 %d / %d, packetsim-window %d / %d, packetsim-rate %d / %d\n\n",
+				o.Timeouts[ns3.Name], o.FastRecoveries[ns3.Name], o.Timeouts[Window], o.FastRecoveries[Window], o.Timeouts[Rate], o.FastRecoveries[Rate])
 			fmt.Fprintf(&b, "flows slower than the minimum RTO per bin: ns-3 %v, packetsim-window %v, packetsim-rate %v\n\n",
 				o.SlowerThanMinRTO(ns3.Name), o.SlowerThanMinRTO(Window), o.SlowerThanMinRTO(Rate))
 		}

@@ -217,9 +217,21 @@ func TestFiniteAgainstNS3(t *testing.T) {
 			t.Errorf("%s: %d drops, %d records of %d flows; want drops and every flow", name, o.Drops[name], len(o.Records[name]), o.Flows)
 		}
 	}
+	// Both stock TCPs (ns-3's and packetsim-window's) recover their
+	// losses by timeouts or fast recoveries and count them.
+	for _, name := range []string{ns3.Name, validate.Window} {
+		if o.Timeouts[name]+o.FastRecoveries[name] == 0 {
+			t.Errorf("%s: %d drops recovered without a timeout or a fast recovery", name, o.Drops[name])
+		}
+	}
 	md := validate.Markdown(outs)
-	if want := fmt.Sprintf("packets dropped: ns-3 %d, packetsim-window %d", o.Drops[ns3.Name], o.Drops[validate.Window]); !strings.Contains(md, want) {
-		t.Errorf("report lacks %q:\n%s", want, md)
+	for _, want := range []string{
+		fmt.Sprintf("packets dropped: ns-3 %d, packetsim-window %d", o.Drops[ns3.Name], o.Drops[validate.Window]),
+		fmt.Sprintf("timeouts / fast recoveries: ns-3 %d / %d, packetsim-window %d / %d", o.Timeouts[ns3.Name], o.FastRecoveries[ns3.Name], o.Timeouts[validate.Window], o.FastRecoveries[validate.Window]),
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
 	}
 	t.Log(md)
 }
