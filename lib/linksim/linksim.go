@@ -14,7 +14,10 @@
 //     is marked, as in packetsim); a buffer per port only
 //     (netcfg.Config.BufferBytes): a shared switch buffer and PFC are
 //     refused, since the topology holds one port of each switch and so
-//     sees neither the other ports' use of the buffer nor their pauses;
+//     sees neither the other ports' use of the buffer nor their pauses,
+//     and so is window DCTCP with a finite buffer, whose stock-TCP loss
+//     recovery only packetsim has (losses here are repaired by go-back-N,
+//     the RDMA NICs' recovery of the rate-based algorithms);
 //   - the downstream hop to each destination as a FIFO of fixed rate plus
 //     a fixed delay, computed in closed form when a packet leaves the
 //     target: in Parsimon's topology it is inflated, so it never queues
@@ -154,6 +157,12 @@ func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)
+	}
+	if cfg.BufferBytes > 0 && cfg.CC == "dctcp-window" {
+		// packetsim recovers window DCTCP's losses as stock TCP does; this
+		// simulator has only the RDMA NICs' go-back-N, so it would answer
+		// for another network.
+		return fmt.Errorf("linksim: window DCTCP with a finite buffer is not supported: its stock-TCP loss recovery (duplicate ACKs, SACK, PRR) is modelled only in packetsim (use Parsimon's packetsim backend, or buffer_bytes 0)")
 	}
 	if cfg.BufferBytes > 0 && cfg.DCTCP.MinRTONanos <= 0 {
 		return fmt.Errorf("linksim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")

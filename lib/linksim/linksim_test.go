@@ -199,6 +199,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
 		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
 		{"shared buffer", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared switch buffer and PFC are not supported"},
+		{"window dctcp, finite buffer", good, nil, func(c *netcfg.Config) { c.CC, c.BufferBytes = "dctcp-window", 50_000 }, "window DCTCP with a finite buffer is not supported"},
 		{"pfc", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "shared switch buffer and PFC are not supported"},
 	} {
 		c2 := cfg
