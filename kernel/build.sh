@@ -70,11 +70,14 @@ fi
 mkdir -p "$W/cmd/tailscope-bindgen"
 cp "$KERNEL_DIR/_bindgen/main.go" "$W/cmd/tailscope-bindgen/"
 say "building the binding generator"
-(cd "$W" && go build -mod=mod -o "$KERNEL_BUILD/bin/bindgen" ./cmd/tailscope-bindgen)
+# -trimpath in every step, as the kernel's own build has it: the build cache
+# keys on it, so gomacro, tailscope and their dependencies compile once for
+# the three steps instead of twice (a cold build: 622 -> 361 CPU s).
+(cd "$W" && go build -mod=mod -trimpath -o "$KERNEL_BUILD/bin/bindgen" ./cmd/tailscope-bindgen)
 sed 's#^module .*#module tailscope.kernel/bindgen#' "$W/go.mod" > "$KERNEL_BUILD/bindgen.mod"
 cp "$W/go.sum" "$KERNEL_BUILD/bindgen.sum"
 say "generating bindings for ${#pkgs[@]} packages"
-(cd "$W" && GOFLAGS="-modcacherw -mod=mod -modfile=$KERNEL_BUILD/bindgen.mod" \
+(cd "$W" && GOFLAGS="-modcacherw -trimpath -mod=mod -modfile=$KERNEL_BUILD/bindgen.mod" \
 	"$KERNEL_BUILD/bin/bindgen" "${pkgs[@]}" > "$KERNEL_BUILD/bindgen.log" 2>&1) || {
 	cat "$KERNEL_BUILD/bindgen.log" >&2; say "binding generation failed"; exit 1; }
 rm -f "$W/imports/go.mod" "$W/imports/go.sum"
