@@ -99,6 +99,9 @@ func TestConservation(t *testing.T) {
 	}
 	for _, cc := range netcfg.CCs {
 		for _, buffer := range []int64{0, 40_000} {
+			if cc == "dctcp-window" && buffer > 0 {
+				continue // refused: stock TCP's recovery is packetsim's (TestBadInput)
+			}
 			c := cfg
 			c.CC, c.BufferBytes = cc, buffer
 			res, err := Run(context.Background(), link, flows, c, Options{Seed: 1})
