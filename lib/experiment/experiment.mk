@@ -18,7 +18,6 @@ slurm-up:
 slurm-test: slurm-up
 	TAILSCOPE_SLURM_SETUP=1 $(GO) test -count=1 -run 'TestSlurmSweep' -v ./lib/experiment/
 
-sweep-quick: slurm-up
-	$(GO) build -o $(BIN) ./cmd/tailscope
+sweep-quick: slurm-up tailscope
 	$(BIN) sweep --space default --n 12 --flows 1000 --estimators packetsim,flowsim --executor slurm --out $(OUT)/sweep-quick
 	$(BIN) plot summary --dir $(OUT)/sweep-quick --baseline packetsim --out $(OUT)/sweep-quick/summary.parquet
