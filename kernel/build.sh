@@ -60,6 +60,15 @@ if [ "$(grep -cxF "$anchor" "$W/kernel.go")" != 1 ]; then
 	say "cannot find the interpreter creation line in gophernotes' kernel.go"; exit 1
 fi
 sed -i "s/^	ir := interp.New()\$/&\n	tailscopeHooks(ir)/" "$W/kernel.go"
+# gophernotes replies to a failed cell with a null traceback (the message
+# goes only to the published error output), so nbconvert's failure report,
+# which quotes the reply, showed an empty error: the reply carries the
+# message too.
+tb='		content["traceback"] = nil'
+if [ "$(grep -cxF "$tb" "$W/kernel.go")" != 1 ]; then
+	say "cannot find the error reply's traceback line in gophernotes' kernel.go"; exit 1
+fi
+sed -i 's/^		content\["traceback"\] = nil$/		content["traceback"] = []string{executionErr.Error()}/' "$W/kernel.go"
 
 # 3. Bindings. gomacro empties the imports directory and puts a go.mod there
 # before writing; restore gophernotes' own files and drop the go.mod after.

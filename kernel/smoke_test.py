@@ -170,6 +170,9 @@ class KernelSmokeTest(unittest.TestCase):
         self.assertEqual(cell.status, "error")
         self.assertTrue(cell.errors, "no error message on iopub")
         self.assertIn("undefinedName", cell.errors[0]["evalue"])
+        # The reply carries the message too: nbconvert's failure report
+        # (make notebooks) quotes the reply's traceback, not iopub.
+        self.assertIn("undefinedName", "\n".join(cell.reply["content"].get("traceback") or []))
         self.assertUsable()
 
     def test_tailscope_import(self):
@@ -195,6 +198,7 @@ class KernelSmokeTest(unittest.TestCase):
         cell = self.execute('panic("boom from a cell")')
         self.assertEqual(cell.status, "error")
         self.assertIn("boom from a cell", cell.errors[0]["evalue"] if cell.errors else "")
+        self.assertIn("boom from a cell", "\n".join(cell.reply["content"].get("traceback") or []))
         self.assertUsable()
 
     def test_interrupt_then_usable(self):
