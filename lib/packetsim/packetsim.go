@@ -244,7 +244,7 @@ func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg net
 	if err != nil {
 		return nil, err
 	}
-	if err := s.run(); err != nil {
+	if err := s.run(ctx); err != nil {
 		return nil, err
 	}
 	return s.result()

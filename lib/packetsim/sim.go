@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -395,8 +396,16 @@ func (s *sim) wire(e *event, r []int32) int64 {
 	return s.dataWire
 }
 
-func (s *sim) run() error {
+func (s *sim) run(ctx context.Context) error {
 	for {
+		// A look at ctx every 65,536 events (a few milliseconds): records
+		// leave in flow order, so a long flow can hold every emit for
+		// longer than an interrupt should wait.
+		if s.res.Events&(1<<16-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		t := s.q.next()
 		if s.haveNext && s.nextPs <= t {
 			if s.nextPs > s.stop {

@@ -62,7 +62,7 @@ func TestStreamHoldsFlowsInFlight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.run(); err != nil {
+		if err := s.run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		res, err := s.result()
@@ -121,6 +121,45 @@ func TestStreamCancelled(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || n != 100 {
 		t.Errorf("Stream returned %v after %d records, want context.Canceled after 100", err, n)
+	}
+}
+
+// stopAfter is a context that reports itself cancelled from its n-th
+// look (Err) on: it interrupts a loop at a known point, without timing.
+type stopAfter struct {
+	context.Context
+	n, looks int
+}
+
+func (c *stopAfter) Err() error {
+	c.looks++
+	if c.looks >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// The event loop looks at the context every 65,536 events, so a run
+// stops even while no flow finishes (records leave in flow order, and a
+// long flow can hold them back): this context's Done never closes, so
+// only those looks can stop the run.
+func TestRunLooksBetweenRecords(t *testing.T) {
+	net, flows := fabricScenario(t, 2000)
+	// Look 1 is Run's own before it starts, look 2 the loop's at event 0,
+	// look 3 the loop's at event 65,536.
+	ctx := &stopAfter{Context: context.Background(), n: 3}
+	_, err := Stream(ctx, net, workload.SliceSource(flows), netcfg.Default(), Options{}, func(metrics.Record) error {
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || ctx.looks != 3 {
+		t.Fatalf("Stream returned %v after %d looks, want context.Canceled at look 3", err, ctx.looks)
+	}
+	full, err := Run(context.Background(), net, flows, netcfg.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Events <= 1<<16 {
+		t.Fatalf("the scenario has %d events; the test needs more than 65,536", full.Events)
 	}
 }
 

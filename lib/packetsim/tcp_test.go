@@ -1,6 +1,7 @@
 package packetsim
 
 import (
+	"context"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -48,7 +49,7 @@ func runDrops(t *testing.T, net *topo.Network, flows []workload.Flow, cfg netcfg
 		seen[e.pkt]++
 		return drop(e.pkt, n)
 	}
-	if err := s.run(); err != nil {
+	if err := s.run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.result()
