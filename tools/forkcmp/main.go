@@ -8,8 +8,9 @@
 //
 // The scenario is a 16-host dumbbell (8 senders to 8 receivers) or a
 // 4-hop parking lot with 2 background hosts per switch, all links 10 Gbps
-// and 1 us, Poisson arrivals at the given maximum link load, sizes
-// log-uniform between -min and -max bytes. Both sides run packetsim's
+// and 1 us, or a fabric preset such as meta32-2:1 (10 Gbps hosts, 40 Gbps
+// fabric, Meta's matrix B), Poisson arrivals at the given maximum link
+// load, sizes log-uniform between -min and -max bytes. Both sides run packetsim's
 // network model, netcfg.Default with -cc (and -var-win for DCTCP), its
 // parameters written in the fork's keys and units (forkConfig): DCTCP
 // with K = 3 KB per Gbps, g = 1/16, window 18000 B, AI 615 Mbps, minimum
@@ -93,7 +94,7 @@ func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("forkcmp", flag.ContinueOnError)
 	forkDir := fs.String("fork", "", "the fork's built source tree (required)")
 	out := fs.String("out", "", "directory for the runs' files (required)")
-	topology := fs.String("topology", "dumbbell", "dumbbell or parking-lot")
+	topology := fs.String("topology", "dumbbell", "dumbbell, parking-lot or a fabric preset (meta32-2:1)")
 	load := fs.Float64("load", 0.5, "maximum link load, in (0, 1)")
 	flows := fs.Int("flows", 2000, "flows per seed, 1-1000000")
 	seeds := fs.String("seeds", "1,2", "comma-separated workload seeds")
@@ -268,7 +269,13 @@ func build(topology string, load float64, flows int, seed uint64, cdf string, cf
 		spec.Topology.ParkingLot = &p
 		comp.Pairs = p.ChainPairs()
 	default:
-		return nil, fmt.Errorf("-topology %q: want dumbbell or parking-lot", topology)
+		if _, err := topo.Preset(topology); err != nil {
+			return nil, fmt.Errorf("-topology %q: want dumbbell, parking-lot or a fabric preset: %w", topology, err)
+		}
+		// Meta's rack-to-rack matrix B, as `tailscope validate ns3` runs
+		// the fabric.
+		spec.Topology.Preset = topology
+		comp.Matrix = "B"
 	}
 	spec.Workload = workload.Spec{Flows: flows, Components: []workload.Component{comp}}
 	return scenario.Build(spec)
@@ -432,7 +439,9 @@ func forkSizes(cfg netcfg.Config) netcfg.Config {
 // forkcmp's) as netcfg does for 1000 B payloads and 48 B headers, 8456 B,
 // but reserves it for both of a port's lossless queues (0 and 3), so its
 // switches' shared pool is the buffer less twice that per port (its log
-// prints 8455 B per queue: 18 B per switch apart).
+// prints 8455 B per queue: 18 B per switch apart). On a fabric its
+// 40 Gbps ports are given the same, where the fork reserves twice
+// 15,956 B: packetsim's fabric and spine switches keep a larger pool.
 func forkHeadroom(cfg netcfg.Config) netcfg.Config {
 	if cfg.PFC.Enabled {
 		fork := netcfg.Default()
