@@ -435,13 +435,13 @@ func forkSizes(cfg netcfg.Config) netcfg.Config {
 }
 
 // forkHeadroom returns cfg with, under PFC, each port's headroom what the
-// fork reserves: it sizes the headroom of a 10 Gbps, 1 us port (all of
-// forkcmp's) as netcfg does for 1000 B payloads and 48 B headers, 8456 B,
+// fork reserves: it sizes the headroom of a 10 Gbps, 1 us port as
+// netcfg does for 1000 B payloads and 48 B headers, 8456 B,
 // but reserves it for both of a port's lossless queues (0 and 3), so its
 // switches' shared pool is the buffer less twice that per port (its log
-// prints 8455 B per queue: 18 B per switch apart). On a fabric its
-// 40 Gbps ports are given the same, where the fork reserves twice
-// 15,956 B: packetsim's fabric and spine switches keep a larger pool.
+// prints 8455 B per queue: 18 B per switch apart). The fork caps the
+// rate in its headroom at 10 Gbps, so a fabric's 40 Gbps ports get the
+// same (its log: 48 x 8455 B for a 24-port fabric switch).
 func forkHeadroom(cfg netcfg.Config) netcfg.Config {
 	if cfg.PFC.Enabled {
 		fork := netcfg.Default()
