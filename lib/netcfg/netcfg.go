@@ -134,7 +134,9 @@ type DCQCN struct {
 // increases in a row switch to N times the step), and multiplicative
 // decrease by Beta above THighNanos or at a positive gradient. The
 // defaults are the paper's; m3's Table 4 varies (Tlow, Thigh) over
-// (40-60 us, 100-150 us).
+// (40-60 us, 100-150 us). PerRTT, off by default, runs the HPCC ns-3
+// fork's update rule (the Parsimon and m3 papers' ground truth), which
+// departs from the paper's.
 type TIMELY struct {
 	TLowNanos    int64   `json:"tlow_nanos"`    // 50 us
 	THighNanos   int64   `json:"thigh_nanos"`   // 500 us
@@ -146,6 +148,12 @@ type TIMELY struct {
 	SegmentBytes int64   `json:"segment_bytes"` // bytes per completion event (one RTT sample), 16 KB
 	MinRateBps   int64   `json:"min_rate_bps"`  // rate floor, 100 Mbps
 	WindowBytes  int64   `json:"window_bytes"`  // cap on bytes in flight; 0 (the paper) means none
+	// PerRTT takes one RTT sample per round trip, at the first ACK beyond
+	// the data sent at the last sample, instead of one per SegmentBytes,
+	// and counts every increase, below TLow too, towards hyperactive
+	// increase, which then adds N delta from the (N+1)-th increase in a
+	// row on: the HPCC ns-3 fork's TIMELY.
+	PerRTT bool `json:"per_rtt,omitempty"`
 }
 
 // HPCC holds the parameters of HPCC (Li et al., SIGCOMM'19): every switch
@@ -157,6 +165,12 @@ type TIMELY struct {
 // RTT. The defaults are the paper's eta and maxStage and the HPCC ns-3
 // fork's configured rate AI (RATE_AI 50 Mb/s); m3's Table 4 varies (eta,
 // rate AI) over (0.70-0.95, 500-1000 Mbps).
+//
+// BaseRTTNanos and QueueOverWindow, off by default, run HPCC as the HPCC
+// ns-3 fork (the Parsimon and m3 papers' ground truth) does where it
+// departs from the paper: one T for every flow, which the fork takes as
+// twice the largest host-to-host propagation delay of the network, and
+// queues normalised by the window instead of B x T.
 type HPCC struct {
 	Eta        float64 `json:"eta"`          // target utilisation, 0.95
 	MaxStage   int64   `json:"max_stage"`    // additive steps before a multiplicative one, 5
@@ -167,6 +181,15 @@ type HPCC struct {
 	// bandwidth-delay product: line rate x base RTT. m3's Table 4 varies
 	// it over 5-30 KB.
 	WindowBytes int64 `json:"window_bytes"`
+	// BaseRTTNanos, if positive, is T for every flow (the smoothing of U
+	// and, with WindowBytes 0, the window B T) instead of each flow's
+	// own base RTT.
+	BaseRTTNanos int64 `json:"base_rtt_nanos,omitempty"`
+	// QueueOverWindow normalises a hop's queue by the window at line rate
+	// scaled to the hop's rate, qlen x line rate / (B x W), instead of by
+	// the hop's bandwidth-delay product B x T: the same when W = line
+	// rate x T, the fork's when T is set apart from the window.
+	QueueOverWindow bool `json:"queue_over_window,omitempty"`
 }
 
 // Default returns the constants of Parsimon's and m3's evaluations.
@@ -381,6 +404,8 @@ func (h HPCC) validate() error {
 		return fmt.Errorf("netcfg: hpcc max_stage must be >= 0, got %d", h.MaxStage)
 	case h.WindowBytes < 0:
 		return fmt.Errorf("netcfg: hpcc window_bytes must be >= 0 (0 = one bandwidth-delay product), got %d", h.WindowBytes)
+	case h.BaseRTTNanos < 0:
+		return fmt.Errorf("netcfg: hpcc base_rtt_nanos must be >= 0 (0 = each flow's base RTT), got %d", h.BaseRTTNanos)
 	}
 	return nil
 }

@@ -162,6 +162,7 @@ func TestValidateCC(t *testing.T) {
 		{"hpcc", func(c *Config) { c.HPCC.MaxStage = -2 }, "hpcc max_stage must be >= 0"},
 		{"hpcc", func(c *Config) { c.HPCC.AIRateBps = 0 }, "hpcc ai_rate_bps must be positive"},
 		{"hpcc", func(c *Config) { c.HPCC.WindowBytes = -5 }, "hpcc window_bytes must be >= 0"},
+		{"hpcc", func(c *Config) { c.HPCC.BaseRTTNanos = -1 }, "hpcc base_rtt_nanos must be >= 0"},
 	}
 	for _, tc := range cases {
 		c := Default()
@@ -292,7 +293,7 @@ func TestSet(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ path, value, err string }{
-		{"hpcc.etta", "0.9", `no field "hpcc.etta" in the network block (known in hpcc: ai_rate_bps, eta,`},
+		{"hpcc.etta", "0.9", `no field "hpcc.etta" in the network block (known in hpcc: ai_rate_bps, base_rtt_nanos, eta,`},
 		{"hpc.eta", "0.9", `no field "hpc"`},
 		{"hpcc", "0.9", "hpcc is a block, not a value"},
 		{"cc.x", "1", "cc is a value, not a block"},

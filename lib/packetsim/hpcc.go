@@ -15,6 +15,8 @@ import (
 // first ACK beyond what was sent at the last advance); the ACKs in
 // between react from it without moving it. The window is WindowBytes
 // scaled by R over line rate; by default one bandwidth-delay product.
+// netcfg's BaseRTTNanos fixes T for every flow and QueueOverWindow
+// normalises queues by the window, as the fork does.
 type HPCC struct {
 	p             netcfg.HPCC
 	rate, rc      float64 // current and reference rate, bps
@@ -25,6 +27,7 @@ type HPCC struct {
 	last          []INTHop
 	t             float64 // base RTT, ps
 	window        float64 // at line rate, bytes
+	qnum, qden    float64 // a hop's u per queued byte is qnum / (its rate in bps x qden)
 }
 
 // NewHPCC is the NewCC of HPCC (netcfg CC "hpcc"). Its base RTT comes
@@ -35,11 +38,20 @@ func NewHPCC(cfg netcfg.Config, lineRateBps int64) CC {
 		ai: float64(cfg.HPCC.AIRateBps), window: float64(cfg.HPCC.WindowBytes)}
 }
 
-// SetBaseRTT implements BaseRTTSetter: T, and the default window B T.
+// SetBaseRTT implements BaseRTTSetter: T, unless netcfg fixes it, and
+// the default window B T.
 func (h *HPCC) SetBaseRTT(ps int64) {
 	h.t = float64(ps)
+	if h.p.BaseRTTNanos > 0 {
+		h.t = float64(h.p.BaseRTTNanos) * 1000
+	}
 	if h.p.WindowBytes == 0 {
 		h.window = h.line * h.t / psPerSecondBits
+	}
+	// qlen / (B T) with T in ps; or qlen x line / (B W), W in bytes.
+	h.qnum, h.qden = psPerSecondBits, h.t
+	if h.p.QueueOverWindow {
+		h.qnum, h.qden = h.line, h.window
 	}
 }
 
@@ -74,7 +86,7 @@ func (h *HPCC) OnAckINT(a Ack, hops []INTHop) {
 		}
 		b := float64(l.RateBps)
 		tx := float64(l.TxBytes-old.TxBytes) * psPerSecondBits / dt
-		u := float64(min(l.QueueBytes, old.QueueBytes))*psPerSecondBits/(b*h.t) + tx/b
+		u := float64(min(l.QueueBytes, old.QueueBytes))*h.qnum/(b*h.qden) + tx/b
 		if u > umax {
 			umax, tau = u, dt
 		}

@@ -14,13 +14,15 @@ import (
 // differences over MinRTT is the gradient: a non-positive gradient adds
 // delta (N delta after HAISteps such events in a row, hyperactive
 // increase), a positive one cuts the rate to rate (1 - beta gradient).
+// With netcfg's PerRTT the samples come once per round trip and every
+// increase counts towards hyperactive increase, as in the HPCC ns-3 fork.
 type TIMELY struct {
 	p                   netcfg.TIMELY
 	rate, line, min     float64
 	prevRTT             int64 // ps, 0 before the first sample
 	rttDiff             float64
-	incs                int64 // completion events in a row with a non-positive gradient
-	segEnd              int64 // payload bytes acknowledged that end the current segment
+	incs                int64 // increases in a row (only at a non-positive gradient unless PerRTT)
+	segEnd              int64 // payload bytes acknowledged that end the current segment (PerRTT: exceeded)
 	window              int64
 	tlow, thigh, minRTT float64 // ps
 }
@@ -33,8 +35,12 @@ func NewTIMELY(cfg netcfg.Config, lineRateBps int64) CC {
 	if w == 0 {
 		w = math.MaxInt64
 	}
+	seg := p.SegmentBytes
+	if p.PerRTT {
+		seg = 0
+	}
 	return &TIMELY{
-		p: p, rate: line, line: line, min: min(float64(p.MinRateBps), line), segEnd: p.SegmentBytes, window: w,
+		p: p, rate: line, line: line, min: min(float64(p.MinRateBps), line), segEnd: seg, window: w,
 		tlow: float64(p.TLowNanos) * 1000, thigh: float64(p.THighNanos) * 1000, minRTT: float64(p.MinRTTNanos) * 1000,
 	}
 }
@@ -47,10 +53,17 @@ func (t *TIMELY) WindowBytes() int64 { return t.window }
 
 // OnAck implements CC.
 func (t *TIMELY) OnAck(a Ack) {
-	if a.AckSeq < t.segEnd {
-		return
+	if t.p.PerRTT {
+		if a.AckSeq <= t.segEnd {
+			return
+		}
+		t.segEnd = a.NextSeq
+	} else {
+		if a.AckSeq < t.segEnd {
+			return
+		}
+		t.segEnd = a.AckSeq + t.p.SegmentBytes
 	}
-	t.segEnd = a.AckSeq + t.p.SegmentBytes
 	if t.prevRTT == 0 {
 		t.prevRTT = a.RTT
 		return
@@ -60,6 +73,12 @@ func (t *TIMELY) OnAck(a Ack) {
 	rtt := float64(a.RTT)
 	delta := float64(t.p.AIRateBps)
 	switch gradient := t.rttDiff / t.minRTT; {
+	case t.p.PerRTT && (rtt < t.tlow || rtt <= t.thigh && gradient <= 0):
+		if t.incs >= t.p.HAISteps {
+			delta *= float64(t.p.HAISteps)
+		}
+		t.rate += delta
+		t.incs++
 	case rtt < t.tlow:
 		t.rate += delta
 		t.incs = 0

@@ -8,8 +8,9 @@
 //
 // The scenario is a 16-host dumbbell (8 senders to 8 receivers) or a
 // 4-hop parking lot with 2 background hosts per switch, all links 10 Gbps
-// and 1 us, Poisson arrivals at the given maximum link load, sizes
-// log-uniform between -min and -max bytes. Both sides run packetsim's
+// and 1 us, or a fabric preset such as meta32-2:1 (10 Gbps hosts, 40 Gbps
+// fabric, Meta's matrix B), Poisson arrivals at the given maximum link
+// load, sizes log-uniform between -min and -max bytes. Both sides run packetsim's
 // network model, netcfg.Default with -cc (and -var-win for DCTCP), its
 // parameters written in the fork's keys and units (forkConfig): DCTCP
 // with K = 3 KB per Gbps, g = 1/16, window 18000 B, AI 615 Mbps, minimum
@@ -33,10 +34,24 @@
 //
 //	forkcmp -fork DIR -out DIR [-cc dctcp|dcqcn|hpcc|timely]
 //	        [-topology dumbbell|parking-lot] [-load 0.5] [-flows 2000]
-//	        [-seeds 1,2] [-var-win=true] [-network JSON]
+//	        [-seeds 1,2] [-var-win=true] [-network JSON] [-fork-rules] [-reuse]
 //
 // -network overrides netcfg's defaults with a scenario's network block
 // (its JSON form), so both sides run, say, m3's DCQCN thresholds.
+//
+// -fork-rules runs packetsim with the fork's departures from the
+// algorithms' papers, which netcfg offers as options: under HPCC one T
+// for every flow, twice the network's largest host-to-host propagation
+// delay as the fork computes it (forkBaseRTT), and queues normalised by
+// the window (hpcc base_rtt_nanos, queue_over_window); under TIMELY one
+// RTT sample per round trip with the fork's count towards hyperactive
+// increase (timely per_rtt).
+//
+// -reuse skips the fork for a run whose directory already holds its
+// output from the same inputs (topology, flows and config byte for byte),
+// which the fork, deterministic, would only repeat: comparing packetsim
+// variants against one fork run costs packetsim's CPU only. The CPU
+// printed for the fork then counts the runs it made.
 //
 // DIR of -fork is the fork's built source tree (its binary is
 // build/scratch/ns3.39-third-optimized and it reads mix_m3/alphas there).
@@ -79,13 +94,15 @@ func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("forkcmp", flag.ContinueOnError)
 	forkDir := fs.String("fork", "", "the fork's built source tree (required)")
 	out := fs.String("out", "", "directory for the runs' files (required)")
-	topology := fs.String("topology", "dumbbell", "dumbbell or parking-lot")
+	topology := fs.String("topology", "dumbbell", "dumbbell, parking-lot or a fabric preset (meta32-2:1)")
 	load := fs.Float64("load", 0.5, "maximum link load, in (0, 1)")
 	flows := fs.Int("flows", 2000, "flows per seed, 1-1000000")
 	seeds := fs.String("seeds", "1,2", "comma-separated workload seeds")
 	cc := fs.String("cc", "dctcp", "congestion control: dctcp, dcqcn, hpcc or timely")
 	varWin := fs.Bool("var-win", true, "DCTCP: scale the window with the rate (the fork's VAR_WIN 1)")
 	network := fs.String("network", "", "JSON of a scenario's network block overriding netcfg's defaults, e.g. '{\"dcqcn\":{\"kmin_bytes\":20000}}'")
+	forkRules := fs.Bool("fork-rules", false, "run packetsim with the fork's departures from the HPCC and TIMELY papers")
+	reuse := fs.Bool("reuse", false, "skip the fork where -out holds its output from identical inputs")
 	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
 	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
 	if err := fs.Parse(args); err != nil {
@@ -152,13 +169,17 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 		dir := filepath.Join(*out, fmt.Sprintf("%s-%s-load%g-varwin%v-seed%d", cfg.CC, *topology, *load, *varWin, seed))
-		fct, pauses, cpu, err := runFork(*forkDir, bin, dir, sc, cfg)
+		fct, pauses, cpu, err := runFork(*forkDir, bin, dir, sc, cfg, *reuse)
 		if err != nil {
 			return err
 		}
 		forkCPU += cpu
+		simCfg := cfg
+		if *forkRules {
+			simCfg = withForkRules(cfg, sc.Net)
+		}
 		c0 := selfCPU()
-		res, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, cfg, packetsim.Options{})
+		res, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, simCfg, packetsim.Options{})
 		if err != nil {
 			return err
 		}
@@ -248,16 +269,23 @@ func build(topology string, load float64, flows int, seed uint64, cdf string, cf
 		spec.Topology.ParkingLot = &p
 		comp.Pairs = p.ChainPairs()
 	default:
-		return nil, fmt.Errorf("-topology %q: want dumbbell or parking-lot", topology)
+		if _, err := topo.Preset(topology); err != nil {
+			return nil, fmt.Errorf("-topology %q: want dumbbell, parking-lot or a fabric preset: %w", topology, err)
+		}
+		// Meta's rack-to-rack matrix B, as `tailscope validate ns3` runs
+		// the fabric.
+		spec.Topology.Preset = topology
+		comp.Matrix = "B"
 	}
 	spec.Workload = workload.Spec{Flows: flows, Components: []workload.Component{comp}}
 	return scenario.Build(spec)
 }
 
 // runFork writes the fork's inputs for sc under dir, runs it from the
-// fork's tree and returns each flow's FCT (ns) by flow ID, the number of
-// PFC pause frames received and the CPU time the fork used.
-func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (map[int]int64, int, time.Duration, error) {
+// fork's tree (unless reuse and dir holds its output from the same
+// inputs) and returns each flow's FCT (ns) by flow ID, the number of PFC
+// pause frames received and the CPU time the fork used.
+func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config, reuse bool) (map[int]int64, int, time.Duration, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, 0, 0, err
 	}
@@ -284,25 +312,11 @@ func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (m
 		"trace.txt":    "0\n",
 		"config.txt":   forkConfig(sc.Net, cfg, path, float64(last)/1e9+1),
 	}
-	for name, text := range files {
-		if err := os.WriteFile(path(name), []byte(text), 0o644); err != nil {
-			return nil, 0, 0, err
-		}
-	}
-	cmd := exec.Command(bin, path("config.txt"))
-	cmd.Dir = root
-	log, err := os.Create(path("fork.log"))
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	defer log.Close()
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
-		return nil, 0, 0, fmt.Errorf("the fork on %s: %w (see fork.log)", dir, err)
-	}
 	var cpu time.Duration
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	if !reuse || !sameInputs(files, path) {
+		if cpu, err = execFork(root, bin, files, path); err != nil {
+			return nil, 0, 0, fmt.Errorf("the fork on %s: %w", dir, err)
+		}
 	}
 	fct, err := readFCT(path("fct.txt"))
 	if err != nil {
@@ -319,6 +333,82 @@ func runFork(root, bin, dir string, sc *scenario.Scenario, cfg netcfg.Config) (m
 		}
 	}
 	return fct, pauses, cpu, nil
+}
+
+// sameInputs reports whether the files at path hold exactly files and
+// the fork's outputs are there: the output of a run that finished (the
+// inputs are written before the run, so a run cut short leaves no
+// complete.txt).
+func sameInputs(files map[string]string, path func(string) string) bool {
+	for name, text := range files {
+		b, err := os.ReadFile(path(name))
+		if err != nil || string(b) != text {
+			return false
+		}
+	}
+	_, err := os.Stat(path("complete.txt"))
+	return err == nil
+}
+
+// execFork writes the fork's input files, runs it from the fork's tree
+// and returns the CPU time it used.
+func execFork(root, bin string, files map[string]string, path func(string) string) (time.Duration, error) {
+	os.Remove(path("complete.txt"))
+	for name, text := range files {
+		if err := os.WriteFile(path(name), []byte(text), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	cmd := exec.Command(bin, path("config.txt"))
+	cmd.Dir = root
+	log, err := os.Create(path("fork.log"))
+	if err != nil {
+		return 0, err
+	}
+	defer log.Close()
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%w (see fork.log)", err)
+	}
+	var cpu time.Duration
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return cpu, os.WriteFile(path("complete.txt"), nil, 0o644)
+}
+
+// withForkRules returns cfg with the options that run HPCC and TIMELY as
+// the fork does on net.
+func withForkRules(cfg netcfg.Config, net *topo.Network) netcfg.Config {
+	cfg.HPCC.BaseRTTNanos = forkBaseRTT(net)
+	cfg.HPCC.QueueOverWindow = true
+	cfg.TIMELY.PerRTT = true
+	return cfg
+}
+
+// forkBaseRTT is the fork's T for HPCC (its maxRtt): twice the largest
+// propagation delay, in ns, of a route between two hosts of net.
+func forkBaseRTT(net *topo.Network) int64 {
+	var most int64
+	var path []int
+	hosts := net.Hosts()
+	for _, a := range hosts {
+		for _, b := range hosts {
+			if a == b {
+				continue
+			}
+			var err error
+			if path, err = net.AppendPath(path[:0], 0, a, b); err != nil {
+				continue
+			}
+			var d int64
+			for _, c := range path {
+				d += net.Links[net.Channels[c].Link].Delay
+			}
+			most = max(most, d)
+		}
+	}
+	return 2 * most
 }
 
 // forkModes is the fork's CC_MODE of each congestion control it runs.
@@ -345,11 +435,13 @@ func forkSizes(cfg netcfg.Config) netcfg.Config {
 }
 
 // forkHeadroom returns cfg with, under PFC, each port's headroom what the
-// fork reserves: it sizes the headroom of a 10 Gbps, 1 us port (all of
-// forkcmp's) as netcfg does for 1000 B payloads and 48 B headers, 8456 B,
+// fork reserves: it sizes the headroom of a 10 Gbps, 1 us port as
+// netcfg does for 1000 B payloads and 48 B headers, 8456 B,
 // but reserves it for both of a port's lossless queues (0 and 3), so its
 // switches' shared pool is the buffer less twice that per port (its log
-// prints 8455 B per queue: 18 B per switch apart).
+// prints 8455 B per queue: 18 B per switch apart). The fork caps the
+// rate in its headroom at 10 Gbps, so a fabric's 40 Gbps ports get the
+// same (its log: 48 x 8455 B for a 24-port fabric switch).
 func forkHeadroom(cfg netcfg.Config) netcfg.Config {
 	if cfg.PFC.Enabled {
 		fork := netcfg.Default()

@@ -233,3 +233,56 @@ func TestForkPFC(t *testing.T) {
 		t.Errorf("headroom %d without PFC, want 0 (unset)", got)
 	}
 }
+
+// forkBaseRTT is twice the propagation delay of the longest route between
+// hosts, as the fork's log prints it (maxRtt): 3 links on a dumbbell, 4
+// on a 4-hop parking lot (the 6000 and 8000 ns the fork printed for
+// forkcmp's scenarios).
+func TestForkBaseRTT(t *testing.T) {
+	dumbbell, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 3, Receivers: 2, Delay: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lot, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		net  *topo.Network
+		want int64
+	}{{dumbbell, 3000}, {lot, 8000}} {
+		if got := forkBaseRTT(c.net); got != c.want {
+			t.Errorf("%s: %d ns, want %d", c.net.Name, got, c.want)
+		}
+	}
+}
+
+// A run's directory is reused only when every input is the same byte for
+// byte and the fork's run finished there.
+func TestSameInputs(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	files := map[string]string{"config.txt": "CC_MODE 3\n", "flow.txt": "1\n0 0 1 3 100 1000 0.000000000\n"}
+	for name, text := range files {
+		if err := os.WriteFile(path(name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sameInputs(files, path) {
+		t.Error("reused a run that never finished (no complete.txt)")
+	}
+	if err := os.WriteFile(path("complete.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !sameInputs(files, path) {
+		t.Error("did not reuse a finished run with the same inputs")
+	}
+	other := map[string]string{"config.txt": "CC_MODE 7\n", "flow.txt": files["flow.txt"]}
+	if sameInputs(other, path) {
+		t.Error("reused a run with another config")
+	}
+	other = map[string]string{"config.txt": files["config.txt"], "flow.txt": files["flow.txt"], "topology.txt": "x"}
+	if sameInputs(other, path) {
+		t.Error("reused a run missing an input")
+	}
+}
