@@ -153,8 +153,8 @@ type route struct {
 	*routeState         // nil until the route's first job arrives, and while it has none
 }
 
-// routeState is a route's state while it has jobs. A fresh one acts as a
-// route's own from its last busy period would: counts, rates and
+// routeState is a route's state while it has jobs. A fresh one acts as
+// the route's state from its last busy period would: counts, rates and
 // contributions are zero when a route goes idle, and the epochs of its
 // marks (stamp, frozen) lie in the past either way.
 type routeState struct {
