@@ -47,8 +47,9 @@ func runRun(args []string) error {
 	if *flows > 0 {
 		s.Workload.Flows, s.Workload.DurationNs = *flows, 0
 	}
-	// Estimators that stream take the flows as they are drawn and write
-	// records as flows finish: a run of millions of flows holds neither.
+	// Every estimator writes its records a row group at a time as it
+	// produces them; those that stream also take the flows as they are
+	// drawn: a run of millions of flows then holds neither.
 	streaming := ex == nil
 	for _, name := range est {
 		streaming = streaming && estimator.Streams(name)
@@ -84,29 +85,23 @@ func runRun(args []string) error {
 		switch {
 		case ex != nil && strings.HasPrefix(name, "parsimon"):
 			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, *options, ex, progress.NewLine(os.Stderr, name+" links"))
-			res, err = estimator.RunParsimon(ctx, name, sc, *options, links)
+			if res, err = estimator.RunParsimon(ctx, name, sc, *options, links); err == nil {
+				if err = mkdirOut(dir); err == nil {
+					err = res.Write(path, sc)
+				}
+				res.Streamed = len(res.Records)
+			}
 		case ex != nil:
 			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor.name, name)
-		case streaming:
+		default:
 			if err = mkdirOut(dir); err == nil {
 				res, err = estimator.Stream(ctx, name, sc, *options, path)
 			}
-		default:
-			res, err = estimator.Run(ctx, name, sc, *options)
 		}
 		if err != nil {
 			return err
 		}
 		n := res.Streamed
-		if !streaming {
-			if err := mkdirOut(dir); err != nil {
-				return err
-			}
-			if err := res.Write(path, sc); err != nil {
-				return err
-			}
-			n = len(res.Records)
-		}
 		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, n, time.Since(t0).Seconds(), path)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tailscope/tailscope/lib/dscale"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -12,7 +13,7 @@ import (
 // alpha, seed, congested channels or pilot_share, detect); DSCALEs
 // returns no records for the flows it did not sample.
 func init() {
-	register("dscale", typed(func() any { return new(dscale.EstimateOptions) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	register("dscale", typed(func() any { return new(dscale.EstimateOptions) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 		var o dscale.EstimateOptions
 		if err := decode(opts, &o); err != nil {
 			return nil, err
@@ -31,6 +32,6 @@ func init() {
 			extra["replica_groups"] = strconv.Itoa(len(r.Groups))
 			timings["build_s"] = r.BuildSeconds
 		}
-		return &Result{Records: recs, Options: encode(o), Extra: extra, Timings: timings}, nil
+		return &Result{Options: encode(o), Extra: extra, Timings: timings}, emitAll(recs, emit)
 	})
 }

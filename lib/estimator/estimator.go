@@ -41,8 +41,22 @@ type Result struct {
 	Timings map[string]float64
 }
 
-// runner runs one estimator; opts is its options as JSON (possibly empty).
-type runner func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error)
+// runner runs one estimator on sc; opts is its options as JSON (possibly
+// empty). It hands every record to emit in flow order, as it is produced
+// where the estimator allows, and returns a Result without Records: Run
+// collects them, Stream writes them to a frame a row group at a time.
+type runner func(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error)
+
+// emitAll hands recs to emit in order: the runners of estimators that
+// produce all their records at once.
+func emitAll(recs []metrics.Record, emit func(metrics.Record) error) error {
+	for _, r := range recs {
+		if err := emit(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // entry is a registered estimator: how it reads its options (their
 // canonical JSON, as a run records it in Result.Options) and how it runs.
@@ -145,7 +159,18 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 		return nil, err
 	}
 	r := registry[name].run
-	return timed(name, sc, func() (*Result, error) { return r(ctx, sc, []byte(options)) })
+	return timed(name, sc, func() (*Result, error) {
+		recs := make([]metrics.Record, 0, len(sc.Flows))
+		res, err := r(ctx, sc, []byte(options), func(rec metrics.Record) error {
+			recs = append(recs, rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Records = recs
+		return res, nil
+	})
 }
 
 // timed runs estimator name on sc through run and fills in the result's
@@ -215,25 +240,16 @@ type streamer struct {
 
 var streamers = map[string]streamer{}
 
-// registerStream registers a streaming estimator, and for Run the same
-// estimator collecting its records.
+// registerStream registers a streaming estimator, and for runs on a
+// scenario's flows the same estimator drawing them again from its source.
 func registerStream(name string, s streamer) {
 	streamers[name] = s
-	register(name, s.options, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	register(name, s.options, func(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 		src, err := sc.Source()
 		if err != nil {
 			return nil, err
 		}
-		var recs []metrics.Record
-		res, err := s.run(ctx, sc, src, opts, func(r metrics.Record) error {
-			recs = append(recs, r)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		res.Records = recs
-		return res, nil
+		return s.run(ctx, sc, src, opts, emit)
 	})
 }
 
@@ -257,32 +273,33 @@ func reporter(ctx context.Context, name string) progress.Reporter {
 	return progress.NewLine(os.Stderr, name)
 }
 
-// Streams reports whether the named estimator can run through Stream.
+// Streams reports whether the named estimator takes its flows as they are
+// drawn, so that Stream runs it on a scenario without flows
+// (scenario.BuildNet).
 func Streams(name string) bool {
 	_, ok := streamers[name]
 	return ok
 }
 
-// Stream runs the named estimator on sc's flows as they are drawn (sc may
-// come from scenario.BuildNet) and writes its records to the frame at path
-// as they are produced, so that a run of millions of flows holds neither
-// all flows nor all records. The result has no Records; its Extra is
-// stored in the frame's metadata.
+// Stream runs the named estimator on sc and writes its records to the
+// frame at path as they are produced, a row group at a time
+// (frame.RecordWriter), so that a run of millions of flows never holds all
+// its records, nor their table. An estimator that streams (Streams) takes
+// sc's flows as they are drawn, so sc may come from scenario.BuildNet and
+// the run holds no flows either; the others need sc's flows
+// (scenario.Build). The result has no Records; its Extra is stored in the
+// frame's metadata, its Timings in the run log.
 func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, path string) (*Result, error) {
-	s, ok := streamers[name]
-	if !ok {
-		return nil, fmt.Errorf("estimator: %s does not stream (streaming: %s)", name, strings.Join(streamNames(), ", "))
-	}
 	if err := Models(name, options, sc.Spec.Network); err != nil {
 		return nil, err
 	}
+	s, streams := streamers[name]
+	if !streams && sc.Flows == nil {
+		return nil, fmt.Errorf("estimator: %s needs the scenario's flows (scenario.Build); only %s take them as they are drawn", name, strings.Join(streamNames(), ", "))
+	}
 	t0 := time.Now()
 	return timed(name, sc, func() (*Result, error) {
-		canon, err := s.options([]byte(options))
-		if err != nil {
-			return nil, err
-		}
-		src, err := sc.Source()
+		canon, err := registry[name].options([]byte(options))
 		if err != nil {
 			return nil, err
 		}
@@ -290,13 +307,21 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 		if err != nil {
 			return nil, err
 		}
-		res, err := s.run(ctx, sc, src, []byte(options), w.Write)
+		var res *Result
+		if streams {
+			var src workload.Source
+			if src, err = sc.Source(); err == nil {
+				res, err = s.run(ctx, sc, src, []byte(options), w.Write)
+			}
+		} else {
+			res, err = registry[name].run(ctx, sc, []byte(options), w.Write)
+		}
 		if err != nil {
 			w.Abort()
 			return nil, err
 		}
 		res.Streamed = w.Len()
-		return res, w.Close(res.Extra, time.Since(t0).Seconds())
+		return res, w.Close(res.Extra, time.Since(t0).Seconds(), res.Timings)
 	})
 }
 

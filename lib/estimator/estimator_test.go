@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,8 +195,9 @@ func TestParsimonBackend(t *testing.T) {
 
 // Stream on a scenario whose flows were never drawn (scenario.BuildNet)
 // writes the frame Run and Write would: the same records, options and
-// counts; bad options fail before a frame is left behind, and estimators
-// that do not stream say so.
+// counts; bad options fail before a frame is left behind. Estimators that
+// do not stream write the records Run gives, with their extra metadata
+// and timings, from a scenario with its flows, and refuse one without.
 func TestStream(t *testing.T) {
 	built := small(t)
 	want, err := Run(context.Background(), "packetsim", built, `{"host_fifo":true}`)
@@ -230,8 +233,29 @@ func TestStream(t *testing.T) {
 	if Streams("flowsim") {
 		t.Errorf("flowsim claims to stream")
 	}
-	if _, err := Stream(context.Background(), "flowsim", sc, "", bad); err == nil || !strings.Contains(err.Error(), "does not stream") {
-		t.Errorf("flowsim: %v", err)
+	if _, err := Stream(context.Background(), "flowsim", sc, "", bad); err == nil || !strings.Contains(err.Error(), "needs the scenario's flows") {
+		t.Errorf("flowsim without flows: %v", err)
+	}
+	for _, name := range []string{"flowsim", "m3", "parsimon", "parsimon-c"} {
+		want, err := Run(context.Background(), name, built, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), name+".parquet")
+		res, err := Stream(context.Background(), name, built, "", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, meta, err := frame.ReadRecords(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(built.Flows) || !reflect.DeepEqual(got, want.Records) || res.Streamed != len(got) || len(res.Records) != 0 {
+			t.Errorf("%s: streamed %d records (%d reported), Run gave %d; they differ or were also kept", name, len(got), res.Streamed, len(want.Records))
+		}
+		if meta.Options != want.Options || !reflect.DeepEqual(meta.Extra, want.Extra) || !slices.Equal(slices.Sorted(maps.Keys(meta.Timings)), slices.Sorted(maps.Keys(want.Timings))) {
+			t.Errorf("%s: frame meta %+v, want options %s, extra %v and timings %v", name, meta, want.Options, want.Extra, want.Timings)
+		}
 	}
 }
 

@@ -4,20 +4,21 @@ import (
 	"context"
 
 	"github.com/tailscope/tailscope/lib/flowsim"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 func init() { register(flowsim.Name, typed(func() any { return new(flowsim.Options) }), runFlowsim) }
 
 // runFlowsim runs flowsim with its own Options (host_rate_bps).
-func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 	var o flowsim.Options
 	if err := decode(opts, &o); err != nil {
 		return nil, err
 	}
-	recs, err := flowsim.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, o)
-	if err != nil {
+	o.Emit = emit
+	if _, err := flowsim.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, o); err != nil {
 		return nil, err
 	}
-	return &Result{Records: recs, Options: encode(o), Extra: map[string]string{"network_model": flowsim.NetworkModel}}, nil
+	return &Result{Options: encode(o), Extra: map[string]string{"network_model": flowsim.NetworkModel}}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -78,12 +79,13 @@ func m3Resolve(opts []byte) (m3.Options, string, error) {
 	return o, encode(o), nil
 }
 
-func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 	o, canon, err := m3Resolve(opts)
 	if err != nil {
 		return nil, err
 	}
 	mo := o
+	mo.Emit = emit
 	if mo.Seed == 0 {
 		mo.Seed = sc.Spec.Seed
 	}
@@ -101,7 +103,6 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, er
 	}
 	extra["paths"], extra["paths_simulated"] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
 	return &Result{
-		Records: est.Records,
 		Options: canon,
 		Extra:   extra,
 		// Where time and memory went, in the run log beside the frame

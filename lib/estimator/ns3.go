@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -14,7 +15,7 @@ func init() {
 	modelers[ns3.Name] = func(cfg netcfg.Config, _ []byte) error { return ns3.Models(cfg) }
 }
 
-func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 	var o ns3.Options
 	if err := decode(opts, &o); err != nil {
 		return nil, err
@@ -39,7 +40,6 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 	}
 	version, _ := ns3.Version()
 	return &Result{
-		Records: res.Records,
 		Options: encode(o),
 		Extra: map[string]string{
 			"ns3_version": version,
@@ -52,5 +52,5 @@ func runNS3(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, e
 			"timeouts":        strconv.Itoa(timeouts),
 			"fast_recoveries": strconv.Itoa(fast),
 		},
-	}, nil
+	}, emitAll(res.Records, emit)
 }

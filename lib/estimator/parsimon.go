@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -35,8 +36,8 @@ func init() {
 		register(name, func(opts []byte) (string, error) {
 			_, canon, err := parsimonResolve(name, string(opts))
 			return canon, err
-		}, func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
-			return runParsimon(ctx, name, sc, string(opts), nil)
+		}, func(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
+			return runParsimon(ctx, name, sc, string(opts), nil, emit)
 		})
 		modelers[name] = func(cfg netcfg.Config, opts []byte) error {
 			o, _, err := parsimonResolve(name, string(opts))
@@ -57,15 +58,17 @@ func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	if err := Models(name, opts, sc.Spec.Network); err != nil {
 		return nil, err
 	}
-	return timed(name, sc, func() (*Result, error) { return runParsimon(ctx, name, sc, opts, links) })
+	return timed(name, sc, func() (*Result, error) { return runParsimon(ctx, name, sc, opts, links, nil) })
 }
 
-func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner) (*Result, error) {
+// runParsimon runs the Parsimon variant name, handing its records to emit
+// or, when emit is nil, returning them.
+func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts string, links parsimon.LinkRunner, emit func(metrics.Record) error) (*Result, error) {
 	po, provenance, err := ParsimonOptions(name, sc, opts)
 	if err != nil {
 		return nil, err
 	}
-	po.Links, po.Progress = links, reporter(ctx, name)
+	po.Links, po.Progress, po.Emit = links, reporter(ctx, name), emit
 	res, err := parsimon.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, po)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tailscope/tailscope/lib/flowsim"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -12,7 +13,7 @@ import (
 // pfs runs a whole decomposed flowsim run in this process (its chunks as
 // tasks through any executor are lib/experiment's RunPFS).
 func init() {
-	register(pfs.Name, typed(func() any { return new(pfs.Options) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte) (*Result, error) {
+	register(pfs.Name, typed(func() any { return new(pfs.Options) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 		var o pfs.Options
 		if err := decode(opts, &o); err != nil {
 			return nil, err
@@ -21,7 +22,7 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Records: res.Records, Options: encode(o), Extra: map[string]string{
+		return &Result{Options: encode(o), Extra: map[string]string{
 			"chunks":   strconv.Itoa(res.Chunks),
 			"injected": strconv.Itoa(res.Injected),
 			"workers":  strconv.Itoa(res.Workers),
@@ -32,6 +33,6 @@ func init() {
 			"merge_s":    res.MergeSeconds,
 			"critical_s": res.CriticalSeconds(),
 			"sum_s":      res.SumSeconds(),
-		}}, nil
+		}}, emitAll(res.Records, emit)
 	})
 }

@@ -149,10 +149,10 @@ func (t Task) Done(dir string) (bool, error) {
 
 // Run builds the task's scenario, runs its estimator and writes the record
 // frame under dir (temporary file, then rename: killing Run at any moment
-// leaves either no result or a complete one). An estimator that streams
-// (estimator.Streams) takes the flows as they are drawn and writes its
-// records as they are produced, so that a task of millions of flows holds
-// neither in memory. The journal's done line carries the process's CPU
+// leaves either no result or a complete one). An estimator writes its
+// records as they are produced (estimator.Stream), and one that streams
+// (estimator.Streams) also takes the flows as they are drawn, so that a
+// task of millions of flows holds neither in memory. The journal's done line carries the process's CPU
 // time over the task, the task's own when tasks run one at a time.
 func (t Task) Run(ctx context.Context, dir string) error {
 	key, err := t.Key()
@@ -186,8 +186,12 @@ func (t Task) run(ctx context.Context, path, name string, k *kind) error {
 	if k != nil && k.write != nil {
 		return k.write(ctx, t.Options, path)
 	}
-	if k == nil && estimator.Streams(name) {
-		sc, err := scenario.BuildNet(t.Spec)
+	if k == nil {
+		build := scenario.Build
+		if estimator.Streams(name) {
+			build = scenario.BuildNet
+		}
+		sc, err := build(t.Spec)
 		if err != nil {
 			return err
 		}
@@ -198,18 +202,12 @@ func (t Task) run(ctx context.Context, path, name string, k *kind) error {
 	if err != nil {
 		return err
 	}
-	var res *estimator.Result
-	if k != nil {
-		t1 := time.Now()
-		if res, err = k.run(ctx, sc, t.Options); err == nil {
-			res.Estimator, res.ScenarioID, res.WallSeconds = name, sc.ID, time.Since(t1).Seconds()
-		}
-	} else {
-		res, err = estimator.Run(ctx, name, sc, t.Options)
-	}
+	t1 := time.Now()
+	res, err := k.run(ctx, sc, t.Options)
 	if err != nil {
 		return err
 	}
+	res.Estimator, res.ScenarioID, res.WallSeconds = name, sc.ID, time.Since(t1).Seconds()
 	return res.Write(path, sc)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -96,6 +97,7 @@ type engine struct {
 	linkCap []float64 // bits/ns
 	active  [][]int32 // per link: the routes with jobs on it
 	routes  []route
+	idle    []*routeState // states of routes gone idle, for reuse
 	byHash  map[uint64]int32
 
 	// Jobs, in arrival order.
@@ -137,15 +139,26 @@ type engine struct {
 	meterAt []float64
 }
 
-// route is the state shared by the jobs with one route and cap.
+// route is the state shared by the jobs with one route and cap. Every
+// flow's route is interned before the run, and on a large fabric nearly
+// every flow has a route of its own, so what a route needs only while it
+// has jobs is held apart (routeState) and, off the dense path, handed back
+// to engine.idle when its last job completes.
 type route struct {
-	links    []int32
-	pos      []int32 // this route's index in active[links[i]] while active
-	capRate  float64 // per-job cap, bits/ns; +Inf when none
-	capBinds bool    // capRate is below every link's capacity, so it can bind
-	minCap   float64 // smallest link capacity on the route, bits/ns
-	nextHash int32   // next route with the same hash, -1 at the end
+	links       []int32
+	capRate     float64 // per-job cap, bits/ns; +Inf when none
+	capBinds    bool    // capRate is below every link's capacity, so it can bind
+	minCap      float64 // smallest link capacity on the route, bits/ns
+	nextHash    int32   // next route with the same hash, -1 at the end
+	*routeState         // nil until the route's first job arrives, and while it has none
+}
 
+// routeState is a route's state while it has jobs. A fresh one acts as
+// the route's state from its last busy period would: counts, rates and
+// contributions are zero when a route goes idle, and the epochs of its
+// marks (stamp, frozen) lie in the past either way.
+type routeState struct {
+	pos    []int32   // this route's index in active[links[i]] while active
 	count  int64     // active jobs
 	rate   float64   // per job, bits/ns
 	served float64   // bits served to each job since activation
@@ -232,7 +245,7 @@ func (e *engine) intern(links []int, capBps int64) int32 {
 			return r
 		}
 	}
-	rt := route{links: make([]int32, len(links)), pos: make([]int32, len(links)), nextHash: head, hpos: -1, capRate: math.Inf(1), minCap: math.Inf(1)}
+	rt := route{links: make([]int32, len(links)), nextHash: head, capRate: math.Inf(1), minCap: math.Inf(1)}
 	for i, l := range links {
 		rt.links[i] = int32(l)
 		rt.minCap = min(rt.minCap, e.linkCap[l])
@@ -406,6 +419,9 @@ func (e *engine) countJobs(r int32, d int64) {
 func (e *engine) arrive(j int, t float64) {
 	r := e.route[j]
 	rt := &e.routes[r]
+	if rt.routeState == nil {
+		rt.routeState = e.state(len(rt.links))
+	}
 	if rt.count == 0 {
 		if e.dense != nil {
 			e.dense.act |= 1 << r
@@ -460,6 +476,26 @@ func (e *engine) complete(r int32, t float64) {
 		e.retire(r)
 	}
 	rt.hpos, rt.rate, rt.served, rt.moved, rt.contrib = -1, 0, 0, false, 0
+	if e.dense == nil {
+		e.idle = append(e.idle, rt.routeState)
+		rt.routeState = nil
+	}
+}
+
+// state returns an idle route state, or a new one, for a route of n
+// links, as a fresh route's: no jobs, no rate, out of the event heap.
+func (e *engine) state(n int) *routeState {
+	var st *routeState
+	if k := len(e.idle); k > 0 {
+		st = e.idle[k-1]
+		e.idle = e.idle[:k-1]
+		*st = routeState{pos: st.pos[:0], jobs: st.jobs[:0]}
+	} else {
+		st = new(routeState)
+	}
+	st.pos = slices.Grow(st.pos, n)[:n]
+	st.hpos = -1
+	return st
 }
 
 // retire takes route r, which has lost its last job, off its links'

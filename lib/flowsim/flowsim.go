@@ -66,10 +66,14 @@ type Options struct {
 	// time bin (Meter.Links are channel ids). It is an output of one run,
 	// not an option a spec or sweep can set.
 	Meter *Meter `json:"-"`
+	// Emit, when set, receives every record in flow order, and Run
+	// returns none: a run of millions of flows then holds, beyond the
+	// flows, a few numbers per flow rather than a record each.
+	Emit func(metrics.Record) error `json:"-"`
 }
 
 // Run simulates flows on net under max-min fair sharing and returns one
-// record per flow, in the order of flows.
+// record per flow, in the order of flows (or hands them to opts.Emit).
 //
 // Flow f is routed with net.Path(f.ID, f.Src, f.Dst), puts
 // cfg.WireBytes(f.Size) bytes on every channel of its path, and sends at
@@ -115,8 +119,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	e := newEngine(capBps, len(flows))
 	e.meter = opts.Meter
-	recs := make([]metrics.Record, len(flows))
-	minBw := make([]int64, len(flows))
+	ideal, minBw := make([]int64, len(flows)), make([]int64, len(flows))
 	// Host pairs with a fixed path (no ECMP choice) are routed once: on a
 	// parking lot that is every pair, and routing was a tenth of a run.
 	fixed := make(map[[2]int]routed)
@@ -144,16 +147,26 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			}
 		}
 		e.add(f.ID, p.route, cfg.WireBytes(f.Size), f.Start)
-		minBw[i] = p.minBw
-		recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start, Class: f.Class,
-			Ideal: metrics.IdealFCT(net, p.path, f.Size, cfg)}
+		minBw[i], ideal[i] = p.minBw, metrics.IdealFCT(net, p.path, f.Size, cfg)
 	}
 	if err := e.run(ctx); err != nil {
 		return nil, err
 	}
-	for i := range recs {
-		r := &recs[i]
-		Complete(r, e.finish[i], cfg.WireBytes(r.Size), minBw[i])
+	var recs []metrics.Record
+	emit := opts.Emit
+	if emit == nil {
+		recs = make([]metrics.Record, 0, len(flows))
+		emit = func(r metrics.Record) error {
+			recs = append(recs, r)
+			return nil
+		}
+	}
+	for i, f := range flows {
+		r := metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start, Class: f.Class, Ideal: ideal[i]}
+		Complete(&r, e.finish[i], cfg.WireBytes(f.Size), minBw[i])
+		if err := emit(r); err != nil {
+			return nil, err
+		}
 	}
 	return recs, nil
 }

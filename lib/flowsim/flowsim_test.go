@@ -353,6 +353,9 @@ func TestByteConservation(t *testing.T) {
 			}
 			load := make([]float64, len(caps))
 			for _, rt := range e.routes {
+				if rt.routeState == nil {
+					continue // idle: no jobs, no rate
+				}
 				for _, p := range rt.jobs {
 					rate[p.job] = rt.rate
 				}

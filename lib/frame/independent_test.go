@@ -277,7 +277,7 @@ func TestIndependentReaderRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := w.Close(nil, 0); err != nil {
+		if err := w.Close(nil, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 		compareIndependent(t, path, cols, meta)

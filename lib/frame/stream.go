@@ -63,14 +63,14 @@ func (w *RecordWriter) flush() {
 
 // Close writes the last group, adds extra to the frame's metadata (as
 // Meta.Extra, merged over the meta given to NewRecordWriter), seals the
-// frame with its digest, writes its run log with wallSeconds (see
-// RunLogPath) and moves the frame into place. On error the partial frame
-// is removed.
-func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64) error {
+// frame with its digest, writes its run log with wallSeconds and timings
+// (Meta.WallSeconds and Meta.Timings, see RunLogPath) and moves the frame
+// into place. On error the partial frame is removed.
+func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64, timings map[string]float64) error {
 	if w.err == nil && (len(w.buf) > 0 || w.n == 0) {
 		w.flush()
 	}
-	return w.close(extra, wallSeconds)
+	return w.close(extra, wallSeconds, timings)
 }
 
 // FlowWriter writes a workload's flows to a frame as they are drawn
@@ -122,7 +122,7 @@ func (w *FlowWriter) Close(wallSeconds float64) error {
 	if w.err == nil && (len(w.buf) > 0 || w.n == 0) {
 		w.flush()
 	}
-	return w.close(nil, wallSeconds)
+	return w.close(nil, wallSeconds, nil)
 }
 
 // groupWriter writes a frame a table of rows at a time into a temporary
@@ -200,9 +200,9 @@ func (w *groupWriter) open(schema *arrow.Schema) (err error) {
 
 // close adds extra to the frame's metadata (merged over the meta given
 // at the start), seals the frame with its digest, writes its run log with
-// wallSeconds and moves the frame into place. On error the partial frame
-// is removed.
-func (w *groupWriter) close(extra map[string]string, wallSeconds float64) (err error) {
+// wallSeconds and timings and moves the frame into place. On error the
+// partial frame is removed.
+func (w *groupWriter) close(extra map[string]string, wallSeconds float64, timings map[string]float64) (err error) {
 	defer func() {
 		if err != nil {
 			w.tmp.Close()
@@ -246,7 +246,7 @@ func (w *groupWriter) close(extra map[string]string, wallSeconds float64) (err e
 			}
 		}
 	}
-	final.WallSeconds = wallSeconds
+	final.WallSeconds, final.Timings = wallSeconds, timings
 	if err := finish(w.tmp, w.path, final); err != nil {
 		return fmt.Errorf("frame: writing %s: %w", w.path, err)
 	}

@@ -14,8 +14,8 @@ import (
 // Records streamed in groups read back exactly as WriteRecords' frame
 // does, whatever the split into groups (none full, some full, a partial
 // last group, no records), with the metadata given at the start and the
-// extra learnt at the end; nothing but the run log (holding the wall time)
-// is left beside the frame.
+// extra learnt at the end; nothing but the run log (holding the wall time
+// and timings) is left beside the frame.
 func TestRecordWriterRoundTrip(t *testing.T) {
 	for _, ext := range exts {
 		for _, tc := range []struct{ n, group int }{{0, 4}, {3, 4}, {8, 4}, {1001, 100}} {
@@ -35,7 +35,7 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 			if w.Len() != tc.n {
 				t.Errorf("%s n=%d: Len %d", ext, tc.n, w.Len())
 			}
-			if err := w.Close(map[string]string{"events": "42"}, 1.5); err != nil {
+			if err := w.Close(map[string]string{"events": "42"}, 1.5, map[string]float64{"setup_s": 0.25}); err != nil {
 				t.Fatal(err)
 			}
 			got, gotMeta, err := ReadRecords(path)
@@ -46,7 +46,7 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 				t.Errorf("%s n=%d group=%d: records differ after the round trip", ext, tc.n, tc.group)
 			}
 			want := meta
-			want.WallSeconds = 1.5
+			want.WallSeconds, want.Timings = 1.5, map[string]float64{"setup_s": 0.25}
 			want.Extra = map[string]string{"events": "42"}
 			for k, v := range meta.Extra {
 				want.Extra[k] = v

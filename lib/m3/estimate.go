@@ -47,6 +47,10 @@ type Options struct {
 	// Model corrects flowSim; nil uses flowSim's own percentiles (the
 	// "flowSim only" ablation).
 	Model *Model `json:"-"`
+	// Emit, when set, receives every flow's record in flow order, and
+	// Estimate.Records stays nil: a run of millions of flows then holds
+	// a batch of records at a time, not all of them.
+	Emit func(metrics.Record) error `json:"-"`
 }
 
 // Estimate is the outcome of Run.
@@ -55,7 +59,8 @@ type Estimate struct {
 	// Records holds one record per flow whose slowdown is drawn from the
 	// estimated distribution of its output bucket: m3 estimates
 	// distributions, not individual FCTs, so per-flow values carry no
-	// meaning beyond their bucket's distribution (see Run).
+	// meaning beyond their bucket's distribution (see Run). None when
+	// Options.Emit took them.
 	Records []metrics.Record
 	// Paths is the number of distinct paths, Simulated how many distinct
 	// ones were drawn and simulated.
@@ -175,7 +180,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if err != nil {
 		return nil, err
 	}
-	recs, err := d.records(ctx, net, flows, cfg, dist, bucket, o.Seed, o.Workers)
+	recs, err := d.records(ctx, net, flows, cfg, dist, bucket, o.Seed, o.Workers, o.Emit)
 	if err != nil {
 		return nil, err
 	}
@@ -222,9 +227,10 @@ func buckets(flows []workload.Flow) (bucket []uint8, count []int) {
 // (see Run); bucket is buckets'. The ranks come from shuffling each
 // bucket's flows in ascending order, bucket after bucket, with one
 // generator; then chunks of flows are filled in parallel, each in flow
-// order.
+// order. With emit, the records are filled a batch of chunks at a time
+// and handed to emit in flow order; records then returns none.
 func (d *Decomposition) records(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, dist *Distribution,
-	bucket []uint8, seed uint64, workers int) ([]metrics.Record, error) {
+	bucket []uint8, seed uint64, workers int, emit func(metrics.Record) error) ([]metrics.Record, error) {
 	// A counting sort lays out every bucket's flows, ascending, in one array.
 	off := make([]int, len(dist.Flows)+1)
 	for b, n := range dist.Flows {
@@ -245,26 +251,51 @@ func (d *Decomposition) records(ctx context.Context, net *topo.Network, flows []
 			rank[i] = int32(k)
 		}
 	}
-	recs := make([]metrics.Record, len(flows))
 	size := chunk(len(flows), workers)
-	err := parallel(ctx, workers, (len(flows)+size-1)/size, func(k int) error {
-		var route []int
-		for i := k * size; i < min((k+1)*size, len(flows)); i++ {
-			f, b := flows[i], bucket[i]
-			route = route[:0]
-			for _, c := range d.Route(i) {
-				route = append(route, int(c))
+	// fill fills recs with the records of flows lo, lo+1, ...
+	fill := func(recs []metrics.Record, lo int) error {
+		return parallel(ctx, workers, (len(recs)+size-1)/size, func(k int) error {
+			var route []int
+			for j := k * size; j < min((k+1)*size, len(recs)); j++ {
+				recs[j] = d.record(net, flows, cfg, dist, bucket, rank, lo+j, &route)
 			}
-			ideal := metrics.IdealFCT(net, route, f.Size, cfg)
-			u := (float64(rank[i]) + 0.5) / float64(dist.Flows[b])
-			fct := max(int64(math.Round(float64(ideal)*at(dist.Buckets[b], u))), ideal)
-			recs[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
-				FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+			return nil
+		})
 	}
-	return recs, nil
+	if emit == nil {
+		recs := make([]metrics.Record, len(flows))
+		if err := fill(recs, 0); err != nil {
+			return nil, err
+		}
+		return recs, nil
+	}
+	batch := make([]metrics.Record, min(len(flows), 4*workers*size))
+	for lo := 0; lo < len(flows); lo += len(batch) {
+		recs := batch[:min(len(batch), len(flows)-lo)]
+		if err := fill(recs, lo); err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			if err := emit(r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, nil
+}
+
+// record is flow i's record (see records); route is scratch space for
+// its route, kept between calls.
+func (d *Decomposition) record(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, dist *Distribution,
+	bucket []uint8, rank []int32, i int, route *[]int) metrics.Record {
+	f, b := flows[i], bucket[i]
+	*route = (*route)[:0]
+	for _, c := range d.Route(i) {
+		*route = append(*route, int(c))
+	}
+	ideal := metrics.IdealFCT(net, *route, f.Size, cfg)
+	u := (float64(rank[i]) + 0.5) / float64(dist.Flows[b])
+	fct := max(int64(math.Round(float64(ideal)*at(dist.Buckets[b], u))), ideal)
+	return metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
+		FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class}
 }

@@ -20,7 +20,9 @@ const (
 type Buckets struct {
 	Lower, Upper []int64
 	// Delays holds each bucket's packet-normalized delays (ns per packet),
-	// in order of flow size.
+	// in order of flow size. NewBuckets lays them out in one array of
+	// exactly the records' length: a run holds them for every channel of
+	// every flow's path until its convolution.
 	Delays [][]float64
 }
 
@@ -46,25 +48,27 @@ func NewBuckets(sizes []int64, delays []float64, b int, x float64) (*Buckets, er
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(i, j int) bool { return sizes[idx[i]] < sizes[idx[j]] })
+	all := make([]float64, len(idx))
+	for k, i := range idx {
+		all[k] = delays[i]
+	}
 	bk := &Buckets{}
 	lower := sizes[idx[0]]
-	cur := []float64{}
+	first := 0 // the current bucket is all[first:i]
 	for i := 0; i < len(idx); {
 		s := sizes[idx[i]]
-		cur = append(cur, delays[idx[i]])
 		i++
-		if len(cur) < b || lower > int64(math.Round(float64(s)/x)) {
+		if i-first < b || lower > int64(math.Round(float64(s)/x)) {
 			continue
 		}
 		for i < len(idx) && sizes[idx[i]] == s {
-			cur = append(cur, delays[idx[i]])
 			i++
 		}
-		bk.Lower, bk.Upper, bk.Delays = append(bk.Lower, lower), append(bk.Upper, s+1), append(bk.Delays, cur)
-		lower, cur = s+1, []float64{}
+		bk.Lower, bk.Upper, bk.Delays = append(bk.Lower, lower), append(bk.Upper, s+1), append(bk.Delays, all[first:i:i])
+		lower, first = s+1, i
 	}
-	if len(cur) > 0 {
-		bk.Lower, bk.Upper, bk.Delays = append(bk.Lower, lower), append(bk.Upper, sizes[idx[len(idx)-1]]+1), append(bk.Delays, cur)
+	if first < len(idx) {
+		bk.Lower, bk.Upper, bk.Delays = append(bk.Lower, lower), append(bk.Upper, sizes[idx[len(idx)-1]]+1), append(bk.Delays, all[first:])
 	}
 	return bk, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -28,8 +29,12 @@ type Decomposition struct {
 
 	pathOff []int32 // flow i's path is paths[pathOff[i]:pathOff[i+1]]
 	paths   []int32
-	on      [][]int32 // flow indices per channel, in flow order
-	packets []int64   // data packets per channel, summed over its flows
+	// The flows crossing channel c are onFlows[onOff[c]:onOff[c+1]], in
+	// flow order: one array laid out by a counting sort, not a growing
+	// slice per channel.
+	onOff   []int
+	onFlows []int32
+	packets []int64 // data packets per channel, summed over its flows
 }
 
 // Decompose routes flows over net. Flows must pass workload.Check. It
@@ -54,7 +59,7 @@ func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cf
 	d := &Decomposition{
 		Net: net, Flows: flows, Cfg: cfg,
 		pathOff: make([]int32, len(flows)+1),
-		on:      make([][]int32, len(net.Channels)),
+		onOff:   make([]int, len(net.Channels)+1),
 		packets: make([]int64, len(net.Channels)),
 	}
 	var buf []int
@@ -71,14 +76,25 @@ func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cf
 		p := cfg.Packets(f.Size)
 		for _, c := range buf {
 			d.paths = append(d.paths, int32(c))
-			d.on[c] = append(d.on[c], int32(i))
+			d.onOff[c+1]++
 			d.packets[c] += p
 		}
 		d.pathOff[i+1] = int32(len(d.paths))
 	}
+	for c := range net.Channels {
+		d.onOff[c+1] += d.onOff[c]
+	}
+	d.onFlows = make([]int32, len(d.paths))
+	next := slices.Clone(d.onOff[:len(net.Channels)])
+	for i := range flows {
+		for _, c := range d.Path(i) {
+			d.onFlows[next[c]] = int32(i)
+			next[c]++
+		}
+	}
 	d.AckBps = make([]float64, len(net.Channels))
 	for c := range net.Channels {
-		rev := d.on[net.Reverse(c)]
+		rev := d.On(net.Reverse(c))
 		if len(rev) < 2 {
 			continue // no span of starts, no rate
 		}
@@ -108,7 +124,10 @@ func (d *Decomposition) Path(i int) []int32 { return d.paths[d.pathOff[i]:d.path
 
 // On returns the indices (into Flows) of the flows crossing channel c, in
 // flow order (shared: do not modify).
-func (d *Decomposition) On(c int) []int32 { return d.on[c] }
+func (d *Decomposition) On(c int) []int32 {
+	lo, hi := d.onOff[c], d.onOff[c+1]
+	return d.onFlows[lo:hi:hi]
+}
 
 // Available is channel c's bandwidth left to data after the ACK correction
 // (Parsimon §3.2), never below half the nominal bandwidth: a rate estimated
@@ -158,7 +177,7 @@ func (d *Decomposition) Task(c int, inflation float64) (*Task, error) {
 	if inflation < 1 {
 		return nil, fmt.Errorf("parsimon: inflation factor %g; it must be >= 1", inflation)
 	}
-	on := d.on[c]
+	on := d.On(c)
 	if len(on) == 0 {
 		return nil, nil
 	}

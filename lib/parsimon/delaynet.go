@@ -65,31 +65,48 @@ func (d *DelayNet) Estimate(size int64, src, dst int, r *rand.Rand) (metrics.Rec
 // depend on which other flows are queried with it. It stops with an error
 // wrapping ctx.Err() once ctx is done.
 func (d *DelayNet) EstimateFlows(ctx context.Context, flows []workload.Flow, seed uint64) ([]metrics.Record, error) {
-	recs := make([]metrics.Record, len(flows))
+	recs := make([]metrics.Record, 0, len(flows))
+	err := d.EmitFlows(ctx, flows, seed, func(r metrics.Record) error {
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// EmitFlows is EstimateFlows handing each flow's record to emit, in flow
+// order, as it is drawn, so that the records need not be held; an error
+// from emit stops it with that error.
+func (d *DelayNet) EmitFlows(ctx context.Context, flows []workload.Flow, seed uint64, emit func(metrics.Record) error) error {
 	var path []int
 	pcg := rand.NewPCG(0, 0)
 	r := rand.New(pcg)
 	for i, f := range flows {
 		if i%ctxEvery == 0 {
 			if err := interrupted(ctx); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		if f.Size <= 0 {
-			return nil, fmt.Errorf("parsimon: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
+			return fmt.Errorf("parsimon: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
 		}
 		var err error
 		if path, err = d.Net.AppendPath(path[:0], f.ID, f.Src, f.Dst); err != nil {
-			return nil, fmt.Errorf("parsimon: %w", err)
+			return fmt.Errorf("parsimon: %w", err)
 		}
 		pcg.Seed(seed, uint64(f.ID))
 		fct, ideal := d.sample(path, f.Size, r)
-		recs[i] = metrics.Record{
+		err = emit(metrics.Record{
 			FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
 			FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class,
+		})
+		if err != nil {
+			return err
 		}
 	}
-	return recs, nil
+	return nil
 }
 
 // EstimatePair estimates the flows from host src to host dst among flows:

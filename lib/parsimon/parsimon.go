@@ -62,6 +62,10 @@ type Options struct {
 	// pool (RunTasks with Backend, Workers and Progress): lib/experiment's
 	// ParsimonLinks sends them as tasks to the local pool or Slurm.
 	Links LinkRunner `json:"-"`
+	// Emit, when set, receives every flow's record in flow order as the
+	// convolution draws it, and Result.Records stays nil: a run of
+	// millions of flows need not hold them.
+	Emit func(metrics.Record) error `json:"-"`
 }
 
 // Links is the set of link-level simulations of a run. Their tasks are
@@ -139,7 +143,8 @@ type ChannelStat struct {
 
 // Result is the outcome of Run.
 type Result struct {
-	// Records holds one estimate per flow, in flow order.
+	// Records holds one estimate per flow, in flow order (none when
+	// Options.Emit took them).
 	Records  []metrics.Record
 	Net      *DelayNet
 	Channels []ChannelStat
@@ -273,7 +278,12 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	for _, c := range busy {
 		res.Net.Channel[c] = res.Net.Channel[res.Channels[c].Representative]
 	}
-	if res.Records, err = res.Net.EstimateFlows(ctx, flows, o.Seed); err != nil {
+	if o.Emit != nil {
+		err = res.Net.EmitFlows(ctx, flows, o.Seed, o.Emit)
+	} else {
+		res.Records, err = res.Net.EstimateFlows(ctx, flows, o.Seed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	res.ConvolveSeconds = time.Since(t2).Seconds()
