@@ -39,7 +39,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
-	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers) or table4 (m3 Table 4's CCs, windows, buffers, and stock ns-3's window DCTCP)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) or table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "local: tasks run in parallel")
 	executor := executorFlags(fs, "local (goroutines) or slurm (job arrays)", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {

@@ -91,9 +91,11 @@ func RandomTask(seed uint64, index, flows int) Task {
 }
 
 // Spaces names the configuration spaces RandomTaskIn draws from: "dctcp"
-// (RandomTask's, the papers' rate-based DCTCP over infinite buffers) and
-// "table4" (m3's Table 4, plus the stock-TCP DCTCP ns-3 runs).
-var Spaces = []string{"dctcp", "table4"}
+// (RandomTask's, the papers' rate-based DCTCP over infinite buffers),
+// "table4" (m3's Table 4, plus the stock-TCP DCTCP ns-3 runs, with
+// per-port buffers) and "table4-pfc" (the same with the switch buffers of
+// the papers' ns-3 fork: shared, and PFC on or off).
+var Spaces = []string{"dctcp", "table4", "table4-pfc"}
 
 // RandomTaskIn draws task index from the named space (Spaces). A table4
 // task is RandomTask's parking lot and workload with a network drawn from
@@ -104,13 +106,19 @@ var Spaces = []string{"dctcp", "table4"}
 // (Kmin, Kmax) in [20, 50] x [50, 100] KB; HPCC's (eta, rate AI) in
 // [0.70, 0.95] x [500, 1000] Mbps; TIMELY's (Tlow, Thigh) in [40, 60] x
 // [100, 150] us; and, in half the tasks, a finite buffer in [200, 500] KB
-// (the other half infinite). PFC is not drawn: netcfg has none yet.
+// (the other half infinite), one per switch port.
+//
+// A table4-pfc task is the table4 task with its buffer drawn again, as
+// the papers' ns-3 fork has it, on a stream of its own: in a quarter of
+// the tasks infinite (the default network's), else a buffer of [200, 500]
+// KB shared by each switch's ports (netcfg.Buffer, alpha 1), with PFC on
+// in half of those (m3 Table 4's PFC on/off).
 func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 	t := RandomTask(seed, index, flows)
 	switch space {
 	case "", "dctcp":
 		return t, nil
-	case "table4":
+	case "table4", "table4-pfc":
 	default:
 		return Task{}, fmt.Errorf("m3: unknown training space %q (known: %v)", space, Spaces)
 	}
@@ -142,6 +150,14 @@ func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 	}
 	if r.IntN(2) == 0 {
 		cfg.BufferBytes = kb(200, 500)
+	}
+	if space == "table4-pfc" {
+		r = rand.New(rand.NewPCG(seed^0x706663, uint64(index))) // "pfc"
+		cfg.BufferBytes = 0
+		if u := r.IntN(8); u >= 2 {
+			cfg.Buffer.SharedBytes = kb(200, 500)
+			cfg.PFC.Enabled = u >= 5
+		}
 	}
 	t.Network = cfg
 	return t, nil
