@@ -17,9 +17,9 @@ type Space struct {
 	FiniteBuffers bool     `json:"finite_buffers"` // finite per-port switch buffers in it (else infinite only)
 	// SharedBuffers says whether it had finite shared switch buffers
 	// (netcfg.Buffer), PFC the pfc.enabled settings of those tasks.
-	SharedBuffers bool   `json:"shared_buffers,omitempty"`
-	PFC           []bool `json:"pfc,omitempty"`
-	ECNMarks      []string `json:"ecn_marks"`      // ECN marking points in it
+	SharedBuffers bool     `json:"shared_buffers,omitempty"`
+	PFC           []bool   `json:"pfc,omitempty"`
+	ECNMarks      []string `json:"ecn_marks"` // ECN marking points in it
 	// DCTCPVarWin lists the dctcp.var_win settings of its DCTCP tasks.
 	DCTCPVarWin []bool `json:"dctcp_var_win"`
 }
