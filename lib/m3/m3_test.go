@@ -787,15 +787,16 @@ func TestRandomTaskInPFC(t *testing.T) {
 	}
 }
 
-// AblationByCC averages |error| per CC and bucket, in CC then bucket order.
-func TestAblationByCC(t *testing.T) {
+// AblationBy averages |error| per value of the column (a CC here) and
+// bucket, in value then bucket order.
+func TestAblationBy(t *testing.T) {
 	tab := &frame.Table{Columns: []frame.Column{
 		frame.StringColumn("cc", []string{"hpcc", "dctcp", "hpcc", "hpcc"}),
 		frame.StringColumn("bucket", []string{"<=1KB", "<=1KB", "<=1KB", ">50KB"}),
 		frame.Float64Column("flowsim_err", []float64{-0.2, 0.1, 0.4, 0.3}),
 		frame.Float64Column("model_err", []float64{0.1, -0.05, -0.1, 0.02}),
 	}}
-	got, err := AblationByCC(tab)
+	got, err := AblationBy(tab, "cc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -815,6 +816,24 @@ func TestAblationByCC(t *testing.T) {
 	for i, w := range want {
 		if cc[i] != w.cc || bk[i] != w.bucket || rows[i] != w.rows || math.Abs(f[i]-w.f) > 1e-12 || math.Abs(m[i]-w.m) > 1e-12 {
 			t.Errorf("row %d = %s %s %d %g %g, want %+v", i, cc[i], bk[i], rows[i], f[i], m[i], w)
+		}
+	}
+	if _, err := AblationBy(tab, "buffer"); err == nil {
+		t.Error("grouping by a column the table lacks: no error")
+	}
+}
+
+// BufferKind names each kind of switch buffer.
+func TestBufferKind(t *testing.T) {
+	for _, tc := range []struct {
+		perPort, shared int64
+		pfc             bool
+		want            string
+	}{{0, 0, false, "infinite"}, {200_000, 0, false, "per-port"}, {0, 200_000, false, "shared"}, {0, 200_000, true, "shared+pfc"}} {
+		cfg := netcfg.Default()
+		cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.PFC.Enabled = tc.perPort, tc.shared, tc.pfc
+		if got := BufferKind(cfg); got != tc.want {
+			t.Errorf("%+v: %q", tc, got)
 		}
 	}
 }
