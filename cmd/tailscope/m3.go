@@ -11,26 +11,29 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/m3study"
 	"github.com/tailscope/tailscope/lib/progress"
 )
 
 func init() {
-	register("m3", "m3 estimator: 'm3 gendata' simulates training parking lots, 'm3 train' fits the model", runM3)
+	register("m3", "m3 estimator: 'm3 gendata' simulates training parking lots, 'm3 train' fits the model, 'm3 testset' runs m3 §5.2's Table-4 test set", runM3)
 }
 
 func runM3(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: tailscope m3 gendata|train [flags]")
+		return fmt.Errorf("usage: tailscope m3 gendata|train|testset [flags]")
 	}
 	switch args[0] {
 	case "gendata":
 		return runM3Gendata(args[1:])
 	case "train":
 		return runM3Train(args[1:])
+	case "testset":
+		return runM3TestSet(args[1:])
 	}
-	return fmt.Errorf("unknown m3 subcommand %q (known: gendata, train)", args[0])
+	return fmt.Errorf("unknown m3 subcommand %q (known: gendata, train, testset)", args[0])
 }
 
 func runM3Gendata(args []string) error {
@@ -39,7 +42,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
-	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers) or table4 (m3 Table 4's CCs, windows, buffers, and stock ns-3's window DCTCP)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) or table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "local: tasks run in parallel")
 	executor := executorFlags(fs, "local (goroutines) or slurm (job arrays)", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
@@ -94,5 +97,45 @@ func runM3Train(args []string) error {
 		}
 		a.Report(os.Stderr)
 	}
+	return nil
+}
+
+func runM3TestSet(args []string) error {
+	fs := flag.NewFlagSet("m3 testset", flag.ContinueOnError)
+	out := fs.String("out", "out/m3testset", "results directory: one directory per scenario, the journal, and testset.parquet (a rerun resumes)")
+	scenarios := intFlag(fs, "scenarios", m3study.TestSetScenarios, 1, math.MaxInt, "scenarios drawn (the first k of n are a k-scenario set's)")
+	flows := intFlag(fs, "flows", m3study.TestSetFlows, 1, math.MaxInt, "flows per scenario")
+	seed := fs.Uint64("seed", 1, "test-set seed (workloads and networks)")
+	var models []string
+	fs.Func("model", "an m3 model file asked beside the embedded model (repeatable)", func(s string) error {
+		models = append(models, s)
+		return nil
+	})
+	others := fs.String("others", "flowsim,parsimon", "estimators asked beside packetsim and m3, comma-separated (may be empty)")
+	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: runs in parallel (1 keeps each run's CPU time its own)")
+	executor := executorFlags(fs, "local (goroutines) or slurm (job arrays)", "local", "slurm")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	exec, ctx, stop, err := executor.prepare(*workers, *out)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	oth := []string{}
+	for _, e := range strings.Split(*others, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			oth = append(oth, e)
+		}
+	}
+	res, err := m3study.RunTestSet(ctx, m3study.TestSetOptions{Scenarios: *scenarios, Flows: *flows, Seed: *seed, Models: models, Others: oth,
+		Dir: *out, Executor: exec, Progress: progress.NewLine(os.Stderr, "m3 testset")})
+	if err != nil {
+		return err
+	}
+	if err := frame.WriteTable(filepath.Join(*out, "testset.parquet"), res.Table()); err != nil {
+		return err
+	}
+	res.Report(os.Stdout)
 	return nil
 }

@@ -83,7 +83,7 @@ func LoadData(dir string, seed uint64) (*DataSet, error) {
 
 // Ablation compares flowSim alone with the model on held-out samples
 // (m3 Fig. 16): one row per sample and output bucket, with the sample's
-// congestion control, with at least
+// congestion control and buffer kind (BufferKind), with at least
 // MinTargetFlows foreground flows, with the packet-level p99 and the p99
 // error of flowSim and of the model. thin, when positive, first thins each
 // sample's foreground to that many flows (seeded by seed).
@@ -99,7 +99,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 	pred := m.Predict(test)
 	labels := metrics.M3OutputBins().Labels
 	var sample, flows, hops []int64
-	var bucket, cc []string
+	var bucket, cc, buffer []string
 	var target, fs, model, fsErr, modelErr []float64
 	for i, s := range test {
 		for b, t := range s.Target {
@@ -108,7 +108,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 			}
 			p := NumPercentiles - 2 // the 99th percentile
 			sample, flows, hops = append(sample, int64(i)), append(flows, int64(s.TargetCount[b])), append(hops, int64(s.Hops))
-			bucket, cc = append(bucket, labels[b]), append(cc, s.Network.CC)
+			bucket, cc, buffer = append(bucket, labels[b]), append(cc, s.Network.CC), append(buffer, BufferKind(s.Network))
 			target, fs, model = append(target, t[p]), append(fs, s.Base[b][p]), append(model, pred[i][b][p])
 			fsErr = append(fsErr, metrics.P99Error(s.Base[b][p], t[p]))
 			modelErr = append(modelErr, metrics.P99Error(pred[i][b][p], t[p]))
@@ -119,6 +119,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 		frame.Int64Column("hops", hops),
 		frame.StringColumn("bucket", bucket),
 		frame.StringColumn("cc", cc),
+		frame.StringColumn("buffer", buffer),
 		frame.Int64Column("flows", flows),
 		frame.Float64Column("packetsim_p99", target),
 		frame.Float64Column("flowsim_p99", fs),
@@ -155,12 +156,12 @@ func AblationSummary(t *frame.Table) (labels []string, flowSim, model []float64,
 	return labels, flowSim, model, n, nil
 }
 
-// AblationByCC is the mean |p99 error| of flowSim and of the model per
-// congestion control and output bucket of an Ablation table (m3 Fig. 16
-// per CC): columns cc, bucket, rows, flowsim_mean_abs_err,
-// model_mean_abs_err, in CC order, then bucket order.
-func AblationByCC(t *frame.Table) (*frame.Table, error) {
-	ccs, err := t.Strings("cc")
+// AblationBy is the mean |p99 error| of flowSim and of the model per value
+// of an Ablation table's string column ("cc", "buffer") and output
+// bucket (m3 Fig. 16 per CC): columns column, bucket, rows, flowsim_mean_abs_err,
+// model_mean_abs_err, in value order, then bucket order.
+func AblationBy(t *frame.Table, column string) (*frame.Table, error) {
+	ccs, err := t.Strings(column)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +204,7 @@ func AblationByCC(t *frame.Table) (*frame.Table, error) {
 		}
 	}
 	return &frame.Table{Columns: []frame.Column{
-		frame.StringColumn("cc", cc), frame.StringColumn("bucket", bk), frame.Int64Column("rows", rows),
+		frame.StringColumn(column, cc), frame.StringColumn("bucket", bk), frame.Int64Column("rows", rows),
 		frame.Float64Column("flowsim_mean_abs_err", f), frame.Float64Column("model_mean_abs_err", m),
 	}}, nil
 }

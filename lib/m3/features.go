@@ -44,7 +44,8 @@ func FeatureMap(sizes []int64, slowdowns []float64, bins metrics.Bins) [][]float
 // returns, in order: LegacySpecNames, then the rest of the configuration
 // m3's Table 4 varies: the other congestion controls' one-hot entries,
 // the initial window of the CC in use, DCQCN's marking thresholds, HPCC's
-// eta and rate AI, TIMELY's thresholds, and PFC (0 while netcfg has none).
+// eta and rate AI, TIMELY's thresholds, the PFC flag, and whether the
+// buffer is shared by a switch's ports with its dynamic threshold's alpha.
 // A model reads the entries its ModelInfo.SpecNames names.
 var SpecNames = []string{
 	"hops/6", "bdp/100KB", "infinite_buffer", "buffer/bdp", "window/bdp",
@@ -53,6 +54,7 @@ var SpecNames = []string{
 	"cc_dcqcn", "cc_timely", "cc_hpcc", "init_window/bdp",
 	"dcqcn_kmin/bdp", "dcqcn_kmax/bdp", "hpcc_eta", "hpcc_ai_rate/1Gbps",
 	"timely_tlow/100us", "timely_thigh/100us", "pfc",
+	"shared_buffer", "buffer_alpha",
 }
 
 // LegacySpecNames is the spec layout of models that record none (trained
@@ -63,7 +65,9 @@ var LegacySpecNames = SpecNames[:12:12]
 // bandwidths (bps) and delays (ns) under cfg (m3 §3.4), entries as
 // SpecNames: hop count, bandwidth-delay product, buffer, windows and ECN
 // thresholds relative to it, the congestion control one-hot and its
-// parameters, scaled to about unit size. The BDP is the slowest hop's rate
+// parameters, scaled to about unit size. The buffer is the per-port
+// buffer or, when switches share one (netcfg.Buffer), each switch's, with
+// shared_buffer 1 and the threshold's alpha beside it (0 otherwise). The BDP is the slowest hop's rate
 // times the base round trip (propagation both ways plus one full packet
 // and one ACK per hop).
 func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
@@ -74,9 +78,12 @@ func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
 		minBw, maxBw = min(minBw, bw), max(maxBw, bw)
 	}
 	bdp := float64(minBw) * rtt / 8e9 // bytes
-	inf, buf := 1.0, 0.0
-	if cfg.BufferBytes > 0 {
+	inf, buf, shared, alpha := 1.0, 0.0, 0.0, 0.0
+	switch {
+	case cfg.BufferBytes > 0:
 		inf, buf = 0, float64(cfg.BufferBytes)/bdp
+	case cfg.SharedBuffer():
+		inf, buf, shared, alpha = 0, float64(cfg.Buffer.SharedBytes)/bdp, 1, cfg.Buffer.Alpha
 	}
 	oneHot := func(name string) float64 {
 		if cfg.CC == name {
@@ -111,7 +118,7 @@ func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
 		float64(cfg.DCQCN.KminBytes) / bdp, float64(cfg.DCQCN.KmaxBytes) / bdp,
 		cfg.HPCC.Eta, float64(cfg.HPCC.AIRateBps) / 1e9,
 		float64(cfg.TIMELY.TLowNanos) / 1e5, float64(cfg.TIMELY.THighNanos) / 1e5,
-		0, // PFC: not in netcfg yet
+		float64(boolInt(cfg.PFC.Enabled)), shared, alpha,
 	}
 }
 

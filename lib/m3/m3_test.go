@@ -539,6 +539,7 @@ func TestModelSpace(t *testing.T) {
 		{func(c *netcfg.Config) { c.CC = "dctcp-window" }, "congestion control dctcp-window"},
 		{func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
 		{func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared_bytes 200000"},
+		{func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "shared_bytes 200000"},
 		{func(c *netcfg.Config) { c.ECNMark = "enqueue" }, "ecn_mark enqueue"},
 		{func(c *netcfg.Config) { c.DCTCP.VarWin = false }, "var_win false"},
 	} {
@@ -622,6 +623,29 @@ func TestSpecVectorConfiguration(t *testing.T) {
 	if v := SpecVector(bw, dl, cfg); math.Abs(at(v, "dcqcn_kmax/bdp")-80_000/bdp) > 1e-12 || math.Abs(at(v, "dcqcn_kmin/bdp")-30_000/bdp) > 1e-12 {
 		t.Errorf("dcqcn thresholds %g, %g BDP", at(v, "dcqcn_kmin/bdp"), at(v, "dcqcn_kmax/bdp"))
 	}
+	// The buffer decodes back to its bytes and kind; PFC and alpha to
+	// their settings.
+	for _, tc := range []struct {
+		perPort, shared int64
+		alpha           float64
+		pfc             bool
+	}{{0, 0, 1, false}, {300_000, 0, 1, false}, {0, 250_000, 1, false}, {0, 450_000, 0.5, true}} {
+		cfg := netcfg.Default()
+		cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.Buffer.Alpha, cfg.PFC.Enabled = tc.perPort, tc.shared, tc.alpha, tc.pfc
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		v := SpecVector(bw, dl, cfg)
+		buf := math.Round(at(v, "buffer/bdp") * bdp)
+		inf, shared, alpha, pfc := at(v, "infinite_buffer") == 1, at(v, "shared_buffer") == 1, at(v, "buffer_alpha"), at(v, "pfc") == 1
+		wantAlpha := 0.0
+		if tc.shared > 0 {
+			wantAlpha = tc.alpha
+		}
+		if buf != float64(tc.perPort+tc.shared) || inf != (tc.perPort+tc.shared == 0) || shared != (tc.shared > 0) || alpha != wantAlpha || pfc != tc.pfc {
+			t.Errorf("%+v: decoded buffer %g B (infinite %v, shared %v, alpha %g), pfc %v", tc, buf, inf, shared, alpha, pfc)
+		}
+	}
 }
 
 // The dctcp space is RandomTask's; table4 keeps RandomTask's parking lot
@@ -693,15 +717,86 @@ func TestRandomTaskIn(t *testing.T) {
 	}
 }
 
-// AblationByCC averages |error| per CC and bucket, in CC then bucket order.
-func TestAblationByCC(t *testing.T) {
+// A table4-pfc task is the table4 task with its buffer drawn again: no
+// per-port buffer; infinite in about a quarter of the tasks, else shared,
+// 200-500 KB, PFC on in about half of those. The space its samples span
+// covers each of them; a space without PFC or without shared buffers
+// refuses them by name.
+func TestRandomTaskInPFC(t *testing.T) {
+	var infinite, shared, pfc int
+	var samples []*Sample
+	for i := range 400 {
+		tk, err := RandomTaskIn("table4-pfc", 7, i, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := tk.Network
+		if err := c.Validate(); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+		t4, _ := RandomTaskIn("table4", 7, i, 1000)
+		t4.Network.BufferBytes, t4.Network.Buffer, t4.Network.PFC = 0, c.Buffer, c.PFC
+		if !reflect.DeepEqual(tk, t4) {
+			t.Fatalf("task %d: table4-pfc changed more than the buffer and PFC", i)
+		}
+		switch {
+		case c.SharedBuffer():
+			shared++
+			if b := c.Buffer.SharedBytes; b < 200e3 || b > 500e3 || c.Buffer.Alpha != 1 {
+				t.Errorf("task %d: shared buffer %d B, alpha %g", i, b, c.Buffer.Alpha)
+			}
+			if c.PFC.Enabled {
+				pfc++
+			}
+		default:
+			infinite++
+			if c.PFC.Enabled {
+				t.Errorf("task %d: PFC without a shared buffer", i)
+			}
+		}
+		samples = append(samples, &Sample{Network: c})
+	}
+	// Binomial: 100 +- 9 infinite of 400, 150 +- 9 PFC of 300 shared.
+	if infinite < 70 || infinite > 130 || pfc < 2*shared/5 || pfc > 3*shared/5 {
+		t.Errorf("%d infinite, %d shared of which %d with PFC", infinite, shared, pfc)
+	}
+	sp := spanned(samples)
+	if !sp.SharedBuffers || !reflect.DeepEqual(sp.PFC, []bool{false, true}) || sp.FiniteBuffers || len(sp.CCs) != 5 {
+		t.Fatalf("spanned space %+v", sp)
+	}
+	for i, x := range samples {
+		if err := sp.Covers(x.Network); err != nil {
+			t.Errorf("task %d: %v", i, err)
+		}
+	}
+	cfg := netcfg.Default()
+	cfg.Buffer.SharedBytes, cfg.PFC.Enabled = 300_000, true
+	noPFC := sp
+	noPFC.PFC = []bool{false}
+	if err := noPFC.Covers(cfg); err == nil || !strings.Contains(err.Error(), "pfc enabled true") {
+		t.Errorf("a space without PFC on PFC: %v", err)
+	}
+	noShared := sp
+	noShared.SharedBuffers, noShared.PFC = false, nil
+	if err := noShared.Covers(cfg); err == nil || !strings.Contains(err.Error(), "shared_bytes 300000") {
+		t.Errorf("a space without shared buffers on one: %v", err)
+	}
+	cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.PFC.Enabled = 300_000, 0, false
+	if err := sp.Covers(cfg); err == nil || !strings.Contains(err.Error(), "buffer_bytes 300000") {
+		t.Errorf("table4-pfc's space on a per-port buffer: %v", err)
+	}
+}
+
+// AblationBy averages |error| per value of the column (a CC here) and
+// bucket, in value then bucket order.
+func TestAblationBy(t *testing.T) {
 	tab := &frame.Table{Columns: []frame.Column{
 		frame.StringColumn("cc", []string{"hpcc", "dctcp", "hpcc", "hpcc"}),
 		frame.StringColumn("bucket", []string{"<=1KB", "<=1KB", "<=1KB", ">50KB"}),
 		frame.Float64Column("flowsim_err", []float64{-0.2, 0.1, 0.4, 0.3}),
 		frame.Float64Column("model_err", []float64{0.1, -0.05, -0.1, 0.02}),
 	}}
-	got, err := AblationByCC(tab)
+	got, err := AblationBy(tab, "cc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -721,6 +816,24 @@ func TestAblationByCC(t *testing.T) {
 	for i, w := range want {
 		if cc[i] != w.cc || bk[i] != w.bucket || rows[i] != w.rows || math.Abs(f[i]-w.f) > 1e-12 || math.Abs(m[i]-w.m) > 1e-12 {
 			t.Errorf("row %d = %s %s %d %g %g, want %+v", i, cc[i], bk[i], rows[i], f[i], m[i], w)
+		}
+	}
+	if _, err := AblationBy(tab, "buffer"); err == nil {
+		t.Error("grouping by a column the table lacks: no error")
+	}
+}
+
+// BufferKind names each kind of switch buffer.
+func TestBufferKind(t *testing.T) {
+	for _, tc := range []struct {
+		perPort, shared int64
+		pfc             bool
+		want            string
+	}{{0, 0, false, "infinite"}, {200_000, 0, false, "per-port"}, {0, 200_000, false, "shared"}, {0, 200_000, true, "shared+pfc"}} {
+		cfg := netcfg.Default()
+		cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.PFC.Enabled = tc.perPort, tc.shared, tc.pfc
+		if got := BufferKind(cfg); got != tc.want {
+			t.Errorf("%+v: %q", tc, got)
 		}
 	}
 }

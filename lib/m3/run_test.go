@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,49 @@ func TestTaskFrames(t *testing.T) {
 	for _, o := range []GenOptions{{Tasks: 0, Flows: 1}, {Tasks: 1, Flows: 0}, {Tasks: 1, Flows: 1, Space: "nope"}} {
 		if _, err := o.Draws(); err == nil {
 			t.Errorf("%+v: drew tasks", o)
+		}
+	}
+}
+
+// A training task under PFC differs from the same task without it only
+// where PFC fires: on a heavily loaded lot whose switches share a 40 KB
+// buffer the packet-level slowdowns change (pauses instead of drops),
+// flowSim's, blind to buffers, do not; with a buffer no queue can fill,
+// PFC never fires and the two runs agree flow for flow.
+func TestRunTaskPFC(t *testing.T) {
+	task := Task{Index: 1, Seed: 9, Hops: 2, Bandwidths: fabricChain(2), Sizes: workload.SizeSpec{Dist: "exp", Mean: 20_000},
+		Sigma: 2, MaxLoad: 0.8, ForegroundShare: 0.5, Flows: 400, BackgroundHosts: 4, Network: netcfg.Default()}
+	run := func(shared int64, pfc bool) *TaskResult {
+		tk := task
+		tk.Network.Buffer.SharedBytes, tk.Network.PFC.Enabled = shared, pfc
+		r, err := RunTask(context.Background(), tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		shared int64
+		differ bool
+	}{{40_000, true}, {1 << 30, false}} {
+		off, on := run(tc.shared, false), run(tc.shared, true)
+		if !reflect.DeepEqual(off.FlowSim, on.FlowSim) {
+			t.Errorf("shared %d B: flowSim changed with PFC", tc.shared)
+		}
+		if differ := !reflect.DeepEqual(off.PacketSim, on.PacketSim); differ != tc.differ {
+			t.Errorf("shared %d B: packetsim slowdowns differ with PFC: %v, want %v", tc.shared, differ, tc.differ)
+		}
+		a, err := off.Sample()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := on.Sample()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pfc := slices.Index(SpecNames, "pfc")
+		if a.Spec[pfc] != 0 || b.Spec[pfc] != 1 {
+			t.Errorf("shared %d B: pfc entries %g and %g, want 0 and 1", tc.shared, a.Spec[pfc], b.Spec[pfc])
 		}
 	}
 }

@@ -14,8 +14,12 @@ import (
 // window) enter the spec vector and are read, not checked.
 type Space struct {
 	CCs           []string `json:"ccs"`            // congestion controls of the training data
-	FiniteBuffers bool     `json:"finite_buffers"` // finite switch buffers in it (else infinite only)
-	ECNMarks      []string `json:"ecn_marks"`      // ECN marking points in it
+	FiniteBuffers bool     `json:"finite_buffers"` // finite per-port switch buffers in it (else infinite only)
+	// SharedBuffers says whether it had finite shared switch buffers
+	// (netcfg.Buffer), PFC the pfc.enabled settings of those tasks.
+	SharedBuffers bool     `json:"shared_buffers,omitempty"`
+	PFC           []bool   `json:"pfc,omitempty"`
+	ECNMarks      []string `json:"ecn_marks"` // ECN marking points in it
 	// DCTCPVarWin lists the dctcp.var_win settings of its DCTCP tasks.
 	DCTCPVarWin []bool `json:"dctcp_var_win"`
 }
@@ -49,9 +53,14 @@ func (s Space) Covers(cfg netcfg.Config) error {
 	switch {
 	case !slices.Contains(s.CCs, cfg.CC):
 		return outside("congestion control", cfg.CC, s.CCs)
-	case cfg.SharedBuffer():
-		// No data set of m3 gendata has shared buffers or PFC yet.
-		return outside("shared switch buffers or PFC,", fmt.Sprintf("shared_bytes %d", cfg.Buffer.SharedBytes), []string{"per-port buffers only"})
+	case cfg.SharedBuffer() && !s.SharedBuffers:
+		return outside("shared switch buffers,", fmt.Sprintf("shared_bytes %d", cfg.Buffer.SharedBytes), []string{"no shared buffers"})
+	case cfg.SharedBuffer() && !slices.Contains(s.PFC, cfg.PFC.Enabled):
+		var trained []string
+		for _, v := range s.PFC {
+			trained = append(trained, fmt.Sprintf("pfc enabled %v", v))
+		}
+		return outside("shared buffers with", fmt.Sprintf("pfc enabled %v", cfg.PFC.Enabled), trained)
 	case cfg.BufferBytes > 0 && !s.FiniteBuffers:
 		return outside("finite buffers,", fmt.Sprintf("buffer_bytes %d", cfg.BufferBytes), []string{"infinite buffers only"})
 	case !slices.Contains(s.ECNMarks, cfg.ECNMark):
@@ -75,6 +84,12 @@ func spanned(samples []*Sample) Space {
 			s.CCs = append(s.CCs, c.CC)
 		}
 		s.FiniteBuffers = s.FiniteBuffers || c.BufferBytes > 0
+		if c.SharedBuffer() {
+			s.SharedBuffers = true
+			if !slices.Contains(s.PFC, c.PFC.Enabled) {
+				s.PFC = append(s.PFC, c.PFC.Enabled)
+			}
+		}
 		if !slices.Contains(s.ECNMarks, c.ECNMark) {
 			s.ECNMarks = append(s.ECNMarks, c.ECNMark)
 		}
@@ -84,5 +99,28 @@ func spanned(samples []*Sample) Space {
 	}
 	slices.Sort(s.CCs)
 	slices.Sort(s.ECNMarks)
+	slices.SortFunc(s.PFC, func(a, b bool) int { return boolInt(a) - boolInt(b) })
 	return s
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// BufferKind names cfg's switch buffers as the held-out ablation groups
+// them: "infinite", "per-port" (buffer_bytes), "shared" or "shared+pfc".
+func BufferKind(cfg netcfg.Config) string {
+	switch {
+	case cfg.BufferBytes > 0:
+		return "per-port"
+	case cfg.SharedBuffer() && cfg.PFC.Enabled:
+		return "shared+pfc"
+	case cfg.SharedBuffer():
+		return "shared"
+	}
+	return "infinite"
 }

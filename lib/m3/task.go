@@ -91,29 +91,42 @@ func RandomTask(seed uint64, index, flows int) Task {
 }
 
 // Spaces names the configuration spaces RandomTaskIn draws from: "dctcp"
-// (RandomTask's, the papers' rate-based DCTCP over infinite buffers) and
-// "table4" (m3's Table 4, plus the stock-TCP DCTCP ns-3 runs).
-var Spaces = []string{"dctcp", "table4"}
+// (RandomTask's, the papers' rate-based DCTCP over infinite buffers),
+// "table4" (m3's Table 4, plus the stock-TCP DCTCP ns-3 runs, with
+// per-port buffers) and "table4-pfc" (the same with the switch buffers of
+// the papers' ns-3 fork: shared, and PFC on or off).
+var Spaces = []string{"dctcp", "table4", "table4-pfc"}
 
-// RandomTaskIn draws task index from the named space (Spaces). A table4
-// task is RandomTask's parking lot and workload with a network drawn from
-// m3's Table 4 on a stream of its own: the congestion control uniformly
-// from DCTCP (rate-based, the papers'), window DCTCP as stock ns-3 runs it
-// (netcfg.NS3: marked at enqueue, 54 B headers), DCQCN, TIMELY and HPCC;
-// the initial window in [5, 30] KB; DCTCP's K in [5, 20] KB; DCQCN's
-// (Kmin, Kmax) in [20, 50] x [50, 100] KB; HPCC's (eta, rate AI) in
-// [0.70, 0.95] x [500, 1000] Mbps; TIMELY's (Tlow, Thigh) in [40, 60] x
-// [100, 150] us; and, in half the tasks, a finite buffer in [200, 500] KB
-// (the other half infinite). PFC is not drawn: netcfg has none yet.
+// RandomTaskIn draws task index from the named space (Spaces): a table4
+// or table4-pfc task is RandomTask's parking lot and workload with the
+// network Table4Network draws.
 func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 	t := RandomTask(seed, index, flows)
 	switch space {
 	case "", "dctcp":
-		return t, nil
-	case "table4":
+	case "table4", "table4-pfc":
+		t.Network = Table4Network(seed, index, space == "table4-pfc")
 	default:
 		return Task{}, fmt.Errorf("m3: unknown training space %q (known: %v)", space, Spaces)
 	}
+	return t, nil
+}
+
+// Table4Network draws network index of m3's Table 4 space, on a stream of
+// its own: the congestion control uniformly from DCTCP (rate-based, the
+// papers'), window DCTCP as stock ns-3 runs it (netcfg.NS3: marked at
+// enqueue, 54 B headers), DCQCN, TIMELY and HPCC; the initial window in
+// [5, 30] KB; DCTCP's K in [5, 20] KB; DCQCN's (Kmin, Kmax) in [20, 50] x
+// [50, 100] KB; HPCC's (eta, rate AI) in [0.70, 0.95] x [500, 1000] Mbps;
+// TIMELY's (Tlow, Thigh) in [40, 60] x [100, 150] us. Without shared
+// buffers (the table4 space) half the networks have a [200, 500] KB
+// buffer per switch port, the other half infinite buffers. With them
+// (table4-pfc) the buffer is drawn again, as the papers' ns-3 fork has
+// it, on a stream of its own: infinite (the default network's) in a
+// quarter of the networks, else [200, 500] KB shared by each switch's
+// ports (netcfg.Buffer, alpha 1), with PFC on in half of those (m3 Table
+// 4's PFC on/off). The draw depends only on (seed, index, shared).
+func Table4Network(seed uint64, index int, shared bool) netcfg.Config {
 	r := rand.New(rand.NewPCG(seed^0x7461626c6534, uint64(index))) // "table4"
 	uniform := func(lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
 	kb := func(lo, hi float64) int64 { return int64(math.Round(uniform(lo, hi))) * 1000 }
@@ -143,8 +156,15 @@ func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 	if r.IntN(2) == 0 {
 		cfg.BufferBytes = kb(200, 500)
 	}
-	t.Network = cfg
-	return t, nil
+	if shared {
+		r = rand.New(rand.NewPCG(seed^0x706663, uint64(index))) // "pfc"
+		cfg.BufferBytes = 0
+		if u := r.IntN(8); u >= 2 {
+			cfg.Buffer.SharedBytes = kb(200, 500)
+			cfg.PFC.Enabled = u >= 5
+		}
+	}
+	return cfg
 }
 
 // Build makes the task's parking lot and flows. Flow pairs are drawn

@@ -163,18 +163,21 @@ func (a Ablation) Figure() (*plot.Figure, error) {
 
 // Write stores the ablation's frame and figure under dir as
 // <Name>.parquet and <Name>.png; the whole foreground's (Thin 0) also per
-// congestion control and size bucket as ablation-by-cc.parquet.
+// congestion control and size bucket as ablation-by-cc.parquet, and per
+// buffer kind (m3.BufferKind) as ablation-by-buffer.parquet.
 func (a Ablation) Write(dir string) error {
 	if err := frame.WriteTable(filepath.Join(dir, a.Name()+".parquet"), a.Table); err != nil {
 		return err
 	}
 	if a.Thin == 0 {
-		cc, err := m3.AblationByCC(a.Table)
-		if err != nil {
-			return err
-		}
-		if err := frame.WriteTable(filepath.Join(dir, "ablation-by-cc.parquet"), cc); err != nil {
-			return err
+		for _, column := range []string{"cc", "buffer"} {
+			g, err := m3.AblationBy(a.Table, column)
+			if err != nil {
+				return err
+			}
+			if err := frame.WriteTable(filepath.Join(dir, "ablation-by-"+column+".parquet"), g); err != nil {
+				return err
+			}
 		}
 	}
 	fig, err := a.Figure()
@@ -195,10 +198,11 @@ type TrainConfig struct {
 	Log io.Writer
 }
 
-// CCError is one congestion control's held-out error in one size bucket
-// (m3 Fig. 16 per congestion control).
+// CCError is one congestion control's (or buffer kind's) held-out error
+// in one size bucket (m3 Fig. 16 per congestion control).
 type CCError struct {
-	CC         string  `json:"cc"`
+	CC         string  `json:"cc,omitempty"`
+	Buffer     string  `json:"buffer,omitempty"` // m3.BufferKind`
 	Bucket     string  `json:"bucket"`
 	Rows       int64   `json:"rows"`
 	FlowSimErr float64 `json:"flowsim_mean_abs_p99_err"`
@@ -224,6 +228,7 @@ type Provenance struct {
 	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
 	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
 	TestByCC       []CCError         `json:"test_by_cc,omitempty"`
+	TestByBuffer   []CCError         `json:"test_by_buffer,omitempty"`
 	TrainSeconds   float64           `json:"train_seconds"`
 	Commands       map[string]string `json:"commands"`
 }
@@ -274,33 +279,41 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 			"train":   cfg.Command,
 		},
 	}
-	if p.TestByCC, err = byCC(abls[0].Table); err != nil {
+	if p.TestByCC, err = by(abls[0].Table, "cc"); err != nil {
 		return nil, nil, err
 	}
-	for _, e := range p.TestByCC {
-		fmt.Fprintf(log, "held out %-12s bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC, e.Bucket, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
+	if p.TestByBuffer, err = by(abls[0].Table, "buffer"); err != nil {
+		return nil, nil, err
+	}
+	for _, e := range append(p.TestByCC, p.TestByBuffer...) {
+		fmt.Fprintf(log, "held out %-12s bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC+e.Buffer, e.Bucket, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
 	}
 	return model, abls, writeJSON(cfg.Model+".json", p)
 }
 
-// byCC is the held-out ablation t per congestion control and size bucket
-// (m3.AblationByCC).
-func byCC(t *frame.Table) ([]CCError, error) {
-	cc, err := m3.AblationByCC(t)
+// by is the held-out ablation t per congestion control (column "cc") or
+// buffer kind ("buffer") and size bucket (m3.AblationBy).
+func by(t *frame.Table, column string) ([]CCError, error) {
+	g, err := m3.AblationBy(t, column)
 	if err != nil {
 		return nil, err
 	}
-	ccs, _ := cc.Strings("cc")
-	bks, _ := cc.Strings("bucket")
-	rows, _ := cc.Int64s("rows")
-	fe, _ := cc.Float64s("flowsim_mean_abs_err")
-	me, err := cc.Float64s("model_mean_abs_err")
+	keys, _ := g.Strings(column)
+	bks, _ := g.Strings("bucket")
+	rows, _ := g.Int64s("rows")
+	fe, _ := g.Float64s("flowsim_mean_abs_err")
+	me, err := g.Float64s("model_mean_abs_err")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]CCError, len(ccs))
-	for i := range ccs {
-		out[i] = CCError{CC: ccs[i], Bucket: bks[i], Rows: rows[i], FlowSimErr: fe[i], ModelErr: me[i]}
+	out := make([]CCError, len(keys))
+	for i := range keys {
+		out[i] = CCError{Bucket: bks[i], Rows: rows[i], FlowSimErr: fe[i], ModelErr: me[i]}
+		if column == "cc" {
+			out[i].CC = keys[i]
+		} else {
+			out[i].Buffer = keys[i]
+		}
 	}
 	return out, nil
 }
