@@ -6,7 +6,7 @@ OUT     ?= out
 BIN     := build/bin/tailscope
 # The Go packages; not ./..., which would walk the kernel's module cache
 # under build/.
-PKGS    := ./cmd/... ./lib/... ./kernel/... ./datasets/... ./tools/framedump ./tools/forkcmp
+PKGS    := ./cmd/... ./lib/... ./internal/... ./kernel/... ./datasets/... ./tools/framedump ./tools/forkcmp
 
 .PHONY: all deps test unit reproduce bench tailscope clean largescale
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/flowsim"
-	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"

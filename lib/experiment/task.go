@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/estimator"
-	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tailscope/tailscope/lib/internal/cputime"
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tailscope/tailscope/lib/internal/cputime"
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/netcfg"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/frame"
-	"github.com/tailscope/tailscope/lib/internal/cputime"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/packetsim"

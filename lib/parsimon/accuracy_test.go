@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tailscope/tailscope/lib/internal/cputime"
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/ns3"
 	"github.com/tailscope/tailscope/lib/packetsim"

@@ -75,6 +75,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
@@ -178,12 +179,12 @@ func run(args []string, stdout io.Writer) error {
 		if *forkRules {
 			simCfg = withForkRules(cfg, sc.Net)
 		}
-		c0 := selfCPU()
+		c0 := cputime.Used()
 		res, err := packetsim.Run(context.Background(), sc.Net, sc.Flows, simCfg, packetsim.Options{})
 		if err != nil {
 			return err
 		}
-		oursCPU += selfCPU() - c0
+		oursCPU += cputime.Used() - c0
 		if len(fct) != len(res.Records) {
 			return fmt.Errorf("%s: the fork finished %d flows of %d", dir, len(fct), len(res.Records))
 		}
@@ -225,15 +226,6 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	return nil
-}
-
-// selfCPU is the CPU time this process has used.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // writeLogUniform writes a size CDF (workload.ReadCDF's format) that is

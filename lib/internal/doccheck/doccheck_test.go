@@ -26,7 +26,7 @@ func TestDocumented(t *testing.T) {
 		t.Fatalf("module root not found from the test's directory: %v", err)
 	}
 	pkgs := 0
-	for _, top := range []string{"lib", "cmd", "tools", "scripts", "kernel"} {
+	for _, top := range []string{"lib", "internal", "cmd", "tools", "scripts", "kernel"} {
 		err := filepath.WalkDir(filepath.Join(root, top), func(dir string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return err
