@@ -14,7 +14,7 @@ GONB_SPEC   := $(VENV)/share/jupyter/kernels/tailscope-gonb/kernel.json
 # file of the packages bound into the interpreter (embedded data included).
 KERNEL_INPUTS := kernel/build.sh kernel/env.sh kernel/go.mod.in kernel/go.sum \
 	kernel/packages.txt $(wildcard kernel/_hooks/*.go kernel/_bindgen/*.go) go.mod go.sum \
-	$(shell find lib kernel/nb datasets -type f ! -name '*_test.go' ! -path '*/testdata/*')
+	$(shell find lib internal kernel/nb datasets -type f ! -name '*_test.go' ! -path '*/testdata/*')
 
 # The kernel is rebuilt only when one of its inputs changed.
 $(KERNEL_BIN): $(KERNEL_INPUTS)
