@@ -20,8 +20,11 @@ tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-l
 	@command -v node >/dev/null && command -v npm >/dev/null || scripts/ensure-debs.sh nodejs npm
 	npm ci --prefix tools/parquetcheck --no-audit --no-fund --loglevel=error
 
+# Built by the kernel's Go (kernel/go.sh: its toolchain and caches, and
+# -trimpath like the kernel), so the binary and the kernel share their
+# compiled packages.
 tailscope:
-	$(GO) build -o $(BIN) ./cmd/tailscope
+	kernel/go.sh build -trimpath -o $(BIN) ./cmd/tailscope
 
 # Library tests, including the ns-3 baseline's (ns-3 is installed first)
 # and the Slurm executor's (the test installs and starts a one-node Slurm).
@@ -41,12 +44,16 @@ test: unit kernel-test
 # quick scale (frames and figures under $(OUT)/notebooks and
 # build/notebooks), plus the default scenario's frames from the CLI.
 # The pieces are prepared in parallel: the kernel build is CPU-bound while
-# the Python environment, ns-3 and npm packages are mostly downloads. The
+# the Python environment, ns-3's Debian packages and npm packages are mostly
+# downloads; the tailscope binary follows the kernel, whose compiled
+# packages it reuses (15 CPU s instead of 266 beside it), then ns-3's
+# scenario program (11 CPU s). The
 # GoNB kernel and its two notebooks (copies of 00 and 01, checked by make
 # test) are left out: about 200 CPU s, a sixth of the whole (BENCHMARKS.md);
 # make lab builds GoNB when it is missing.
 reproduce:
-	$(MAKE) -j3 deps tailscope $(KERNEL_SPEC) ns3
+	$(MAKE) -j3 deps $(KERNEL_SPEC) ns3-debs
+	$(MAKE) ns3
 	$(BIN) gen --spec default --out $(OUT)/default/flows.parquet
 	$(BIN) run --spec default --estimator packetsim,flowsim --out $(OUT)/runs
 	kernel/run-notebooks.sh quick notebooks/*.ipynb notebooks/python/*.ipynb

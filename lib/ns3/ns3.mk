@@ -4,13 +4,16 @@
 # whenever lib/ns3/scenario/scenario.cc changes. libtcmalloc-minimal4 is
 # optional: the driver preloads it when present (about 1.3x faster).
 # The program is built by the tailscope binary (the top-level `tailscope`
-# target), not by `go run`: under `make -j` a second compiler of the same
-# packages beside that target's would double a cold build's 260 CPU s.
+# target), not by `go run`, which would compile the packages a second time
+# with another toolchain and cache. `make ns3-debs` installs the packages
+# only.
 
 BIN ?= build/bin/tailscope
 
-.PHONY: ns3
+.PHONY: ns3 ns3-debs
 
-ns3: tailscope
+ns3-debs:
 	scripts/ensure-debs.sh libns3-dev ns3 libgsl-dev pkg-config g++ libtcmalloc-minimal4
+
+ns3: ns3-debs tailscope
 	$(BIN) ns3 build
