@@ -293,8 +293,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	if err := Models(name, options, sc.Spec.Network); err != nil {
 		return nil, err
 	}
-	s, streams := streamers[name]
-	if !streams && sc.Flows == nil {
+	if !Streams(name) && sc.Flows == nil {
 		return nil, fmt.Errorf("estimator: %s needs the scenario's flows (scenario.Build); only %s take them as they are drawn", name, strings.Join(streamNames(), ", "))
 	}
 	t0 := time.Now()
@@ -307,15 +306,8 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 		if err != nil {
 			return nil, err
 		}
-		var res *Result
-		if streams {
-			var src workload.Source
-			if src, err = sc.Source(); err == nil {
-				res, err = s.run(ctx, sc, src, []byte(options), w.Write)
-			}
-		} else {
-			res, err = registry[name].run(ctx, sc, []byte(options), w.Write)
-		}
+		// A streaming estimator's runner draws sc's flows from its source.
+		res, err := registry[name].run(ctx, sc, []byte(options), w.Write)
 		if err != nil {
 			w.Abort()
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/tailscope/tailscope/lib/internal/stopctx"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -124,21 +125,6 @@ func TestStreamCancelled(t *testing.T) {
 	}
 }
 
-// stopAfter is a context that reports itself cancelled from its n-th
-// look (Err) on: it interrupts a loop at a known point, without timing.
-type stopAfter struct {
-	context.Context
-	n, looks int
-}
-
-func (c *stopAfter) Err() error {
-	c.looks++
-	if c.looks >= c.n {
-		return context.Canceled
-	}
-	return nil
-}
-
 // The event loop looks at the context every 65,536 events, so a run
 // stops even while no flow finishes (records leave in flow order, and a
 // long flow can hold them back): this context's Done never closes, so
@@ -147,12 +133,12 @@ func TestRunLooksBetweenRecords(t *testing.T) {
 	net, flows := fabricScenario(t, 2000)
 	// Look 1 is Run's own before it starts, look 2 the loop's at event 0,
 	// look 3 the loop's at event 65,536.
-	ctx := &stopAfter{Context: context.Background(), n: 3}
+	ctx := &stopctx.After{Context: context.Background(), N: 3}
 	_, err := Stream(ctx, net, workload.SliceSource(flows), netcfg.Default(), Options{}, func(metrics.Record) error {
 		return nil
 	})
-	if !errors.Is(err, context.Canceled) || ctx.looks != 3 {
-		t.Fatalf("Stream returned %v after %d looks, want context.Canceled at look 3", err, ctx.looks)
+	if !errors.Is(err, context.Canceled) || ctx.Looks != 3 {
+		t.Fatalf("Stream returned %v after %d looks, want context.Canceled at look 3", err, ctx.Looks)
 	}
 	full, err := Run(context.Background(), net, flows, netcfg.Default(), Options{})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/internal/stopctx"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
@@ -189,21 +190,6 @@ func TestSparseWarning(t *testing.T) {
 	}
 }
 
-// stopAfter is a context that reports itself cancelled from its n-th
-// look (Err) on: it interrupts a loop at a known point, without timing.
-type stopAfter struct {
-	context.Context
-	n, looks int
-}
-
-func (c *stopAfter) Err() error {
-	c.looks++
-	if c.looks >= c.n {
-		return context.Canceled
-	}
-	return nil
-}
-
 // An interrupt stops a run in its decomposition (no link simulation
 // starts), its clustering or its convolution, with an error wrapping the
 // context's.
@@ -213,7 +199,7 @@ func TestRunInterrupted(t *testing.T) {
 		name    string
 		cluster bool
 		// cancel, when set, is called once the link simulations are done;
-		// otherwise the run's context is a stopAfter of 2 looks: the first
+		// otherwise the run's context is a stopctx.After of 2 looks: the first
 		// is at flow 0 of the decomposition, the second ctxEvery flows on.
 		cancel bool
 	}{
@@ -222,7 +208,7 @@ func TestRunInterrupted(t *testing.T) {
 		{name: "convolution after clustering", cluster: true, cancel: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ctx context.Context = &stopAfter{Context: context.Background(), n: 2}
+			var ctx context.Context = &stopctx.After{Context: context.Background(), N: 2}
 			cancel := func() {}
 			if tc.cancel {
 				ctx, cancel = context.WithCancel(context.Background())
@@ -238,8 +224,8 @@ func TestRunInterrupted(t *testing.T) {
 			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "parsimon: interrupted") || res != nil {
 				t.Fatalf("err = %v, result returned %v; want the interrupt and none", err, res != nil)
 			}
-			if s, ok := ctx.(*stopAfter); ok && (s.looks != 2 || linked) {
-				t.Errorf("stopped at look %d, link simulations started %v; want look 2 and none", s.looks, linked)
+			if s, ok := ctx.(*stopctx.After); ok && (s.Looks != 2 || linked) {
+				t.Errorf("stopped at look %d, link simulations started %v; want look 2 and none", s.Looks, linked)
 			}
 			if tc.cancel && !linked {
 				t.Error("interrupted before the link simulations")
@@ -268,9 +254,9 @@ func TestInterruptedSteps(t *testing.T) {
 			return err
 		}},
 	} {
-		ctx := &stopAfter{Context: context.Background(), n: 2}
-		if err := tc.run(ctx); !errors.Is(err, context.Canceled) || ctx.looks != 2 {
-			t.Errorf("%s: err = %v after %d looks; want the interrupt at look 2", tc.name, err, ctx.looks)
+		ctx := &stopctx.After{Context: context.Background(), N: 2}
+		if err := tc.run(ctx); !errors.Is(err, context.Canceled) || ctx.Looks != 2 {
+			t.Errorf("%s: err = %v after %d looks; want the interrupt at look 2", tc.name, err, ctx.Looks)
 		}
 	}
 }
