@@ -18,6 +18,8 @@ import (
 
 	"github.com/tailscope/tailscope/internal/cputime"
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -131,6 +133,16 @@ func (t Task) ResultPath(dir string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(dir, filepath.FromSlash(key)+".parquet"), nil
+}
+
+// Records reads the record frame of the task, finished under dir, with
+// its metadata.
+func (t Task) Records(dir string) ([]metrics.Record, frame.Meta, error) {
+	path, err := t.ResultPath(dir)
+	if err != nil {
+		return nil, frame.Meta{}, err
+	}
+	return frame.ReadRecords(path)
 }
 
 // Done reports whether the task's result exists under dir. Results are

@@ -186,7 +186,7 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 	}
 	var base []metrics.Record
 	for _, r := range runs {
-		recs, err := taskRecords(o.Dir, r.task)
+		recs, _, err := r.task.Records(o.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -209,16 +209,6 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 			P99: c.All, BaseP99: c.BaseAll, Error: c.ErrorAll, CPUSeconds: cost.CPUSeconds, Flows: len(base), Counts: len(recs)})
 	}
 	return res, nil
-}
-
-// taskRecords reads the record frame of a finished task.
-func taskRecords(dir string, t experiment.Task) ([]metrics.Record, error) {
-	path, err := t.ResultPath(dir)
-	if err != nil {
-		return nil, err
-	}
-	recs, _, err := frame.ReadRecords(path)
-	return recs, err
 }
 
 // TestSetStat sums up one estimator's errors over the scenarios of one

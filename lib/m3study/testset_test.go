@@ -102,7 +102,7 @@ func TestRunTestSet(t *testing.T) {
 			est  string
 			want float64
 		}{{"flowsim", r.P99}, {"packetsim", r.BaseP99}} {
-			recs, err := taskRecords(dir, experiment.Task{Spec: specs[r.Scenario], Estimator: c.est})
+			recs, _, err := experiment.Task{Spec: specs[r.Scenario], Estimator: c.est}.Records(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

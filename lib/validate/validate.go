@@ -205,11 +205,7 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}, Drops: map[string]int64{},
 			Timeouts: map[string]int64{}, FastRecoveries: map[string]int64{}}
 		for j, name := range Names {
-			path, err := ts[3*i+j].ResultPath(dir)
-			if err != nil {
-				return nil, err
-			}
-			recs, meta, err := frame.ReadRecords(path)
+			recs, meta, err := ts[3*i+j].Records(dir)
 			if err != nil {
 				return nil, fmt.Errorf("validate: %s, %s: %w", c.Name(), name, err)
 			}

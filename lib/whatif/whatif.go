@@ -28,7 +28,6 @@ import (
 	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
-	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -178,12 +177,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		per := make([][]metrics.Comparison, len(asked[v]))
 		for k := range o.Seeds {
 			ts := runs[v][k]
-			base, err := records(o.Dir, ts[slices.Index(asked[v], o.Baseline)])
+			base, _, err := ts[slices.Index(asked[v], o.Baseline)].Records(o.Dir)
 			if err != nil {
 				return nil, err
 			}
 			for i, t := range ts {
-				recs, err := records(o.Dir, t)
+				recs, _, err := t.Records(o.Dir)
 				if err != nil {
 					return nil, err
 				}
@@ -283,16 +282,6 @@ func (o *Options) defaults() error {
 		o.Executor = experiment.Local{}
 	}
 	return nil
-}
-
-// records reads the record frame of a finished task.
-func records(dir string, t experiment.Task) ([]metrics.Record, error) {
-	path, err := t.ResultPath(dir)
-	if err != nil {
-		return nil, err
-	}
-	recs, _, err := frame.ReadRecords(path)
-	return recs, err
 }
 
 // flows is the baseline's flow count of class c (the last is All).
