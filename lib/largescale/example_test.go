@@ -21,7 +21,7 @@ func ExampleCases() {
 		fmt.Printf("%s: %d flows, %v\n", c.Name(), c.Spec.Workload.Flows, c.Estimators)
 	}
 	// Output:
-	// parsimon §5.2 @ 50%: 3120000 flows, [packetsim parsimon parsimon-c m3 flowsim]
+	// parsimon §5.2 @ 50%: 1140000 flows, [packetsim parsimon parsimon-c m3 flowsim]
 	// m3 §5.3 @ 30%: 683000 flows, [packetsim parsimon m3]
 	// m3 §5.3 @ 50%: 1140000 flows, [packetsim parsimon m3]
 	// m3 §5.3 @ 70%: 1590000 flows, [packetsim parsimon m3]

@@ -25,9 +25,9 @@ func TestScales(t *testing.T) {
 		flows   int // of the Parsimon case
 		wantErr string
 	}{
-		{name: "ci", scale: mustScale(t, "ci"), flows: 31_200},
-		{name: "mid", scale: mustScale(t, "mid"), flows: 3_120_000},
-		{name: "paper", scale: mustScale(t, "paper"), flows: ParsimonFlows},
+		{name: "ci", scale: mustScale(t, "ci"), flows: 11_400},
+		{name: "mid", scale: mustScale(t, "mid"), flows: 1_140_000},
+		{name: "paper", scale: mustScale(t, "paper"), flows: 11_400_000},
 		{name: "floor", scale: tiny, flows: MinFlows},
 		{name: "zero fraction", scale: Scale{Name: "x", Scenarios: 1, Seeds: 1}, wantErr: "fraction 0"},
 		{name: "no seeds", scale: Scale{Name: "x", Fraction: 0.5, Scenarios: 1}, wantErr: "at least one"},
@@ -49,6 +49,10 @@ func TestScales(t *testing.T) {
 			}
 			if got := cases[0].Spec.Workload.Flows; got != tc.flows {
 				t.Errorf("Parsimon case: %d flows, want %d", got, tc.flows)
+			}
+			// §5.2 is m3 §5.3's 50% scenario, so the parts share its tasks.
+			if p, m := cases[0].Spec.ID(), cases[1+ParsimonRow].Spec.ID(); p != m || cases[1+ParsimonRow].Load != 0.5 {
+				t.Errorf("Parsimon case %s is not m3's 50%% case %s", p, m)
 			}
 			for i, r := range M3Rows {
 				c := cases[1+i]
