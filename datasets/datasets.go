@@ -7,8 +7,9 @@ package datasets
 
 import "embed"
 
-// FS holds sizes/*.csv, matrices/*.csv and models/m3.model (models/*.json
-// say how it was trained).
+// FS holds sizes/*.csv, matrices/*.csv and the m3 models, models/m3.model
+// (the default) and models/m3-table4pfc.model (models/*.json say how each
+// was trained).
 //
 //go:embed sizes matrices models
 var FS embed.FS

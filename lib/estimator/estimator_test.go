@@ -111,6 +111,13 @@ func TestM3Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := m3.EmbeddedModel("table4-pfc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Digest() == model.Digest() {
+		t.Fatalf("embedded table4-pfc has the default's digest %s", model.Digest())
+	}
 	path := filepath.Join(t.TempDir(), "copy.model")
 	if err := model.Save(path); err != nil {
 		t.Fatal(err)
@@ -482,6 +489,22 @@ func TestModels(t *testing.T) {
 			})
 		}
 	}
+	// The default model's refusals of what the embedded "table4-pfc"
+	// model covers name it, and it answers them.
+	for _, cname := range []string{"hpcc", "shared 200KB pfc"} {
+		err := Models("m3", "", configs[cname])
+		if err == nil || !strings.Contains(err.Error(), `{"m3":{"model":"table4-pfc"}}`) {
+			t.Errorf("m3 on %s: refusal %v names no embedded model that answers", cname, err)
+		}
+		hpccPFC := configs[cname]
+		res, err := Run(context.Background(), "m3", smallIn(t, hpccPFC), `{"model":"table4-pfc","samples":20}`)
+		if err != nil || len(res.Records) == 0 {
+			t.Errorf("m3 with table4-pfc on %s: %v", cname, err)
+		}
+	}
+	if err := Models("m3", `{"model":"table4-pfc"}`, configs["buffer 200KB"]); err == nil || !strings.Contains(err.Error(), "buffer_bytes 200000") {
+		t.Errorf("m3 with table4-pfc on per-port buffers: %v, want a refusal", err)
+	}
 	// m3 with model "none" is flowSim alone: it answers every
 	// configuration and says what it models.
 	res, err := Run(context.Background(), "m3", smallIn(t, configs["hpcc"]), `{"model":"none","samples":20}`)
@@ -499,6 +522,13 @@ func TestM3ResolvesModelDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := m3.EmbeddedModel("table4-pfc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Digest() == model.Digest() {
+		t.Fatalf("embedded table4-pfc has the default's digest %s", model.Digest())
+	}
 	path := filepath.Join(t.TempDir(), "copy.model")
 	if err := model.Save(path); err != nil {
 		t.Fatal(err)
@@ -507,6 +537,7 @@ func TestM3ResolvesModelDigest(t *testing.T) {
 		{"", `{"model_digest":"` + model.Digest() + `"}`, ""},
 		{`{"model":"none"}`, `{"model":"none"}`, ""},
 		{`{"model":"` + path + `"}`, `{"model":"` + path + `","model_digest":"` + model.Digest() + `"}`, ""},
+		{`{"model":"table4-pfc"}`, `{"model":"table4-pfc","model_digest":"` + other.Digest() + `"}`, ""},
 		{`{"model_digest":"sha256:0000000000000000"}`, "", "does not match"},
 	} {
 		got, err := Resolve("m3", tc.opts)

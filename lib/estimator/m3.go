@@ -16,7 +16,9 @@ import (
 
 // The m3 options are m3.Options from JSON: zero values take m3's defaults,
 // seed 0 the scenario's seed, and "model" (Options.ModelName) names the
-// model, whose digest the options resolve with.
+// model, whose digest the options resolve with: "" the default embedded
+// model, a name of m3.EmbeddedModels another embedded one, "none" flowSim
+// alone, anything else a model file's path.
 
 func init() {
 	register(m3.Name, func(opts []byte) (string, error) {
@@ -32,19 +34,35 @@ func init() {
 		if err != nil || model == nil {
 			return err // flowSim alone answers every configuration
 		}
-		return model.Space().Covers(cfg)
+		err = model.Space().Covers(cfg)
+		if err == nil {
+			return nil
+		}
+		// Say which embedded model would answer, if one would.
+		for _, name := range m3.EmbeddedModels() {
+			if m, merr := m3Model(name); merr == nil && name != o.ModelName && m.Space().Covers(cfg) == nil {
+				return fmt.Errorf(`%w; the embedded model %q was: options {"m3":{"model":%q}}`, err, name, name)
+			}
+		}
+		return err
 	}
 }
 
-// defaultModel loads the embedded model once per process.
-var defaultModel = sync.OnceValues(m3.DefaultModel)
+// embeddedModels load each embedded model once per process.
+var embeddedModels = func() map[string]func() (*m3.Model, error) {
+	ms := map[string]func() (*m3.Model, error){}
+	for _, name := range append([]string{""}, m3.EmbeddedModels()...) {
+		ms[name] = sync.OnceValues(func() (*m3.Model, error) { return m3.EmbeddedModel(name) })
+	}
+	return ms
+}()
 
 // m3Model is the model the option model names: nil for "none".
 func m3Model(name string) (*m3.Model, error) {
-	switch name {
-	case "":
-		return defaultModel()
-	case "none":
+	if load, ok := embeddedModels[name]; ok {
+		return load()
+	}
+	if name == "none" {
 		return nil, nil
 	}
 	return m3.LoadModel(name)
@@ -58,15 +76,13 @@ func m3Resolve(opts []byte) (m3.Options, string, error) {
 		return o, "", err
 	}
 	var digest string
-	switch o.ModelName {
-	case "":
-		model, err := defaultModel()
+	if _, ok := embeddedModels[o.ModelName]; ok {
+		model, err := m3Model(o.ModelName)
 		if err != nil {
 			return o, "", err
 		}
 		digest = model.Digest()
-	case "none":
-	default:
+	} else if o.ModelName != "none" {
 		var err error
 		if digest, err = m3.FileDigest(o.ModelName); err != nil {
 			return o, "", err

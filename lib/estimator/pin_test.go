@@ -8,7 +8,7 @@ import "testing"
 // task keys hash this JSON, so a long resumable study must find its
 // finished tasks again after any refactoring of the options.
 func TestResolvePinned(t *testing.T) {
-	model, err := defaultModel()
+	model, err := m3Model("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,9 @@ type Options struct {
 	// on it.
 	Workers int `json:"workers,omitempty"`
 	// ModelName names the model in options JSON (the m3 estimator loads
-	// it into Model): "" the embedded trained model, "none" flowSim alone
-	// (m3's ablation), else the path of a model file written by
+	// it into Model): "" the default embedded model, a name of
+	// EmbeddedModels another embedded model, "none" flowSim alone (m3's
+	// ablation), else the path of a model file written by
 	// 'tailscope m3 train'. ModelDigest is the digest of that model
 	// (Model.Digest; empty for "none"), filled in as the estimator's
 	// options resolve so that a result of another model, such as the

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -570,16 +571,47 @@ func readModel(r io.Reader) (*Model, error) {
 // DefaultModelFile is the trained model's path inside datasets.FS.
 const DefaultModelFile = "models/m3.model"
 
+// embedded are the trained models inside datasets.FS by name: "" the
+// default, trained on rate-based DCTCP over infinite buffers, where it is
+// most accurate; "table4-pfc" over m3 Table 4's CCs and parameters with
+// shared switch buffers and PFC (issue 18), less accurate on the
+// default's own configurations.
+var embedded = map[string]string{
+	"":           DefaultModelFile,
+	"table4-pfc": "models/m3-table4pfc.model",
+}
+
+// EmbeddedModels lists the names of the embedded models other than the
+// default, sorted.
+func EmbeddedModels() []string {
+	var names []string
+	for n := range embedded {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // DefaultModel returns the trained model embedded from datasets/models.
-func DefaultModel() (*Model, error) {
-	f, err := datasets.FS.Open(DefaultModelFile)
+func DefaultModel() (*Model, error) { return EmbeddedModel("") }
+
+// EmbeddedModel returns the embedded model of the given name ("" the
+// default; EmbeddedModels lists the others).
+func EmbeddedModel(name string) (*Model, error) {
+	file, ok := embedded[name]
+	if !ok {
+		return nil, fmt.Errorf("m3: no embedded model %q (embedded: %s)", name, strings.Join(EmbeddedModels(), ", "))
+	}
+	f, err := datasets.FS.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("m3: embedded model: %w", err)
 	}
 	defer f.Close()
 	m, err := ReadModel(bufio.NewReader(f))
 	if err != nil {
-		return nil, fmt.Errorf("m3: embedded model %s: %w", DefaultModelFile, err)
+		return nil, fmt.Errorf("m3: embedded model %s: %w", file, err)
 	}
 	return m, nil
 }
