@@ -520,66 +520,55 @@ func TestAggregateHandCase(t *testing.T) {
 	}
 }
 
-// The embedded "table4-pfc" model covers m3 Table 4's CCs with shared
-// buffers, PFC on or off, and refuses per-port finite buffers, which its
-// data never had; an unknown name is refused with the names there are.
-func TestEmbeddedTable4PFC(t *testing.T) {
+// The embedded models are listed by name, and an unknown name is refused
+// with the names there are (TestModelSpace checks what each covers).
+func TestEmbeddedModels(t *testing.T) {
 	if got := EmbeddedModels(); !slices.Equal(got, []string{"table4-pfc"}) {
 		t.Errorf("EmbeddedModels = %v", got)
-	}
-	model, err := EmbeddedModel("table4-pfc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		change func(*netcfg.Config)
-		want   string // "" for covered
-	}{
-		{func(c *netcfg.Config) {}, ""},
-		{func(c *netcfg.Config) { c.CC = "hpcc"; c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, ""},
-		{func(c *netcfg.Config) { c.CC = "dcqcn"; c.Buffer.SharedBytes = 500_000 }, ""},
-		{func(c *netcfg.Config) { c.CC = "timely" }, ""},
-		{func(c *netcfg.Config) { c.CC = "dctcp-window" }, ""},
-		{func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
-	} {
-		cfg := netcfg.Default()
-		tc.change(&cfg)
-		err := model.Space().Covers(cfg)
-		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%+v: Covers = %v, want %q", cfg, err, tc.want)
-		}
 	}
 	if _, err := EmbeddedModel("table5"); err == nil || !strings.Contains(err.Error(), `no embedded model "table5" (embedded: table4-pfc)`) {
 		t.Errorf("unknown embedded model: %v", err)
 	}
 }
 
-// The embedded model covers the space it was trained on (rate-based DCTCP
-// over infinite buffers) and refuses, by name, each setting its data never
-// had; Run refuses with it and answers with flowSim alone. Its digest is
-// the hash of its file.
+// Each embedded model covers the space it was trained on (the default:
+// rate-based DCTCP over infinite buffers; "table4-pfc": m3 Table 4's CCs
+// with shared buffers, PFC on or off) and refuses, by name, each setting
+// its data never had; Run refuses with the default and answers with
+// flowSim alone. Its digest is the hash of its file.
 func TestModelSpace(t *testing.T) {
 	model, err := DefaultModel()
 	if err != nil {
 		t.Fatal(err)
 	}
+	table4, err := EmbeddedModel("table4-pfc")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
+		model  *Model
 		change func(*netcfg.Config)
 		want   string // "" for covered
 	}{
-		{func(c *netcfg.Config) {}, ""},
-		{func(c *netcfg.Config) { c.KBytesPerGbps, c.DCTCP.WindowBytes = 2000, 25_000 }, ""},
-		{func(c *netcfg.Config) { c.CC = "hpcc" }, "congestion control hpcc"},
-		{func(c *netcfg.Config) { c.CC = "dctcp-window" }, "congestion control dctcp-window"},
-		{func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
-		{func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared_bytes 200000"},
-		{func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "shared_bytes 200000"},
-		{func(c *netcfg.Config) { c.ECNMark = "enqueue" }, "ecn_mark enqueue"},
-		{func(c *netcfg.Config) { c.DCTCP.VarWin = false }, "var_win false"},
+		{table4, func(c *netcfg.Config) {}, ""},
+		{table4, func(c *netcfg.Config) { c.CC = "hpcc"; c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, ""},
+		{table4, func(c *netcfg.Config) { c.CC = "dcqcn"; c.Buffer.SharedBytes = 500_000 }, ""},
+		{table4, func(c *netcfg.Config) { c.CC = "timely" }, ""},
+		{table4, func(c *netcfg.Config) { c.CC = "dctcp-window" }, ""},
+		{table4, func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
+		{model, func(c *netcfg.Config) {}, ""},
+		{model, func(c *netcfg.Config) { c.KBytesPerGbps, c.DCTCP.WindowBytes = 2000, 25_000 }, ""},
+		{model, func(c *netcfg.Config) { c.CC = "hpcc" }, "congestion control hpcc"},
+		{model, func(c *netcfg.Config) { c.CC = "dctcp-window" }, "congestion control dctcp-window"},
+		{model, func(c *netcfg.Config) { c.BufferBytes = 200_000 }, "buffer_bytes 200000"},
+		{model, func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared_bytes 200000"},
+		{model, func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 200_000, true }, "shared_bytes 200000"},
+		{model, func(c *netcfg.Config) { c.ECNMark = "enqueue" }, "ecn_mark enqueue"},
+		{model, func(c *netcfg.Config) { c.DCTCP.VarWin = false }, "var_win false"},
 	} {
 		cfg := netcfg.Default()
 		tc.change(&cfg)
-		err := model.Space().Covers(cfg)
+		err := tc.model.Space().Covers(cfg)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: Covers = %v, want %q", cfg, err, tc.want)
 		}
