@@ -109,6 +109,11 @@ type DCTCP struct {
 // except R_HAI, which the paper leaves open: 100 Mbps as in the HPCC ns-3
 // fork's configuration. m3's Table 4 varies (Kmin, Kmax) over (20-50 KB,
 // 50-100 KB).
+//
+// DecreaseGrid and TimerOnly, off by default, run the reaction and
+// notification points as the HPCC ns-3 fork (the Parsimon and m3 papers'
+// ground truth) does where its Mellanox-style DCQCN departs from the
+// paper.
 type DCQCN struct {
 	KminBytes         int64   `json:"kmin_bytes"`          // marking starts above this queue, 5 KB
 	KmaxBytes         int64   `json:"kmax_bytes"`          // every packet is marked above this queue, 200 KB
@@ -125,6 +130,28 @@ type DCQCN struct {
 	// WindowBytes caps the bytes in flight; 0 (the paper's DCQCN, purely
 	// rate-based) means no cap. m3's Table 4 varies it over 5-30 KB.
 	WindowBytes int64 `json:"window_bytes"`
+	// DecreaseGrid moves the CNP interval from the receiver to the
+	// sender: the receiver echoes every mark, and the sender cuts its
+	// rate at most once per CNPIntervalNanos, on a grid started by its
+	// first CNP, at each tick where a CNP came since the last (the
+	// fork's RATE_DECREASE_INTERVAL). The first CNP only starts the grid
+	// and the alpha timer and counts for neither, so the first cut waits
+	// one interval.
+	DecreaseGrid bool `json:"decrease_grid,omitempty"`
+	// TimerOnly counts increase events by the rate timer alone (no byte
+	// counter): F fast-recovery events, one additive increase, then
+	// R_HAI per event (not i R_HAI), as the fork.
+	TimerOnly bool `json:"timer_only,omitempty"`
+}
+
+// ReceiverCNPGapNanos is the least time between two CNPs the receiver
+// echoes for one flow: CNPIntervalNanos, or 0 (every mark) when the
+// sender paces its cuts instead (DecreaseGrid).
+func (d DCQCN) ReceiverCNPGapNanos() int64 {
+	if d.DecreaseGrid {
+		return 0
+	}
+	return d.CNPIntervalNanos
 }
 
 // TIMELY holds the parameters of TIMELY (Mittal et al., SIGCOMM'15): one

@@ -45,7 +45,9 @@
 // delay as the fork computes it (forkBaseRTT), and queues normalised by
 // the window (hpcc base_rtt_nanos, queue_over_window); under TIMELY one
 // RTT sample per round trip with the fork's count towards hyperactive
-// increase (timely per_rtt).
+// increase (timely per_rtt); under DCQCN every mark echoed and cuts on a
+// grid of the CNP interval at the sender, increases by the rate timer
+// alone (dcqcn decrease_grid, timer_only).
 //
 // -reuse skips the fork for a run whose directory already holds its
 // output from the same inputs (topology, flows and config byte for byte),
@@ -102,7 +104,7 @@ func run(args []string, stdout io.Writer) error {
 	cc := fs.String("cc", "dctcp", "congestion control: dctcp, dcqcn, hpcc or timely")
 	varWin := fs.Bool("var-win", true, "DCTCP: scale the window with the rate (the fork's VAR_WIN 1)")
 	network := fs.String("network", "", "JSON of a scenario's network block overriding netcfg's defaults, e.g. '{\"dcqcn\":{\"kmin_bytes\":20000}}'")
-	forkRules := fs.Bool("fork-rules", false, "run packetsim with the fork's departures from the HPCC and TIMELY papers")
+	forkRules := fs.Bool("fork-rules", false, "run packetsim with the fork's departures from the DCQCN, HPCC and TIMELY papers")
 	reuse := fs.Bool("reuse", false, "skip the fork where -out holds its output from identical inputs")
 	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
 	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
@@ -369,9 +371,11 @@ func execFork(root, bin string, files map[string]string, path func(string) strin
 	return cpu, os.WriteFile(path("complete.txt"), nil, 0o644)
 }
 
-// withForkRules returns cfg with the options that run HPCC and TIMELY as
-// the fork does on net.
+// withForkRules returns cfg with the options that run DCQCN, HPCC and
+// TIMELY as the fork does on net.
 func withForkRules(cfg netcfg.Config, net *topo.Network) netcfg.Config {
+	cfg.DCQCN.DecreaseGrid = true
+	cfg.DCQCN.TimerOnly = true
 	cfg.HPCC.BaseRTTNanos = forkBaseRTT(net)
 	cfg.HPCC.QueueOverWindow = true
 	cfg.TIMELY.PerRTT = true
@@ -573,7 +577,8 @@ N_CLIENTS_PER_RACK_FOR_CLOSED_LOOP 1
 		path("fct.txt"), path("pfc.txt"), stop, forkModes[cfg.CC],
 		// The fork cuts DCQCN's rate at most once per RATE_DECREASE_INTERVAL
 		// after any CNP; packetsim's receiver sends at most one CNP per
-		// CNP interval: both cut at most once per interval.
+		// CNP interval (or, under decrease_grid, its sender cuts as the
+		// fork): both cut at most once per interval.
 		us(d.AlphaTimerNanos), us(d.CNPIntervalNanos), us(d.RateTimerNanos), g, d.FastRecoverySteps,
 		mbps(ai), mbps(hai), mbps(minRate), mbps(cfg.DCTCP.AIRateBps), t.TLowNanos, t.THighNanos, t.Beta,
 		flag(win > 0), flag(varWin), h.Eta, h.MaxStage, kmax, kmin, pmax, bufferKiB, path("qlen.txt"), win)
