@@ -3,6 +3,7 @@ package linksim
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -205,5 +206,22 @@ func TestInterrupt(t *testing.T) {
 	}
 	if _, err := Run(ctx, incast(4, true), flows, netcfg.Default(), Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a run started with a cancelled context: error %v, want context.Canceled", err)
+	}
+}
+
+// A link sees too little of the network to resolve fork-hpcc's T: the
+// run is refused, naming the field, until the caller resolves it.
+func TestUnresolvedBaseRTT(t *testing.T) {
+	cfg, err := netcfg.Preset("fork-hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), incast(2, true), longFlows(2, 10_000), cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "base_rtt_nanos -1") {
+		t.Fatalf("unresolved T: err %v, want one naming base_rtt_nanos -1", err)
+	}
+	cfg.HPCC.BaseRTTNanos = 6000
+	if _, err := Run(context.Background(), incast(2, true), longFlows(2, 10_000), cfg, Options{}); err != nil {
+		t.Fatalf("resolved T: %v", err)
 	}
 }

@@ -210,7 +210,9 @@ type HPCC struct {
 	WindowBytes int64 `json:"window_bytes"`
 	// BaseRTTNanos, if positive, is T for every flow (the smoothing of U
 	// and, with WindowBytes 0, the window B T) instead of each flow's
-	// own base RTT.
+	// own base RTT. NetworkBaseRTT (-1) asks for the fork's T, twice the
+	// largest host-to-host propagation delay of the network, which
+	// Resolve computes where the network is known.
 	BaseRTTNanos int64 `json:"base_rtt_nanos,omitempty"`
 	// QueueOverWindow normalises a hop's queue by the window at line rate
 	// scaled to the hop's rate, qlen x line rate / (B x W), instead of by
@@ -272,6 +274,34 @@ func Default() Config {
 			MinRateBps: 100_000_000,
 		},
 	}
+}
+
+// NetworkBaseRTT, as HPCC's BaseRTTNanos, stands for the HPCC ns-3
+// fork's T: twice the largest propagation delay of a route between two
+// hosts of the network a run is on (the fork's maxRtt).
+const NetworkBaseRTT = -1
+
+// Resolve returns c with the values that stand for a property of the
+// network made concrete: HPCC's NetworkBaseRTT becomes twice
+// maxHostDelay(), the largest propagation delay (ns) of a route between
+// two hosts, which is called only then. Scenarios resolve their network
+// block when they build the network; so do simulators handed a whole
+// network.
+func (c Config) Resolve(maxHostDelay func() int64) Config {
+	if c.HPCC.BaseRTTNanos == NetworkBaseRTT {
+		c.HPCC.BaseRTTNanos = 2 * maxHostDelay()
+	}
+	return c
+}
+
+// CheckResolved reports a value of c.CC's block that stands for a
+// property of the network (Resolve), for simulators that see only part
+// of it.
+func (c Config) CheckResolved() error {
+	if c.CC == "hpcc" && c.HPCC.BaseRTTNanos == NetworkBaseRTT {
+		return fmt.Errorf("netcfg: hpcc base_rtt_nanos %d (the network's, as the fork) must be resolved against the whole network first (Config.Resolve; scenarios do it when they build the network)", NetworkBaseRTT)
+	}
+	return nil
 }
 
 // KBytesFor returns the ECN marking threshold of a port of the given rate.
@@ -431,8 +461,8 @@ func (h HPCC) validate() error {
 		return fmt.Errorf("netcfg: hpcc max_stage must be >= 0, got %d", h.MaxStage)
 	case h.WindowBytes < 0:
 		return fmt.Errorf("netcfg: hpcc window_bytes must be >= 0 (0 = one bandwidth-delay product), got %d", h.WindowBytes)
-	case h.BaseRTTNanos < 0:
-		return fmt.Errorf("netcfg: hpcc base_rtt_nanos must be >= 0 (0 = each flow's base RTT), got %d", h.BaseRTTNanos)
+	case h.BaseRTTNanos < NetworkBaseRTT:
+		return fmt.Errorf("netcfg: hpcc base_rtt_nanos must be >= 0 (0 = each flow's base RTT) or %d (the network's, as the fork), got %d", NetworkBaseRTT, h.BaseRTTNanos)
 	}
 	return nil
 }

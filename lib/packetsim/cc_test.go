@@ -633,3 +633,35 @@ func TestHPCCBaseRTTAndQueueNorm(t *testing.T) {
 		}
 	}
 }
+
+// A run under fork-hpcc resolves T on its network: the same records as
+// with T spelled out, twice the dumbbell's longest host delay (6 us, the
+// fork's maxRtt), and other records than with each flow's own T.
+func TestHPCCNetworkBaseRTT(t *testing.T) {
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 4, Receivers: 1})
+	must(t, net, err)
+	var flows []workload.Flow
+	for i := 0; i < 4; i++ {
+		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 4, Size: 300_000, Start: int64(i) * 2000})
+	}
+	fork, err := netcfg.Preset("fork-hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(cfg netcfg.Config) *Result {
+		res, err := Run(context.Background(), net, flows, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	spelled, own := fork, fork
+	spelled.HPCC.BaseRTTNanos, own.HPCC.BaseRTTNanos = 6000, 0
+	a := run(fork)
+	if !sameRecords(a, run(spelled)) {
+		t.Error("base_rtt_nanos -1 and 6000 gave different records on the dumbbell")
+	}
+	if sameRecords(a, run(own)) {
+		t.Error("the network's T gave the records of each flow's own")
+	}
+}
