@@ -134,9 +134,9 @@ type DCQCN struct {
 	// sender: the receiver echoes every mark, and the sender cuts its
 	// rate at most once per CNPIntervalNanos, on a grid started by its
 	// first CNP, at each tick where a CNP came since the last (the
-	// fork's RATE_DECREASE_INTERVAL). The first CNP only starts the grid
-	// and the alpha timer and counts for neither, so the first cut waits
-	// one interval.
+	// fork's RATE_DECREASE_INTERVAL). The first CNP starts the grid and
+	// the alpha timer and does not count for alpha; the cut it asks for
+	// comes at the first tick, one interval later.
 	DecreaseGrid bool `json:"decrease_grid,omitempty"`
 	// TimerOnly counts increase events by the rate timer alone (no byte
 	// counter): F fast-recovery events, one additive increase, then
