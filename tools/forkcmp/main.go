@@ -40,14 +40,15 @@
 // (its JSON form), so both sides run, say, m3's DCQCN thresholds.
 //
 // -fork-rules runs packetsim with the fork's departures from the
-// algorithms' papers, which netcfg offers as options: under HPCC one T
-// for every flow, twice the network's largest host-to-host propagation
-// delay as the fork computes it (netcfg.NetworkBaseRTT), and queues normalised by
-// the window (hpcc base_rtt_nanos, queue_over_window); under TIMELY one
-// RTT sample per round trip with the fork's count towards hyperactive
-// increase (timely per_rtt); under DCQCN every mark echoed and cuts on a
-// grid of the CNP interval at the sender, increases by the rate timer
-// alone (dcqcn decrease_grid, timer_only).
+// algorithms' papers, which netcfg offers as options and the presets
+// fork-dcqcn, fork-hpcc and fork-timely bundle: under HPCC one T for
+// every flow, twice the network's largest host-to-host propagation delay
+// as the fork computes it (netcfg.NetworkBaseRTT), and queues normalised
+// by the window (hpcc base_rtt_nanos, queue_over_window); under TIMELY
+// one RTT sample per round trip with the fork's count towards
+// hyperactive increase (timely per_rtt); under DCQCN every mark echoed
+// and cuts on a grid of the CNP interval at the sender, increases by the
+// rate timer alone (dcqcn decrease_grid, timer_only).
 //
 // -reuse skips the fork for a run whose directory already holds its
 // output from the same inputs (topology, flows and config byte for byte),
