@@ -294,10 +294,10 @@ func TestTIMELYRTT(t *testing.T) {
 // least 0.99, for 2 and 4 flows. TIMELY as in its paper is left out: it
 // has no unique fixed point (CoNEXT'16 "ECN or Delay", §4), and here two
 // flows settle at 3.2 and 5.9 Gbps (Jain 0.92); under the fork's rule
-// (PerRTT) they share.
+// (PerRTT) they share. DCQCN shares under the fork's rules too.
 func TestFairShare(t *testing.T) {
 	const t1, t2 = 20_000_000, 60_000_000 // ns
-	for _, cc := range []string{"dctcp", "dctcp-window", "dcqcn", "hpcc", "hpcc-fork", "timely-fork"} {
+	for _, cc := range []string{"dctcp", "dctcp-window", "dcqcn", "hpcc", "hpcc-fork", "timely-fork", "dcqcn-fork"} {
 		for _, n := range []int{2, 4} {
 			if cc == "dctcp-window" && n == 2 {
 				continue // converges too slowly, see TestDCTCPLongFlows
@@ -311,6 +311,8 @@ func TestFairShare(t *testing.T) {
 					hpccFork(&cfg)
 				case "timely-fork":
 					cfg.CC, cfg.TIMELY.PerRTT = "timely", true
+				case "dcqcn-fork":
+					cfg.CC, cfg.DCQCN.DecreaseGrid, cfg.DCQCN.TimerOnly = "dcqcn", true, true
 				}
 				st := steadyState(t, n, 10*topo.Gbps, cfg, t1, t2, 1, false)
 				j := jain(st.rates)
