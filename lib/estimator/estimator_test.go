@@ -448,12 +448,16 @@ func TestModels(t *testing.T) {
 	shared.Buffer.SharedBytes, shared.PFC.Enabled = 200_000, true
 	configs := map[string]netcfg.Config{"buffer 200KB": buffered, "shared 200KB pfc": shared}
 	for _, p := range netcfg.Presets() {
-		configs[p], _ = netcfg.Preset(p)
+		c, _ := netcfg.Preset(p)
+		// As estimators get it: resolved on the scenario's network.
+		configs[p] = smallIn(t, c).Spec.Network
 	}
 	// refuses lists, per estimator, the configurations it refuses and
 	// the words its refusal must contain.
-	m3Refusal := map[string]string{"ns3": "dctcp-window", "dcqcn": "dcqcn", "timely": "timely", "hpcc": "hpcc", "buffer 200KB": "buffer_bytes 200000", "shared 200KB pfc": "shared_bytes 200000"}
-	ns3Refusal := map[string]string{"dctcp": `not congestion control "dctcp"`, "dcqcn": `"dcqcn"`, "timely": `"timely"`, "hpcc": `"hpcc"`, "buffer 200KB": `"dctcp"`, "shared 200KB pfc": `"dctcp"`}
+	m3Refusal := map[string]string{"ns3": "dctcp-window", "dcqcn": "dcqcn", "timely": "timely", "hpcc": "hpcc", "buffer 200KB": "buffer_bytes 200000", "shared 200KB pfc": "shared_bytes 200000",
+		"fork-dcqcn": "dcqcn", "fork-timely": "timely", "fork-hpcc": "hpcc"}
+	ns3Refusal := map[string]string{"dctcp": `not congestion control "dctcp"`, "dcqcn": `"dcqcn"`, "timely": `"timely"`, "hpcc": `"hpcc"`, "buffer 200KB": `"dctcp"`, "shared 200KB pfc": `"dctcp"`,
+		"fork-dctcp": `not congestion control "dctcp"`, "fork-dcqcn": `"dcqcn"`, "fork-timely": `"timely"`, "fork-hpcc": `"hpcc"`}
 	refuses := map[string]map[string]string{
 		"m3": m3Refusal, "ns3": ns3Refusal, "parsimon-ns3": ns3Refusal,
 	}

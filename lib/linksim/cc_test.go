@@ -3,6 +3,7 @@ package linksim
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -50,7 +51,8 @@ func (r *cnpRecorder) OnAck(a packetsim.Ack) {
 // DCQCN's notification point: four flows overload the target, RED marks
 // many packets, but each receiver echoes a mark at most once per CNP
 // interval per flow. A flow's ACKs all take the same fixed path back, so
-// the echoes reach its sender at least the interval apart too.
+// the echoes reach its sender at least the interval apart too; under
+// the fork's DecreaseGrid every mark is echoed.
 func TestCNPPacing(t *testing.T) {
 	cfg := netcfg.Default()
 	cfg.CC = "dcqcn"
@@ -80,6 +82,21 @@ func TestCNPPacing(t *testing.T) {
 	t.Logf("%d marks, %d CNPs", res.Marks, echoes)
 	if res.Marks <= echoes {
 		t.Errorf("%d marks and %d CNPs: the receivers suppressed none", res.Marks, echoes)
+	}
+	// Under DecreaseGrid the sender paces its cuts and the receivers echo
+	// every mark (no loss: one ACK per marked packet).
+	cfg.DCQCN.DecreaseGrid = true
+	recs = nil
+	res, err = Run(context.Background(), incast(4, true), longFlows(4, 2_000_000), cfg, Options{CC: newCC, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoes = 0
+	for _, r := range recs {
+		echoes += int64(len(r.echoes))
+	}
+	if echoes == 0 || res.Marks != echoes {
+		t.Errorf("decrease_grid: %d marks, %d CNPs; want every mark echoed", res.Marks, echoes)
 	}
 }
 
@@ -189,5 +206,22 @@ func TestInterrupt(t *testing.T) {
 	}
 	if _, err := Run(ctx, incast(4, true), flows, netcfg.Default(), Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a run started with a cancelled context: error %v, want context.Canceled", err)
+	}
+}
+
+// A link sees too little of the network to resolve fork-hpcc's T: the
+// run is refused, naming the field, until the caller resolves it.
+func TestUnresolvedBaseRTT(t *testing.T) {
+	cfg, err := netcfg.Preset("fork-hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), incast(2, true), longFlows(2, 10_000), cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "base_rtt_nanos -1") {
+		t.Fatalf("unresolved T: err %v, want one naming base_rtt_nanos -1", err)
+	}
+	cfg.HPCC.BaseRTTNanos = 6000
+	if _, err := Run(context.Background(), incast(2, true), longFlows(2, 10_000), cfg, Options{}); err != nil {
+		t.Fatalf("resolved T: %v", err)
 	}
 }

@@ -151,6 +151,10 @@ func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("linksim: %w", err)
 	}
+	if err := cfg.CheckResolved(); err != nil {
+		// A link sees too little of the network to resolve it.
+		return fmt.Errorf("linksim: %w", err)
+	}
 	if cfg.SharedBuffer() {
 		// One port of each switch is all a link-level topology holds.
 		return fmt.Errorf("linksim: a shared switch buffer and PFC are not supported: the link-level topology holds one port of each switch, so it sees neither the other ports' use of the buffer nor their pauses (use buffer_bytes, a buffer per port, or packetsim)")

@@ -175,7 +175,7 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 	switch cfg.CC {
 	case "dcqcn":
 		s.red = packetsim.NewRED(cfg.DCQCN, opts.Seed)
-		s.cnpGap = cfg.DCQCN.CNPIntervalNanos * 1000
+		s.cnpGap = cfg.DCQCN.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		if s.switched {
 			s.intHops++

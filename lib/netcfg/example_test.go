@@ -34,5 +34,5 @@ func ExamplePreset() {
 	fmt.Println(netcfg.Presets())
 	// Output:
 	// hpcc 0.95 20000
-	// [dcqcn dctcp hpcc ns3 timely]
+	// [dcqcn dctcp fork-dcqcn fork-dctcp fork-hpcc fork-timely hpcc ns3 timely]
 }

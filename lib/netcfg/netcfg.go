@@ -109,6 +109,11 @@ type DCTCP struct {
 // except R_HAI, which the paper leaves open: 100 Mbps as in the HPCC ns-3
 // fork's configuration. m3's Table 4 varies (Kmin, Kmax) over (20-50 KB,
 // 50-100 KB).
+//
+// DecreaseGrid and TimerOnly, off by default, run the reaction and
+// notification points as the HPCC ns-3 fork (the Parsimon and m3 papers'
+// ground truth) does where its Mellanox-style DCQCN departs from the
+// paper.
 type DCQCN struct {
 	KminBytes         int64   `json:"kmin_bytes"`          // marking starts above this queue, 5 KB
 	KmaxBytes         int64   `json:"kmax_bytes"`          // every packet is marked above this queue, 200 KB
@@ -125,6 +130,28 @@ type DCQCN struct {
 	// WindowBytes caps the bytes in flight; 0 (the paper's DCQCN, purely
 	// rate-based) means no cap. m3's Table 4 varies it over 5-30 KB.
 	WindowBytes int64 `json:"window_bytes"`
+	// DecreaseGrid moves the CNP interval from the receiver to the
+	// sender: the receiver echoes every mark, and the sender cuts its
+	// rate at most once per CNPIntervalNanos, on a grid started by its
+	// first CNP, at each tick where a CNP came since the last (the
+	// fork's RATE_DECREASE_INTERVAL). The first CNP starts the grid and
+	// the alpha timer and does not count for alpha; the cut it asks for
+	// comes at the first tick, one interval later.
+	DecreaseGrid bool `json:"decrease_grid,omitempty"`
+	// TimerOnly counts increase events by the rate timer alone (no byte
+	// counter): F fast-recovery events, one additive increase, then
+	// R_HAI per event (not i R_HAI), as the fork.
+	TimerOnly bool `json:"timer_only,omitempty"`
+}
+
+// ReceiverCNPGapNanos is the least time between two CNPs the receiver
+// echoes for one flow: CNPIntervalNanos, or 0 (every mark) when the
+// sender paces its cuts instead (DecreaseGrid).
+func (d DCQCN) ReceiverCNPGapNanos() int64 {
+	if d.DecreaseGrid {
+		return 0
+	}
+	return d.CNPIntervalNanos
 }
 
 // TIMELY holds the parameters of TIMELY (Mittal et al., SIGCOMM'15): one
@@ -183,7 +210,9 @@ type HPCC struct {
 	WindowBytes int64 `json:"window_bytes"`
 	// BaseRTTNanos, if positive, is T for every flow (the smoothing of U
 	// and, with WindowBytes 0, the window B T) instead of each flow's
-	// own base RTT.
+	// own base RTT. NetworkBaseRTT (-1) asks for the fork's T, twice the
+	// largest host-to-host propagation delay of the network, which
+	// Resolve computes where the network is known.
 	BaseRTTNanos int64 `json:"base_rtt_nanos,omitempty"`
 	// QueueOverWindow normalises a hop's queue by the window at line rate
 	// scaled to the hop's rate, qlen x line rate / (B x W), instead of by
@@ -245,6 +274,34 @@ func Default() Config {
 			MinRateBps: 100_000_000,
 		},
 	}
+}
+
+// NetworkBaseRTT, as HPCC's BaseRTTNanos, stands for the HPCC ns-3
+// fork's T: twice the largest propagation delay of a route between two
+// hosts of the network a run is on (the fork's maxRtt).
+const NetworkBaseRTT = -1
+
+// Resolve returns c with the values that stand for a property of the
+// network made concrete: HPCC's NetworkBaseRTT becomes twice
+// maxHostDelay(), the largest propagation delay (ns) of a route between
+// two hosts, which is called only then. Scenarios resolve their network
+// block when they build the network; so do simulators handed a whole
+// network.
+func (c Config) Resolve(maxHostDelay func() int64) Config {
+	if c.HPCC.BaseRTTNanos == NetworkBaseRTT {
+		c.HPCC.BaseRTTNanos = 2 * maxHostDelay()
+	}
+	return c
+}
+
+// CheckResolved reports a value of c.CC's block that stands for a
+// property of the network (Resolve), for simulators that see only part
+// of it.
+func (c Config) CheckResolved() error {
+	if c.CC == "hpcc" && c.HPCC.BaseRTTNanos == NetworkBaseRTT {
+		return fmt.Errorf("netcfg: hpcc base_rtt_nanos %d (the network's, as the fork) must be resolved against the whole network first (Config.Resolve; scenarios do it when they build the network)", NetworkBaseRTT)
+	}
+	return nil
 }
 
 // KBytesFor returns the ECN marking threshold of a port of the given rate.
@@ -404,8 +461,8 @@ func (h HPCC) validate() error {
 		return fmt.Errorf("netcfg: hpcc max_stage must be >= 0, got %d", h.MaxStage)
 	case h.WindowBytes < 0:
 		return fmt.Errorf("netcfg: hpcc window_bytes must be >= 0 (0 = one bandwidth-delay product), got %d", h.WindowBytes)
-	case h.BaseRTTNanos < 0:
-		return fmt.Errorf("netcfg: hpcc base_rtt_nanos must be >= 0 (0 = each flow's base RTT), got %d", h.BaseRTTNanos)
+	case h.BaseRTTNanos < NetworkBaseRTT:
+		return fmt.Errorf("netcfg: hpcc base_rtt_nanos must be >= 0 (0 = each flow's base RTT) or %d (the network's, as the fork), got %d", NetworkBaseRTT, h.BaseRTTNanos)
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func TestValidateCC(t *testing.T) {
 		{"hpcc", func(c *Config) { c.HPCC.MaxStage = -2 }, "hpcc max_stage must be >= 0"},
 		{"hpcc", func(c *Config) { c.HPCC.AIRateBps = 0 }, "hpcc ai_rate_bps must be positive"},
 		{"hpcc", func(c *Config) { c.HPCC.WindowBytes = -5 }, "hpcc window_bytes must be >= 0"},
-		{"hpcc", func(c *Config) { c.HPCC.BaseRTTNanos = -1 }, "hpcc base_rtt_nanos must be >= 0"},
+		{"hpcc", func(c *Config) { c.HPCC.BaseRTTNanos = -2 }, "hpcc base_rtt_nanos must be >= 0"},
 	}
 	for _, tc := range cases {
 		c := Default()
@@ -234,6 +234,15 @@ func TestPresets(t *testing.T) {
 		switch name {
 		case "ns3":
 			want = NS3()
+		case "fork-dctcp":
+		case "fork-dcqcn":
+			want.CC, want.DCQCN.DecreaseGrid, want.DCQCN.TimerOnly = "dcqcn", true, true
+		case "fork-timely":
+			want.CC, want.TIMELY.PerRTT = "timely", true
+			want.HeaderBytes, want.AckBytes = 56, 60
+		case "fork-hpcc":
+			want.CC, want.HPCC.BaseRTTNanos, want.HPCC.QueueOverWindow, want.HPCC.WindowBytes = "hpcc", -1, true, 18000
+			want.HeaderBytes, want.AckBytes = 90, 88
 		default:
 			want.CC = name
 		}
@@ -265,6 +274,55 @@ func TestPresets(t *testing.T) {
 		if err := json.Unmarshal([]byte(tc.block), &c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want %q", tc.block, err, tc.want)
 		}
+	}
+}
+
+// The fork's sizes on the wire: a 48 B data header and a 60 B ACK (46 B
+// padded) plus the INT header, 42 B of 5 hop records and a hop count
+// under HPCC, an 8 B timestamp under TIMELY.
+func TestForkWire(t *testing.T) {
+	for _, c := range []struct {
+		cc          string
+		header, ack int64
+	}{
+		{"dctcp", 48, 60}, {"dcqcn", 48, 60}, {"timely", 56, 60}, {"hpcc", 90, 88},
+	} {
+		cfg := Default()
+		cfg.CC = c.cc
+		got := cfg.ForkWire()
+		if got.HeaderBytes != c.header || got.AckBytes != c.ack {
+			t.Errorf("%s: header %d B, ACK %d B; want %d and %d", c.cc, got.HeaderBytes, got.AckBytes, c.header, c.ack)
+		}
+	}
+}
+
+// HPCC's NetworkBaseRTT stands for twice the network's longest host
+// delay until resolved; other values and other CCs' blocks pass
+// unchanged, without asking for the delay.
+func TestResolve(t *testing.T) {
+	cfg, err := Preset("fork-hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("fork-hpcc: %v", err)
+	}
+	if err := cfg.CheckResolved(); err == nil || !strings.Contains(err.Error(), "base_rtt_nanos -1") {
+		t.Errorf("unresolved fork-hpcc: err %v, want one naming base_rtt_nanos -1", err)
+	}
+	got := cfg.Resolve(func() int64 { return 3000 })
+	if got.HPCC.BaseRTTNanos != 6000 || got.CheckResolved() != nil {
+		t.Errorf("resolved T %d ns (err %v), want 6000", got.HPCC.BaseRTTNanos, got.CheckResolved())
+	}
+	asked := func() int64 { t.Error("asked for the delay with nothing to resolve"); return 0 }
+	for _, c := range []Config{got, Default()} {
+		if r := c.Resolve(asked); !reflect.DeepEqual(r, c) {
+			t.Errorf("Resolve changed %+v", c)
+		}
+	}
+	cfg.CC = "dctcp" // the hpcc block is not in use
+	if err := cfg.CheckResolved(); err != nil {
+		t.Errorf("dctcp with an unresolved hpcc block: %v", err)
 	}
 }
 

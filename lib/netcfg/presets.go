@@ -29,22 +29,73 @@ func withCC(cc string) func() Config {
 	}
 }
 
+// forkINTBytes is the size of the HPCC ns-3 fork's INT header under each
+// congestion control, which its data packets and ACKs carry: HPCC's 5
+// hop records of 8 B and a 2 B hop count, TIMELY's 8 B timestamp,
+// nothing under DCTCP and DCQCN.
+var forkINTBytes = map[string]int64{"hpcc": 42, "timely": 8}
+
+// forkAckBytes is a fork ACK's size before its padding to 60 B and
+// without INT: 14 B of framing, 20 B IPv4 and a 12 B qbb header.
+const forkAckBytes = 46
+
+// ForkWire returns c with the header and ACK sizes the HPCC ns-3 fork
+// (the Parsimon and m3 papers' ground truth) puts on the wire under
+// c.CC: its INT header rides on every data packet and ACK (42 B under
+// HPCC, 8 B under TIMELY), and its ACKs are padded to 60 B.
+func (c Config) ForkWire() Config {
+	c.HeaderBytes += forkINTBytes[c.CC]
+	c.AckBytes = max(c.AckBytes, forkAckBytes+forkINTBytes[c.CC])
+	return c
+}
+
+// fork is the HPCC ns-3 fork's model of congestion control cc, as
+// tools/forkcmp compares it with packetsim: Default running cc on the
+// fork's wire (ForkWire) with the fork's departures from the algorithms'
+// papers (DCQCN's DecreaseGrid and TimerOnly, TIMELY's PerRTT, HPCC's
+// network-wide T and QueueOverWindow), and HPCC's window the papers'
+// FIXED_WIN of 18 KB, DCTCP's window. DCTCP is Default: the fork's DCTCP
+// mode with VAR_WIN 1.
+func fork(cc string) func() Config {
+	return func() Config {
+		c := Default()
+		c.CC = cc
+		switch cc {
+		case "dcqcn":
+			c.DCQCN.DecreaseGrid, c.DCQCN.TimerOnly = true, true
+		case "timely":
+			c.TIMELY.PerRTT = true
+		case "hpcc":
+			c.HPCC.BaseRTTNanos, c.HPCC.QueueOverWindow = NetworkBaseRTT, true
+			c.HPCC.WindowBytes = c.DCTCP.WindowBytes
+		}
+		return c.ForkWire()
+	}
+}
+
 // presets are the named network configurations people compare.
 var presets = map[string]struct {
 	doc string
 	cfg func() Config
 }{
-	"ns3":    {"stock-TCP DCTCP as stock ns-3 runs it (NS3): window-based, marked at enqueue, 54 B headers", NS3},
-	"dctcp":  {"the papers' rate-based DCTCP (Default), as their ns-3 fork runs it", Default},
-	"dcqcn":  {"DCQCN at its defaults (Zhu et al.), the papers' packet sizes", withCC("dcqcn")},
-	"timely": {"TIMELY at its defaults (Mittal et al.), the papers' packet sizes", withCC("timely")},
-	"hpcc":   {"HPCC at its defaults (Li et al.), the papers' packet sizes", withCC("hpcc")},
+	"ns3":         {"stock-TCP DCTCP as stock ns-3 runs it (NS3): window-based, marked at enqueue, 54 B headers", NS3},
+	"dctcp":       {"the papers' rate-based DCTCP (Default), as their ns-3 fork runs it", Default},
+	"dcqcn":       {"DCQCN at its defaults (Zhu et al.), the papers' packet sizes", withCC("dcqcn")},
+	"timely":      {"TIMELY at its defaults (Mittal et al.), the papers' packet sizes", withCC("timely")},
+	"hpcc":        {"HPCC at its defaults (Li et al.), the papers' packet sizes", withCC("hpcc")},
+	"fork-dctcp":  {"the papers' ground truth, their ns-3 fork's DCTCP (VAR_WIN 1): the same as dctcp", fork("dctcp")},
+	"fork-dcqcn":  {"the papers' ground truth, their ns-3 fork's DCQCN: cuts on a 50 us grid at the sender, increase by the timer alone", fork("dcqcn")},
+	"fork-timely": {"the papers' ground truth, their ns-3 fork's TIMELY: an RTT sample per round trip, its 8 B INT on the wire", fork("timely")},
+	"fork-hpcc":   {"the papers' ground truth, their ns-3 fork's HPCC: T from the network, queues over an 18 KB window, its 42 B INT on the wire", fork("hpcc")},
 }
 
 // Presets lists the names Preset knows, sorted: "ns3" (stock ns-3's
-// window-based DCTCP), "dctcp" (the papers' rate-based DCTCP, Default)
-// and each other congestion control of m3's Table 4 at its defaults
-// ("dcqcn", "timely", "hpcc").
+// window-based DCTCP), "dctcp" (the papers' rate-based DCTCP, Default),
+// each other congestion control of m3's Table 4 at its defaults
+// ("dcqcn", "timely", "hpcc"), and each of the four as the HPCC ns-3
+// fork, the papers' ground truth, runs it ("fork-dctcp", "fork-dcqcn",
+// "fork-timely", "fork-hpcc"; fork-hpcc's T is resolved on the
+// scenario's network, Config.Resolve).
 func Presets() []string {
 	names := make([]string, 0, len(presets))
 	for n := range presets {

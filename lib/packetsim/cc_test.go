@@ -294,10 +294,10 @@ func TestTIMELYRTT(t *testing.T) {
 // least 0.99, for 2 and 4 flows. TIMELY as in its paper is left out: it
 // has no unique fixed point (CoNEXT'16 "ECN or Delay", §4), and here two
 // flows settle at 3.2 and 5.9 Gbps (Jain 0.92); under the fork's rule
-// (PerRTT) they share.
+// (PerRTT) they share. DCQCN shares under the fork's rules too.
 func TestFairShare(t *testing.T) {
 	const t1, t2 = 20_000_000, 60_000_000 // ns
-	for _, cc := range []string{"dctcp", "dctcp-window", "dcqcn", "hpcc", "hpcc-fork", "timely-fork"} {
+	for _, cc := range []string{"dctcp", "dctcp-window", "dcqcn", "hpcc", "hpcc-fork", "timely-fork", "dcqcn-fork"} {
 		for _, n := range []int{2, 4} {
 			if cc == "dctcp-window" && n == 2 {
 				continue // converges too slowly, see TestDCTCPLongFlows
@@ -311,6 +311,8 @@ func TestFairShare(t *testing.T) {
 					hpccFork(&cfg)
 				case "timely-fork":
 					cfg.CC, cfg.TIMELY.PerRTT = "timely", true
+				case "dcqcn-fork":
+					cfg.CC, cfg.DCQCN.DecreaseGrid, cfg.DCQCN.TimerOnly = "dcqcn", true, true
 				}
 				st := steadyState(t, n, 10*topo.Gbps, cfg, t1, t2, 1, false)
 				j := jain(st.rates)
@@ -375,6 +377,53 @@ func TestDCQCNReactionPoint(t *testing.T) {
 	}
 }
 
+// DCQCN under the fork's rules (DecreaseGrid, TimerOnly), event by event
+// against values worked out by hand: the first CNP only starts the grid
+// (50 us) and the alpha timer (55 us), a cut comes at a tick after a CNP,
+// the byte counter is ignored, and after F = 2 fast-recovery events and
+// one additive increase each timer event adds R_HAI (not i R_HAI).
+func TestDCQCNForkRules(t *testing.T) {
+	cfg := netcfg.Default()
+	d := cfg.DCQCN
+	d.FastRecoverySteps = 2
+	d.ByteCounterBytes = 1000
+	d.AIRateBps, d.HAIRateBps = 100e6, 1e9
+	d.G = 0.5
+	d.DecreaseGrid, d.TimerOnly = true, true
+	cfg.DCQCN = d
+	const us = 1_000_000 // ps
+	c := NewDCQCN(cfg, 10e9).(*DCQCN)
+	ack := func(now, acked int64, ece bool) func() {
+		return func() { c.OnAck(Ack{Now: now * us, Acked: acked, ECE: ece}) }
+	}
+	at := func(now int64) func() { return func() { c.Advance(now * us) } }
+	for _, s := range []struct {
+		name       string
+		do         func()
+		rc, rt, al float64 // want: current and target rate (Gbps), alpha
+	}{
+		{"first CNP: no cut", ack(10, 0, true), 10, 10, 1},
+		{"grid tick at 60 us: cut by alpha/2", at(60), 5, 10, 1},
+		{"alpha tick at 65 us: the first CNP does not count", at(65), 5, 10, 0.5},
+		{"second CNP waits for the grid", ack(70, 0, true), 5, 10, 0.5},
+		{"acknowledged bytes are no increase events", ack(80, 100_000, false), 5, 10, 0.5},
+		// The cut restarts the rate timer: no event at 115 us.
+		{"grid tick at 110 us", at(110), 3.75, 5, 0.5},
+		{"alpha tick at 120 us with the CNP of 70 us", at(120), 3.75, 5, 0.75},
+		// Alpha at 175 us (0.375); rate timer at 165 and 220 us: fast
+		// recovery twice; grid ticks at 160 and 210 us without a CNP.
+		{"two fast-recovery events", at(220), 4.6875, 5, 0.375},
+		{"third timer event: additive", at(275), 4.89375, 5.1, 0.1875},
+		{"fourth: + R_HAI", at(330), 5.496875, 6.1, 0.09375},
+		{"fifth: + R_HAI again", at(385), 6.2984375, 7.1, 0.046875},
+	} {
+		s.do()
+		if math.Abs(c.RateBps()/1e9-s.rc) > 1e-9 || math.Abs(c.TargetRateBps()/1e9-s.rt) > 1e-9 || math.Abs(c.Alpha()-s.al) > 1e-12 {
+			t.Fatalf("%s: rate %.9g, target %.9g Gbps, alpha %g; want %.9g, %.9g, %g", s.name, c.RateBps()/1e9, c.TargetRateBps()/1e9, c.Alpha(), s.rc, s.rt, s.al)
+		}
+	}
+}
+
 // The receiver echoes a mark at most once per CNP interval per flow, and
 // DCQCN's RED marking draws from the run's seed only: equal seeds give
 // equal records, other seeds other marks.
@@ -425,6 +474,17 @@ func TestDCQCNNotificationPoint(t *testing.T) {
 	}
 	if a.Marks == c.Marks && sameRecords(a, c) {
 		t.Error("seeds 1 and 2 gave the same marks and records")
+	}
+	// Under DecreaseGrid the sender paces its cuts: the receiver echoes
+	// every mark (no loss here, so one ACK per marked packet).
+	cfg.DCQCN.DecreaseGrid = true
+	g, cnps := run(1)
+	n = 0
+	for _, at := range cnps {
+		n += len(at)
+	}
+	if n == 0 || g.Marks != int64(n) {
+		t.Errorf("decrease_grid: %d marks, %d CNPs; want every mark echoed", g.Marks, n)
 	}
 }
 
@@ -573,5 +633,37 @@ func TestHPCCBaseRTTAndQueueNorm(t *testing.T) {
 		if got, want := h.WindowBytes(), int64(18000*want/10e9); got != want {
 			t.Errorf("queue_over_window %v: window %d, want %d", c.overWindow, got, want)
 		}
+	}
+}
+
+// A run under fork-hpcc resolves T on its network: the same records as
+// with T spelled out, twice the dumbbell's longest host delay (6 us, the
+// fork's maxRtt), and other records than with each flow's own T.
+func TestHPCCNetworkBaseRTT(t *testing.T) {
+	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 4, Receivers: 1})
+	must(t, net, err)
+	var flows []workload.Flow
+	for i := 0; i < 4; i++ {
+		flows = append(flows, workload.Flow{ID: i, Src: i, Dst: 4, Size: 300_000, Start: int64(i) * 2000})
+	}
+	fork, err := netcfg.Preset("fork-hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(cfg netcfg.Config) *Result {
+		res, err := Run(context.Background(), net, flows, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	spelled, own := fork, fork
+	spelled.HPCC.BaseRTTNanos, own.HPCC.BaseRTTNanos = 6000, 0
+	a := run(fork)
+	if !sameRecords(a, run(spelled)) {
+		t.Error("base_rtt_nanos -1 and 6000 gave different records on the dumbbell")
+	}
+	if sameRecords(a, run(own)) {
+		t.Error("the network's T gave the records of each flow's own")
 	}
 }

@@ -204,6 +204,7 @@ func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg net
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("packetsim: %w", err)
 	}
+	cfg = cfg.Resolve(net.MaxHostDelay) // the whole network is here
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return nil, fmt.Errorf("packetsim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)
 	}

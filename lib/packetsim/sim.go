@@ -258,7 +258,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	case "dcqcn":
 		d := cfg.DCQCN
 		s.red = NewRED(d, opts.Seed)
-		s.cnpGap = d.CNPIntervalNanos * 1000
+		s.cnpGap = d.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		s.intHops = true
 	}

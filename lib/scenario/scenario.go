@@ -160,6 +160,10 @@ func BuildNet(spec Spec) (*Scenario, error) {
 			return nil, err
 		}
 	}
+	// Values that stand for a property of the network (HPCC's T as the
+	// fork's) become concrete here, for every estimator; the ID keeps
+	// the spec as written.
+	sc.Spec.Network = spec.Network.Resolve(sc.Net.MaxHostDelay)
 	return sc, nil
 }
 

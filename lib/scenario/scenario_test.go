@@ -249,3 +249,27 @@ func TestNetworkPresetHashesResolved(t *testing.T) {
 		t.Errorf("preset spec %s\nwant %s", named.JSON(), spelled.JSON())
 	}
 }
+
+// fork-hpcc's T stands for the network's until the scenario is built:
+// then it is twice the longest host-to-host propagation delay, 6000 ns
+// on an 8x8 dumbbell of 1 us links (the maxRtt the fork's log prints
+// for it), while the ID stays that of the spec as written.
+func TestNetworkResolvedOnBuild(t *testing.T) {
+	spec, err := Parse(strings.NewReader(`{"topology":{"dumbbell":{"senders":8,"receivers":8}},"workload":{"flows":10,"components":[{"sizes":{"dist":"webserver"},"arrival":{"process":"poisson"},"max_load":0.3}]},"network":{"preset":"fork-hpcc"},"seed":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Network.HPCC.BaseRTTNanos != netcfg.NetworkBaseRTT {
+		t.Fatalf("parsed T %d, want %d until built", spec.Network.HPCC.BaseRTTNanos, netcfg.NetworkBaseRTT)
+	}
+	sc, err := Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sc.Spec.Network.HPCC.BaseRTTNanos; got != 6000 {
+		t.Errorf("built T %d ns, want 6000", got)
+	}
+	if sc.ID != spec.ID() {
+		t.Errorf("ID %s, want the written spec's %s", sc.ID, spec.ID())
+	}
+}

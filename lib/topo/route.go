@@ -247,3 +247,29 @@ func (n *Network) hostDist(h, t int) int16 {
 	}
 	return best + 1
 }
+
+// MaxHostDelay returns the largest propagation delay, in nanoseconds, of
+// a route between two hosts (each pair's route of flow 0; the equal-cost
+// routes of the presets have equal delays): half the base RTT the HPCC
+// ns-3 fork gives every flow. Pairs without a route count for nothing.
+func (n *Network) MaxHostDelay() int64 {
+	var most int64
+	var path []int
+	for _, a := range n.hosts {
+		for _, b := range n.hosts {
+			if a == b {
+				continue
+			}
+			var err error
+			if path, err = n.AppendPath(path[:0], 0, a, b); err != nil {
+				continue
+			}
+			var d int64
+			for _, c := range path {
+				d += n.Channels[c].Delay
+			}
+			most = max(most, d)
+		}
+	}
+	return most
+}

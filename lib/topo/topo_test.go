@@ -544,3 +544,25 @@ func TestParkingLotGroups(t *testing.T) {
 		}
 	}
 }
+
+// The longest host-to-host route's delay: 3 links of a dumbbell, the 4
+// links end to end of a 4-hop parking lot (the fork's maxRtt of 6000 and
+// 8000 ns for forkcmp's scenarios, 1 us links, is twice this).
+func TestMaxHostDelay(t *testing.T) {
+	dumbbell, err := Dumbbell(DumbbellSpec{Senders: 3, Receivers: 2, Delay: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lot, err := ParkingLot(ParkingLotSpec{Hops: 4, BackgroundHosts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		net  *Network
+		want int64
+	}{{dumbbell, 1500}, {lot, 4000}} {
+		if got := c.net.MaxHostDelay(); got != c.want {
+			t.Errorf("%s: %d ns, want %d", c.net.Name, got, c.want)
+		}
+	}
+}

@@ -40,12 +40,15 @@
 // (its JSON form), so both sides run, say, m3's DCQCN thresholds.
 //
 // -fork-rules runs packetsim with the fork's departures from the
-// algorithms' papers, which netcfg offers as options: under HPCC one T
-// for every flow, twice the network's largest host-to-host propagation
-// delay as the fork computes it (forkBaseRTT), and queues normalised by
-// the window (hpcc base_rtt_nanos, queue_over_window); under TIMELY one
-// RTT sample per round trip with the fork's count towards hyperactive
-// increase (timely per_rtt).
+// algorithms' papers, which netcfg offers as options and the presets
+// fork-dcqcn, fork-hpcc and fork-timely bundle: under HPCC one T for
+// every flow, twice the network's largest host-to-host propagation delay
+// as the fork computes it (netcfg.NetworkBaseRTT), and queues normalised
+// by the window (hpcc base_rtt_nanos, queue_over_window); under TIMELY
+// one RTT sample per round trip with the fork's count towards
+// hyperactive increase (timely per_rtt); under DCQCN every mark echoed
+// and cuts on a grid of the CNP interval at the sender, increases by the
+// rate timer alone (dcqcn decrease_grid, timer_only).
 //
 // -reuse skips the fork for a run whose directory already holds its
 // output from the same inputs (topology, flows and config byte for byte),
@@ -102,7 +105,7 @@ func run(args []string, stdout io.Writer) error {
 	cc := fs.String("cc", "dctcp", "congestion control: dctcp, dcqcn, hpcc or timely")
 	varWin := fs.Bool("var-win", true, "DCTCP: scale the window with the rate (the fork's VAR_WIN 1)")
 	network := fs.String("network", "", "JSON of a scenario's network block overriding netcfg's defaults, e.g. '{\"dcqcn\":{\"kmin_bytes\":20000}}'")
-	forkRules := fs.Bool("fork-rules", false, "run packetsim with the fork's departures from the HPCC and TIMELY papers")
+	forkRules := fs.Bool("fork-rules", false, "run packetsim with the fork's departures from the DCQCN, HPCC and TIMELY papers")
 	reuse := fs.Bool("reuse", false, "skip the fork where -out holds its output from identical inputs")
 	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
 	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
@@ -132,29 +135,10 @@ func run(args []string, stdout io.Writer) error {
 	if err := writeLogUniform(cdf, *minSize, *maxSize); err != nil {
 		return err
 	}
-	cfg := netcfg.Default()
-	cfg.CC = *cc
-	cfg.DCTCP.VarWin = *varWin
-	// The fork gives every flow one window (FIXED_WIN): the papers' one
-	// bandwidth-delay product at 10 Gbps, as DCTCP's.
-	cfg.HPCC.WindowBytes = cfg.DCTCP.WindowBytes
-	if *network != "" {
-		dec := json.NewDecoder(strings.NewReader(*network))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&cfg); err != nil {
-			return fmt.Errorf("-network: %w", err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("-cc or -network: %w", err)
-	}
-	if _, ok := forkModes[cfg.CC]; !ok {
-		return fmt.Errorf("-cc %q: want dctcp, dcqcn, hpcc or timely", cfg.CC)
-	}
-	if err := forkCanRun(cfg); err != nil {
+	cfg, err := config(*cc, *varWin, *network)
+	if err != nil {
 		return err
 	}
-	cfg = forkHeadroom(forkSizes(cfg))
 	bins := metrics.ParsimonBins()
 	// Slowdowns per bin, the last one holding every flow.
 	fork, ours := make([][]float64, bins.Len()+1), make([][]float64, bins.Len()+1)
@@ -226,6 +210,38 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// config is the network model both sides run: netcfg.Default under cc
+// (DCTCP's window scaled with the rate if varWin), HPCC's window the
+// fork's one for every flow, the network block JSON over it, and the
+// fork's sizes on the wire and headroom.
+func config(cc string, varWin bool, network string) (netcfg.Config, error) {
+	cfg := netcfg.Default()
+	cfg.CC = cc
+	cfg.DCTCP.VarWin = varWin
+	if cc == "hpcc" {
+		// The fork gives every flow one window (FIXED_WIN): the papers'
+		// one bandwidth-delay product at 10 Gbps, as DCTCP's.
+		cfg.HPCC.WindowBytes = cfg.DCTCP.WindowBytes
+	}
+	if network != "" {
+		dec := json.NewDecoder(strings.NewReader(network))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&cfg); err != nil {
+			return cfg, fmt.Errorf("-network: %w", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("-cc or -network: %w", err)
+	}
+	if _, ok := forkModes[cfg.CC]; !ok {
+		return cfg, fmt.Errorf("-cc %q: want dctcp, dcqcn, hpcc or timely", cfg.CC)
+	}
+	if err := forkCanRun(cfg); err != nil {
+		return cfg, err
+	}
+	return forkHeadroom(cfg.ForkWire()), nil
 }
 
 // writeLogUniform writes a size CDF (workload.ReadCDF's format) that is
@@ -369,62 +385,23 @@ func execFork(root, bin string, files map[string]string, path func(string) strin
 	return cpu, os.WriteFile(path("complete.txt"), nil, 0o644)
 }
 
-// withForkRules returns cfg with the options that run HPCC and TIMELY as
-// the fork does on net.
+// withForkRules returns cfg with the options that run its DCQCN, HPCC or
+// TIMELY as the fork does on net (HPCC's T resolved on net), as the
+// fork-* presets set them.
 func withForkRules(cfg netcfg.Config, net *topo.Network) netcfg.Config {
-	cfg.HPCC.BaseRTTNanos = forkBaseRTT(net)
-	cfg.HPCC.QueueOverWindow = true
-	cfg.TIMELY.PerRTT = true
-	return cfg
-}
-
-// forkBaseRTT is the fork's T for HPCC (its maxRtt): twice the largest
-// propagation delay, in ns, of a route between two hosts of net.
-func forkBaseRTT(net *topo.Network) int64 {
-	var most int64
-	var path []int
-	hosts := net.Hosts()
-	for _, a := range hosts {
-		for _, b := range hosts {
-			if a == b {
-				continue
-			}
-			var err error
-			if path, err = net.AppendPath(path[:0], 0, a, b); err != nil {
-				continue
-			}
-			var d int64
-			for _, c := range path {
-				d += net.Links[net.Channels[c].Link].Delay
-			}
-			most = max(most, d)
-		}
+	switch cfg.CC {
+	case "dcqcn":
+		cfg.DCQCN.DecreaseGrid, cfg.DCQCN.TimerOnly = true, true
+	case "hpcc":
+		cfg.HPCC.BaseRTTNanos, cfg.HPCC.QueueOverWindow = netcfg.NetworkBaseRTT, true
+	case "timely":
+		cfg.TIMELY.PerRTT = true
 	}
-	return 2 * most
+	return cfg.Resolve(net.MaxHostDelay)
 }
 
 // forkModes is the fork's CC_MODE of each congestion control it runs.
 var forkModes = map[string]int{"dcqcn": 1, "hpcc": 3, "timely": 7, "dctcp": 8}
-
-// forkINTBytes is the size of the fork's INT header under each congestion
-// control, which its data packets and ACKs carry beyond packetsim's
-// default 48 B and 60 B: HPCC's 5 hop records of 8 B and a 2 B hop count,
-// TIMELY's 8 B timestamp, nothing under DCTCP and DCQCN.
-var forkINTBytes = map[string]int64{"hpcc": 42, "timely": 8}
-
-// forkAckBytes is a fork ACK's size before its padding to 60 B and
-// without INT: 14 B of framing, 20 B IPv4 and a 12 B qbb header.
-const forkAckBytes = 46
-
-// forkSizes returns cfg with packetsim's header and ACK sizes those of
-// the fork under cfg.CC, so both sides carry the same bytes: the fork's
-// INT header rides on every data packet and ACK, and its ACKs are padded
-// to 60 B.
-func forkSizes(cfg netcfg.Config) netcfg.Config {
-	cfg.HeaderBytes += forkINTBytes[cfg.CC]
-	cfg.AckBytes = max(cfg.AckBytes, forkAckBytes+forkINTBytes[cfg.CC])
-	return cfg
-}
 
 // forkHeadroom returns cfg with, under PFC, each port's headroom what the
 // fork reserves: it sizes the headroom of a 10 Gbps, 1 us port as
@@ -573,7 +550,8 @@ N_CLIENTS_PER_RACK_FOR_CLOSED_LOOP 1
 		path("fct.txt"), path("pfc.txt"), stop, forkModes[cfg.CC],
 		// The fork cuts DCQCN's rate at most once per RATE_DECREASE_INTERVAL
 		// after any CNP; packetsim's receiver sends at most one CNP per
-		// CNP interval: both cut at most once per interval.
+		// CNP interval (or, under decrease_grid, its sender cuts as the
+		// fork): both cut at most once per interval.
 		us(d.AlphaTimerNanos), us(d.CNPIntervalNanos), us(d.RateTimerNanos), g, d.FastRecoverySteps,
 		mbps(ai), mbps(hai), mbps(minRate), mbps(cfg.DCTCP.AIRateBps), t.TLowNanos, t.THighNanos, t.Beta,
 		flag(win > 0), flag(varWin), h.Eta, h.MaxStage, kmax, kmin, pmax, bufferKiB, path("qlen.txt"), win)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -193,25 +194,6 @@ func TestRunNetworkErrors(t *testing.T) {
 	}
 }
 
-// Packetsim's sizes become the fork's on-wire sizes: a 48 B data header
-// and a 60 B ACK (46 B padded) plus the INT header, 42 B of 5 hop records
-// and a hop count under HPCC, an 8 B timestamp under TIMELY.
-func TestForkSizes(t *testing.T) {
-	for _, c := range []struct {
-		cc          string
-		header, ack int64
-	}{
-		{"dctcp", 48, 60}, {"dcqcn", 48, 60}, {"timely", 56, 60}, {"hpcc", 90, 88},
-	} {
-		cfg := netcfg.Default()
-		cfg.CC = c.cc
-		got := forkSizes(cfg)
-		if got.HeaderBytes != c.header || got.AckBytes != c.ack {
-			t.Errorf("%s: header %d B, ACK %d B; want %d and %d", c.cc, got.HeaderBytes, got.AckBytes, c.header, c.ack)
-		}
-	}
-}
-
 // With PFC the fork's BUFFER_SIZE is the shared buffer in KiB, and
 // packetsim's headroom per port is the fork's per queue times its two
 // lossless queues: 2 x (2 x 1048 + 3860 + 2500) B.
@@ -226,34 +208,11 @@ func TestForkPFC(t *testing.T) {
 	if !strings.Contains(text, "\nBUFFER_SIZE 200\n") || !strings.Contains(text, "\nENABLE_PFC 1\n") {
 		t.Errorf("fork config lacks BUFFER_SIZE 200 or ENABLE_PFC 1:\n%s", text)
 	}
-	if got, want := forkHeadroom(forkSizes(cfg)).PFC.HeadroomBytes, int64(2*(2*1048+3860+2500)); got != want {
+	if got, want := forkHeadroom(cfg.ForkWire()).PFC.HeadroomBytes, int64(2*(2*1048+3860+2500)); got != want {
 		t.Errorf("packetsim's headroom %d, want %d", got, want)
 	}
 	if got := forkHeadroom(netcfg.Default()).PFC.HeadroomBytes; got != 0 {
 		t.Errorf("headroom %d without PFC, want 0 (unset)", got)
-	}
-}
-
-// forkBaseRTT is twice the propagation delay of the longest route between
-// hosts, as the fork's log prints it (maxRtt): 3 links on a dumbbell, 4
-// on a 4-hop parking lot (the 6000 and 8000 ns the fork printed for
-// forkcmp's scenarios).
-func TestForkBaseRTT(t *testing.T) {
-	dumbbell, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 3, Receivers: 2, Delay: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lot, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		net  *topo.Network
-		want int64
-	}{{dumbbell, 3000}, {lot, 8000}} {
-		if got := forkBaseRTT(c.net); got != c.want {
-			t.Errorf("%s: %d ns, want %d", c.net.Name, got, c.want)
-		}
 	}
 }
 
@@ -284,5 +243,28 @@ func TestSameInputs(t *testing.T) {
 	other = map[string]string{"config.txt": files["config.txt"], "flow.txt": files["flow.txt"], "topology.txt": "x"}
 	if sameInputs(other, path) {
 		t.Error("reused a run missing an input")
+	}
+}
+
+// The fork-* presets are the model forkcmp -fork-rules compares with the
+// fork: for each congestion control, the same configuration once
+// resolved on the run's network.
+func TestForkPresets(t *testing.T) {
+	net, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range []string{"dctcp", "dcqcn", "hpcc", "timely"} {
+		cfg, err := config(cc, true, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		preset, err := netcfg.Preset("fork-" + cc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := withForkRules(cfg, net), preset.Resolve(net.MaxHostDelay); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: forkcmp runs\n%+v\nthe preset is\n%+v", cc, got, want)
+		}
 	}
 }
