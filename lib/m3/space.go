@@ -22,6 +22,9 @@ type Space struct {
 	ECNMarks      []string `json:"ecn_marks"` // ECN marking points in it
 	// DCTCPVarWin lists the dctcp.var_win settings of its DCTCP tasks.
 	DCTCPVarWin []bool `json:"dctcp_var_win"`
+	// ForkRules lists the netcfg.Config.ForkRules settings of its tasks;
+	// nil for a model trained before they existed, that is without them.
+	ForkRules []bool `json:"fork_rules,omitempty"`
 }
 
 // DCTCPSpace is the space RandomTask draws from and every model trained
@@ -65,6 +68,13 @@ func (s Space) Covers(cfg netcfg.Config) error {
 		return outside("finite buffers,", fmt.Sprintf("buffer_bytes %d", cfg.BufferBytes), []string{"infinite buffers only"})
 	case !slices.Contains(s.ECNMarks, cfg.ECNMark):
 		return outside("ecn_mark", cfg.ECNMark, s.ECNMarks)
+	case !slices.Contains(s.forkRules(), cfg.ForkRules()):
+		var trained []string
+		for _, v := range s.forkRules() {
+			trained = append(trained, fmt.Sprintf("fork rules %v", v))
+		}
+		return outside("the HPCC ns-3 fork's rules (dcqcn.decrease_grid, dcqcn.timer_only, timely.per_rtt, hpcc.base_rtt_nanos, hpcc.queue_over_window):",
+			fmt.Sprintf("fork rules %v", cfg.ForkRules()), trained)
 	case cfg.CC == "dctcp" && !slices.Contains(s.DCTCPVarWin, cfg.DCTCP.VarWin):
 		var trained []string
 		for _, v := range s.DCTCPVarWin {
@@ -73,6 +83,14 @@ func (s Space) Covers(cfg netcfg.Config) error {
 		return outside("dctcp", fmt.Sprintf("var_win %v", cfg.DCTCP.VarWin), trained)
 	}
 	return nil
+}
+
+// forkRules is ForkRules, without the fork's rules where it is nil.
+func (s Space) forkRules() []bool {
+	if s.ForkRules == nil {
+		return []bool{false}
+	}
+	return s.ForkRules
 }
 
 // spanned is the space the samples' configurations span.
@@ -96,10 +114,15 @@ func spanned(samples []*Sample) Space {
 		if c.CC == "dctcp" && !slices.Contains(s.DCTCPVarWin, c.DCTCP.VarWin) {
 			s.DCTCPVarWin = append(s.DCTCPVarWin, c.DCTCP.VarWin)
 		}
+		if !slices.Contains(s.ForkRules, c.ForkRules()) {
+			s.ForkRules = append(s.ForkRules, c.ForkRules())
+		}
 	}
 	slices.Sort(s.CCs)
 	slices.Sort(s.ECNMarks)
-	slices.SortFunc(s.PFC, func(a, b bool) int { return boolInt(a) - boolInt(b) })
+	for _, bs := range [][]bool{s.PFC, s.ForkRules} {
+		slices.SortFunc(bs, func(a, b bool) int { return boolInt(a) - boolInt(b) })
+	}
 	return s
 }
 

@@ -246,6 +246,11 @@ func TestPresets(t *testing.T) {
 		default:
 			want.CC = name
 		}
+		// The fork's rules are on in the fork presets that have rules of
+		// their own (its DCTCP is the papers' default).
+		if rules := strings.HasPrefix(name, "fork-") && name != "fork-dctcp"; c.ForkRules() != rules {
+			t.Errorf("preset %s: ForkRules %v, want %v", name, c.ForkRules(), rules)
+		}
 		if !reflect.DeepEqual(c, want) {
 			t.Errorf("preset %s = %+v, want %+v", name, c, want)
 		}

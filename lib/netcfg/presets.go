@@ -73,6 +73,15 @@ func fork(cc string) func() Config {
 	}
 }
 
+// ForkRules reports whether c runs its congestion control under any of
+// the HPCC ns-3 fork's rules that depart from the algorithm's paper (the
+// options the fork-* presets turn on): a model of the network trained
+// without them has not seen such a network.
+func (c Config) ForkRules() bool {
+	return c.DCQCN.DecreaseGrid || c.DCQCN.TimerOnly || c.TIMELY.PerRTT ||
+		c.HPCC.BaseRTTNanos != 0 || c.HPCC.QueueOverWindow
+}
+
 // presets are the named network configurations people compare.
 var presets = map[string]struct {
 	doc string
