@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -22,6 +23,9 @@ type DelayNet struct {
 	// Channel holds each channel's delay distribution; nil for a channel
 	// without records, which adds no delay.
 	Channel []*Buckets
+	// Workers is the number of goroutines EstimateFlows and EmitFlows
+	// draw on (<= 0: GOMAXPROCS); the records do not depend on it.
+	Workers int
 }
 
 // NewDelayNet returns a delay network over net with no delays yet; set
@@ -62,8 +66,8 @@ func (d *DelayNet) Estimate(size int64, src, dst int, r *rand.Rand) (metrics.Rec
 
 // EstimateFlows estimates every flow on its own ECMP path. Flow f's draws
 // come from a PCG seeded with (seed, f.ID), so a flow's estimate does not
-// depend on which other flows are queried with it. It stops with an error
-// wrapping ctx.Err() once ctx is done.
+// depend on which other flows are queried with it, nor on d.Workers. It
+// stops with an error wrapping ctx.Err() once ctx is done.
 func (d *DelayNet) EstimateFlows(ctx context.Context, flows []workload.Flow, seed uint64) ([]metrics.Record, error) {
 	recs := make([]metrics.Record, 0, len(flows))
 	err := d.EmitFlows(ctx, flows, seed, func(r metrics.Record) error {
@@ -78,35 +82,57 @@ func (d *DelayNet) EstimateFlows(ctx context.Context, flows []workload.Flow, see
 
 // EmitFlows is EstimateFlows handing each flow's record to emit, in flow
 // order, as it is drawn, so that the records need not be held; an error
-// from emit stops it with that error.
+// from emit stops it with that error. Chunks of ctxEvery flows are drawn
+// on d.Workers goroutines and emitted in order, one call at a time; the
+// context is looked at before each chunk is emitted.
 func (d *DelayNet) EmitFlows(ctx context.Context, flows []workload.Flow, seed uint64, emit func(metrics.Record) error) error {
+	chunks := make([][]metrics.Record, (len(flows)+ctxEvery-1)/ctxEvery)
+	inOrder := func(i int) (bool, error) {
+		if err := interrupted(ctx); err != nil {
+			return false, err
+		}
+		for _, r := range chunks[i] {
+			if err := emit(r); err != nil {
+				return false, err
+			}
+		}
+		chunks[i] = nil
+		return false, nil
+	}
+	err := pool.Run(ctx, len(chunks), pool.Options{Workers: d.Workers, InOrder: inOrder}, func(_ context.Context, i int) error {
+		var err error
+		chunks[i], err = d.drawChunk(flows[i*ctxEvery:min(len(flows), (i+1)*ctxEvery)], seed)
+		return err
+	})
+	if err == context.Canceled || err == context.DeadlineExceeded {
+		// The pool saw ctx done before a chunk was emitted.
+		return fmt.Errorf("parsimon: interrupted: %w", err)
+	}
+	return err
+}
+
+// drawChunk draws the records of flows.
+func (d *DelayNet) drawChunk(flows []workload.Flow, seed uint64) ([]metrics.Record, error) {
+	recs := make([]metrics.Record, len(flows))
 	var path []int
 	pcg := rand.NewPCG(0, 0)
 	r := rand.New(pcg)
 	for i, f := range flows {
-		if i%ctxEvery == 0 {
-			if err := interrupted(ctx); err != nil {
-				return err
-			}
-		}
 		if f.Size <= 0 {
-			return fmt.Errorf("parsimon: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
+			return nil, fmt.Errorf("parsimon: flow %d has size %d bytes; it must be positive", f.ID, f.Size)
 		}
 		var err error
 		if path, err = d.Net.AppendPath(path[:0], f.ID, f.Src, f.Dst); err != nil {
-			return fmt.Errorf("parsimon: %w", err)
+			return nil, fmt.Errorf("parsimon: %w", err)
 		}
 		pcg.Seed(seed, uint64(f.ID))
 		fct, ideal := d.sample(path, f.Size, r)
-		err = emit(metrics.Record{
+		recs[i] = metrics.Record{
 			FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
 			FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class,
-		})
-		if err != nil {
-			return err
 		}
 	}
-	return nil
+	return recs, nil
 }
 
 // EstimatePair estimates the flows from host src to host dst among flows:

@@ -129,3 +129,34 @@ func TestQueriesConsistent(t *testing.T) {
 		t.Error("seeds 42 and 43 gave identical estimates")
 	}
 }
+
+// The convolution's records are each flow's own draw, in flow order,
+// whatever the number of workers: against a flow-by-flow reference on
+// several chunks of flows.
+func TestEstimateFlowsWorkers(t *testing.T) {
+	net, flows := tinyScenario(t, 3*ctxEvery+5)
+	dn := NewDelayNet(net, netcfg.Default())
+	for c := range dn.Channel {
+		dn.Channel[c] = uniformBucket(50, float64(c%7+1))
+	}
+	want := make([]metrics.Record, len(flows))
+	for i, f := range flows {
+		path, err := net.AppendPath(nil, f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fct, ideal := dn.sample(path, f.Size, rand.New(rand.NewPCG(9, uint64(f.ID))))
+		want[i] = metrics.Record{FlowID: f.ID, Src: f.Src, Dst: f.Dst, Size: f.Size, Start: f.Start,
+			FCT: fct, Ideal: ideal, Slowdown: float64(fct) / float64(ideal), Class: f.Class}
+	}
+	for _, workers := range []int{1, 2, 5} {
+		dn.Workers = workers
+		got, err := dn.EstimateFlows(context.Background(), flows, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d workers: records differ from the flow-by-flow draws", workers)
+		}
+	}
+}

@@ -243,6 +243,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	// holds every channel's raw delays either.
 	t1 := time.Now()
 	res.Net = NewDelayNet(net, cfg)
+	res.Net.Workers = o.Workers
 	got := 0
 	err = o.Links(ctx, links, func(i int, tr *TaskResult) error {
 		c := links.Channels[i]
