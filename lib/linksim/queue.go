@@ -40,13 +40,17 @@ func newEventQueue() eventQueue {
 	return eventQueue{wheel: make([][]event, wheelSize)}
 }
 
-// next is the time of the earliest event; ok is false if there is none.
-func (q *eventQueue) next() (t int64, ok bool) {
-	if !q.advance() {
-		return 0, false
+// peek is the earliest event, which stays in the queue until drop; nil
+// if there is none.
+func (q *eventQueue) peek() *event {
+	if q.pos == len(q.cur) && !q.advance() {
+		return nil
 	}
-	return q.cur[q.pos].t, true
+	return &q.cur[q.pos]
 }
+
+// drop removes the event peek returned.
+func (q *eventQueue) drop() { q.pos++ }
 
 // push schedules e, which must not be earlier than the last event popped.
 func (q *eventQueue) push(e event) {
@@ -137,12 +141,4 @@ func sortEvents(b []event) {
 		}
 		b[j] = e
 	}
-}
-
-// pop removes and returns the earliest event; the queue must not be empty.
-func (q *eventQueue) pop() event {
-	q.advance()
-	e := q.cur[q.pos]
-	q.pos++
-	return e
 }

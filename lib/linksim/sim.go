@@ -162,21 +162,22 @@ type sim struct {
 	// port and waiting[head:] those whose mark is still to be read, in
 	// FIFO order. A packet must be read before the ACK it causes is due:
 	// no later than minAckPs after it reaches the target's far end.
-	dequeue  bool
-	dq       ecnmark.Queue
-	waiting  []queued
-	head     int
-	minAckPs int64
-	armed    bool // an evDequeue is pending
-	switched bool // the target is a switch port fed by the sources' first hops
-	nics     []nic
-	dests    []port
-	fs       []flowState
-	q        eventQueue
-	now      int64
-	next     int // next flow to start
-	rto      int64
-	res      Result
+	dequeue   bool
+	dq        ecnmark.Queue
+	waiting   []queued
+	head      int
+	minAckPs  int64
+	armed     bool // an evDequeue is pending
+	switched  bool // the target is a switch port fed by the sources' first hops
+	nics      []nic
+	dests     []port
+	fs        []flowState
+	q         eventQueue
+	now       int64
+	next      int   // next flow to start
+	nextStart int64 // its start in ps, MaxInt64 once all have started
+	rto       int64
+	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise:
 	// extra is set when any of it is, and keeps the rest out of the way
 	// of the other CCs.
@@ -227,6 +228,10 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 		s.dests[i] = newPort(h, cfg)
 	}
 	s.fs = make([]flowState, len(flows))
+	s.nextStart = math.MaxInt64
+	if len(flows) > 0 {
+		s.nextStart = flows[0].Start * 1000
+	}
 	for i, f := range flows {
 		fs := &s.fs[i]
 		fs.size, fs.startPs, fs.npkts = f.Size, f.Start*1000, int32(cfg.Packets(f.Size))
@@ -288,17 +293,22 @@ func (s *sim) wire(f *flowState, p int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		t, ok := s.q.next()
-		if s.next < len(s.fs) && (!ok || s.fs[s.next].startPs <= t) {
-			s.now = s.fs[s.next].startPs
+		p := s.q.peek()
+		if p == nil || s.nextStart <= p.t {
+			if s.next == len(s.fs) {
+				break
+			}
+			s.now = s.nextStart
 			s.start(int32(s.next))
-			s.next++
+			if s.next++; s.next < len(s.fs) {
+				s.nextStart = s.fs[s.next].startPs
+			} else {
+				s.nextStart = math.MaxInt64
+			}
 			continue
 		}
-		if !ok {
-			break
-		}
-		e := s.q.pop()
+		e := *p
+		s.q.drop()
 		s.now = e.t
 		if e.t > maxTs {
 			// Send times would no longer fit their share of an event.
