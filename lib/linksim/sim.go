@@ -107,27 +107,30 @@ type nic struct {
 }
 
 type flowState struct {
+	// What a packet's send, arrival and ACK touch, in one 64-byte line.
 	size     int64
-	startPs  int64
-	src, dst int32
+	nextSend int64 // ps, pacing
+	// win and rate are cc's window and rate, read after every call that
+	// may change them (sync), so that the NIC's every look at a flow
+	// costs no interface call.
+	win      int64
+	rate     float64
 	npkts    int32
 	sndNxt   int32 // next packet to send
 	sndUna   int32 // first packet not acknowledged
 	maxSent  int32 // packets sent at least once
 	rcvNxt   int32 // next packet the receiver expects
-	lastNack int32
+	src, dst int32
 	nackSent bool
 	active   bool
-	nextSend int64 // ps, pacing
-	progress int64 // ps, last time sndUna advanced or the flow rewound
-	finish   int64 // ps, -1 until the last byte arrives
+	// The rest: the controller, the ACK path and the bookkeeping.
 	ackPs    int64 // ACK delay from the receiver back to the sender
 	cc       packetsim.CC
-	// win and rate are cc's window and rate, read after every call that
-	// may change them (sync), so that the NIC's every look at a flow
-	// costs no interface call.
-	win  int64
-	rate float64
+	progress int64 // ps, last time sndUna advanced or the flow rewound
+	finish   int64 // ps, -1 until the last byte arrives
+	startPs  int64
+	lastNack int32
+	_        [12]byte // a flow is two whole cache lines
 }
 
 // sync reads the window and rate of f's controller after a call that may
