@@ -96,7 +96,9 @@ type Link struct {
 type Options struct {
 	// CC overrides the controller of the congestion control named by
 	// cfg.CC; the network's part (RED marking, CNPs, INT) still follows
-	// cfg.CC.
+	// cfg.CC. As packetsim's controllers, its window and rate may change
+	// only in its OnAck, OnAckINT, OnTimeout, Advance and SetBaseRTT
+	// calls: the simulator reads them after each.
 	CC packetsim.NewCC
 	// Seed drives the run's random choices: today only DCQCN's RED-style
 	// marking.
@@ -196,6 +198,8 @@ func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 			return fmt.Errorf("linksim: flow %d has %d packets; at most %d are supported", f.ID, cfg.Packets(f.Size), math.MaxInt32)
 		case f.Start < 0 || i > 0 && f.Start < flows[i-1].Start:
 			return fmt.Errorf("linksim: flow %d starts at %d ns: flows must start at times >= 0 in order", f.ID, f.Start)
+		case f.Start > maxTs/1000:
+			return fmt.Errorf("linksim: flow %d starts at %d ns; at most %d ns are supported", f.ID, f.Start, maxTs/1000)
 		case f.Src < 0 || f.Src >= nsrc:
 			return fmt.Errorf("linksim: flow %d has source %d; the link has sources 0..%d", f.ID, f.Src, nsrc-1)
 		case f.Dst < 0 || f.Dst >= ndst:

@@ -199,6 +199,7 @@ func TestBadInput(t *testing.T) {
 		{"bad destination", good, []workload.Flow{{ID: 3, Dst: -1, Size: 1}}, nil, "flow 3 has destination -1"},
 		{"empty flow", good, []workload.Flow{{ID: 3}}, nil, "flow 3 has size 0"},
 		{"unsorted", good, []workload.Flow{{ID: 1, Size: 1, Start: 5}, flow}, nil, "flow 3 starts at 0"},
+		{"start beyond the clock", good, []workload.Flow{{ID: 3, Size: 1, Start: 300_000e9}}, nil, "flow 3 starts at 300000000000000 ns; at most"},
 		{"unknown cc", good, nil, func(c *netcfg.Config) { c.CC = "reno" }, "reno"},
 		{"buffer without rto", good, nil, func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 1000, 0 }, "loss recovery"},
 		{"shared buffer", good, nil, func(c *netcfg.Config) { c.Buffer.SharedBytes = 200_000 }, "shared switch buffer and PFC are not supported"},

@@ -28,16 +28,34 @@ const (
 	flagNack                   // ACK sent for an out-of-order data packet
 )
 
-// event is one scheduled happening; packets in flight exist only as
-// events.
+// event is one scheduled happening, 24 bytes; packets in flight exist
+// only as events. The send time shares its word with the kind and the
+// flags: bits 0-57 hold it (up to 288,230 s of simulated time, which Run
+// checks), then the kind and the flags.
 type event struct {
 	t    int64 // ps
-	ts   int64 // data: send time (ps); ACK: the echoed send time
+	w    int64 // data: send time (ps); ACK: the echoed send time; kind, flags
 	flow int32
 	pkt  int32 // data: packet index; ACK: packets received in order; NIC events: source index
-	kind uint8
-	flag uint8
 }
+
+const (
+	tsBits  = 58
+	maxTs   = 1<<tsBits - 1 // ps
+	kindPos = tsBits
+	flagPos = kindPos + 3
+)
+
+// newEvent is an event of kind at t for flow (or NIC) ref, packet pkt,
+// with send time ts and flags flag.
+func newEvent(t int64, kind uint8, flow, pkt int32, ts int64, flag uint8) event {
+	return event{t: t, w: ts | int64(kind)<<kindPos | int64(flag)<<flagPos, flow: flow, pkt: pkt}
+}
+
+func (e *event) ts() int64       { return e.w & maxTs }
+func (e *event) kind() uint8     { return uint8(e.w>>kindPos) & 7 }
+func (e *event) flag() uint8     { return uint8(e.w>>flagPos) & 3 }
+func (e *event) setFlag(f uint8) { e.w |= int64(f) << flagPos }
 
 // port is the output side of a channel, a FIFO kept in closed form: a
 // packet's departure is fixed when it arrives.
@@ -89,23 +107,35 @@ type nic struct {
 }
 
 type flowState struct {
+	// What a packet's send, arrival and ACK touch, in one 64-byte line.
 	size     int64
-	startPs  int64
-	src, dst int32
+	nextSend int64 // ps, pacing
+	// win and rate are cc's window and rate, read after every call that
+	// may change them (sync), so that the NIC's every look at a flow
+	// costs no interface call.
+	win      int64
+	rate     float64
 	npkts    int32
 	sndNxt   int32 // next packet to send
 	sndUna   int32 // first packet not acknowledged
 	maxSent  int32 // packets sent at least once
 	rcvNxt   int32 // next packet the receiver expects
-	lastNack int32
+	src, dst int32
 	nackSent bool
 	active   bool
-	nextSend int64 // ps, pacing
-	progress int64 // ps, last time sndUna advanced or the flow rewound
-	finish   int64 // ps, -1 until the last byte arrives
+	// The rest: the controller, the ACK path and the bookkeeping.
 	ackPs    int64 // ACK delay from the receiver back to the sender
 	cc       packetsim.CC
+	progress int64 // ps, last time sndUna advanced or the flow rewound
+	finish   int64 // ps, -1 until the last byte arrives
+	startPs  int64
+	lastNack int32
+	_        [12]byte // a flow is two whole cache lines
 }
+
+// sync reads the window and rate of f's controller after a call that may
+// have changed them.
+func (f *flowState) sync() { f.win, f.rate = f.cc.WindowBytes(), f.cc.RateBps() }
 
 // queued is a data packet on the target's port whose mark is not known
 // yet (marking at dequeue): it starts its transmission there at start and
@@ -135,21 +165,22 @@ type sim struct {
 	// port and waiting[head:] those whose mark is still to be read, in
 	// FIFO order. A packet must be read before the ACK it causes is due:
 	// no later than minAckPs after it reaches the target's far end.
-	dequeue  bool
-	dq       ecnmark.Queue
-	waiting  []queued
-	head     int
-	minAckPs int64
-	armed    bool // an evDequeue is pending
-	switched bool // the target is a switch port fed by the sources' first hops
-	nics     []nic
-	dests    []port
-	fs       []flowState
-	q        eventQueue
-	now      int64
-	next     int // next flow to start
-	rto      int64
-	res      Result
+	dequeue   bool
+	dq        ecnmark.Queue
+	waiting   []queued
+	head      int
+	minAckPs  int64
+	armed     bool // an evDequeue is pending
+	switched  bool // the target is a switch port fed by the sources' first hops
+	nics      []nic
+	dests     []port
+	fs        []flowState
+	q         eventQueue
+	now       int64
+	next      int   // next flow to start
+	nextStart int64 // its start in ps, MaxInt64 once all have started
+	rto       int64
+	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise:
 	// extra is set when any of it is, and keeps the rest out of the way
 	// of the other CCs.
@@ -200,6 +231,10 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 		s.dests[i] = newPort(h, cfg)
 	}
 	s.fs = make([]flowState, len(flows))
+	s.nextStart = math.MaxInt64
+	if len(flows) > 0 {
+		s.nextStart = flows[0].Start * 1000
+	}
 	for i, f := range flows {
 		fs := &s.fs[i]
 		fs.size, fs.startPs, fs.npkts = f.Size, f.Start*1000, int32(cfg.Packets(f.Size))
@@ -221,6 +256,7 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 		if _, ok := fs.cc.(packetsim.Clocked); ok {
 			s.clocked = true
 		}
+		fs.sync()
 		if s.ext != nil {
 			s.ext[i].lastCNP = -1
 		}
@@ -260,25 +296,34 @@ func (s *sim) wire(f *flowState, p int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		t, ok := s.q.next()
-		if s.next < len(s.fs) && (!ok || s.fs[s.next].startPs <= t) {
-			s.now = s.fs[s.next].startPs
+		p := s.q.peek()
+		if p == nil || s.nextStart <= p.t {
+			if s.next == len(s.fs) {
+				break
+			}
+			s.now = s.nextStart
 			s.start(int32(s.next))
-			s.next++
+			if s.next++; s.next < len(s.fs) {
+				s.nextStart = s.fs[s.next].startPs
+			} else {
+				s.nextStart = math.MaxInt64
+			}
 			continue
 		}
-		if !ok {
-			break
-		}
-		e := s.q.pop()
+		e := *p
+		s.q.drop()
 		s.now = e.t
+		if e.t > maxTs {
+			// Send times would no longer fit their share of an event.
+			return fmt.Errorf("linksim: simulated time passed %d ns, the most supported", maxTs/1000)
+		}
 		s.res.Events++
 		if s.res.Events&(ctxEvery-1) == 0 {
 			if err := s.ctx.Err(); err != nil {
 				return fmt.Errorf("linksim: interrupted: %w", err)
 			}
 		}
-		switch e.kind {
+		switch e.kind() {
 		case evNicWake:
 			n := &s.nics[e.pkt]
 			if n.wakeAt == e.t {
@@ -311,7 +356,7 @@ func (s *sim) start(i int32) {
 	f.progress = s.now
 	f.nextSend = s.now
 	if s.rto > 0 {
-		s.push(event{t: s.now + s.rto, kind: evRTO, flow: i})
+		s.push(newEvent(s.now+s.rto, evRTO, i, 0, 0, 0))
 	}
 	if s.intHops > 0 {
 		s.allocRing(i, f)
@@ -324,7 +369,7 @@ func (s *sim) start(i int32) {
 // its packets if fewer (as packetsim sizes it).
 func (s *sim) allocRing(i int32, f *flowState) {
 	pkts := int64(f.npkts)
-	if w := f.cc.WindowBytes(); w/s.cfg.PayloadBytes < pkts {
+	if w := f.win; w/s.cfg.PayloadBytes < pkts {
 		pkts = (w+s.cfg.PayloadBytes-1)/s.cfg.PayloadBytes + 2
 	}
 	ring := int32(1)
@@ -400,6 +445,7 @@ func (s *sim) pull(n *nic) {
 		if s.clocked {
 			if c, ok := f.cc.(packetsim.Clocked); ok {
 				c.Advance(s.now)
+				f.sync()
 			}
 		}
 		if pkt < f.maxSent {
@@ -409,14 +455,14 @@ func (s *sim) pull(n *nic) {
 		}
 		s.res.DataPackets++
 		wire := s.wire(f, pkt)
-		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.cc.RateBps()+0.5)
+		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.rate+0.5)
 		n.rr = i + 1
 		if f.sndNxt == f.npkts { // nothing left to send: leave the rotation
 			f.active = false
 			n.active = append(n.active[:i], n.active[i+1:]...)
 			n.rr = i
 		}
-		s.send(n, event{flow: fi, pkt: pkt, ts: s.now}, wire)
+		s.send(n, newEvent(0, evTarget, fi, pkt, s.now, 0), wire)
 		// Look again when the transmission ends if some flow may be
 		// able to send then; a lone flow's pacing time is known now.
 		switch len(n.active) {
@@ -437,14 +483,14 @@ func (s *sim) pull(n *nic) {
 
 // windowOpen reports whether f's window lets it send another packet.
 func (s *sim) windowOpen(f *flowState) bool {
-	return s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.cc.WindowBytes()
+	return s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.win
 }
 
 // wake makes NIC n pull at time t, unless it already will sooner.
 func (s *sim) wake(n *nic, t int64) {
 	if n.wakeAt == 0 || t < n.wakeAt {
 		n.wakeAt = t
-		s.push(event{t: t, kind: evNicWake, pkt: n.id})
+		s.push(newEvent(t, evNicWake, 0, n.id, 0, 0))
 	}
 }
 
@@ -453,7 +499,7 @@ func (s *sim) send(n *nic, e event, wire int64) {
 	end := s.now + n.tx(wire)
 	n.busyUntil = end
 	if s.switched {
-		e.t, e.kind = end+n.delay, evTarget
+		e.t = end + n.delay
 		s.push(e)
 		return
 	}
@@ -486,7 +532,7 @@ func (s *sim) onTarget(e event) {
 	}
 	if !s.dequeue {
 		if s.mark(q) {
-			e.flag |= flagECE
+			e.setFlag(flagECE)
 			s.res.Marks++
 		}
 		s.leave(e, wire, end+p.delay)
@@ -512,7 +558,7 @@ func (s *sim) release() {
 		s.head++
 		behind := s.dq.Pop(w.at)
 		if s.mark(float64(behind)) {
-			w.e.flag |= flagECE
+			w.e.setFlag(flagECE)
 			s.res.Marks++
 		}
 		if s.extra {
@@ -529,7 +575,7 @@ func (s *sim) release() {
 	}
 	if s.head < len(s.waiting) && !s.armed {
 		s.armed = true
-		s.push(event{t: s.waiting[s.head].at + s.minAckPs, kind: evDequeue})
+		s.push(newEvent(s.waiting[s.head].at+s.minAckPs, evDequeue, 0, 0, 0, 0))
 	}
 }
 
@@ -557,7 +603,7 @@ func (s *sim) leave(e event, wire, at int64) {
 		}
 		at = end + d.delay
 	}
-	flag := e.flag & flagECE
+	flag := e.flag() & flagECE
 	if flag != 0 && s.extra {
 		flag = s.cnp(e.flow, at)
 	}
@@ -572,7 +618,7 @@ func (s *sim) leave(e event, wire, at int64) {
 		f.nackSent = true
 		flag |= flagNack
 	}
-	s.push(event{t: at + f.ackPs, kind: evAck, flow: e.flow, pkt: f.rcvNxt, ts: e.ts, flag: flag})
+	s.push(newEvent(at+f.ackPs, evAck, e.flow, f.rcvNxt, e.ts(), flag))
 }
 
 // onAck is the sender's side of an ACK.
@@ -589,15 +635,16 @@ func (s *sim) onAck(e event) {
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
 		NextSeq: s.seqBytes(f, f.sndNxt),
-		ECE:     e.flag&flagECE != 0,
-		RTT:     s.now - e.ts,
+		ECE:     e.flag()&flagECE != 0,
+		RTT:     s.now - e.ts(),
 	}
 	if s.extra {
 		s.ackINT(e, f, a)
 	} else {
 		f.cc.OnAck(a)
 	}
-	if e.flag&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
+	f.sync()
+	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
 		f.progress = s.now
@@ -701,9 +748,10 @@ func (s *sim) timeout(e event) {
 		f.sndNxt = f.sndUna
 		f.progress = s.now
 		f.cc.OnTimeout(s.now)
+		f.sync()
 		s.activate(e.flow, f)
 	}
-	s.push(event{t: s.now + s.rto, kind: evRTO, flow: e.flow})
+	s.push(newEvent(s.now+s.rto, evRTO, e.flow, 0, 0, 0))
 }
 
 func (s *sim) result() *Result {
