@@ -238,37 +238,77 @@ func (s *study) errors(dr *drawn) {
 	}
 }
 
-// byLength prints m3's error per path length.
+// byLength prints m3's error per path length, and per kind of the
+// busiest hop of the drawn paths (the network's flows on those paths
+// alone as the truth).
 func (s *study) byLength(dr *drawn) {
 	for _, h := range []int{2, 4, 6} {
-		th := make([][]float64, s.out.Len())
-		for i, f := range s.sc.Flows {
-			if len(s.d.Route(i)) == h {
-				b := s.out.Index(f.Size)
-				th[b] = append(th[b], s.sd[i])
-			}
-		}
-		n := 0
-		for _, sim := range dr.sims {
-			if sim.Hops() == h {
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		_, m, _, err := s.estimates(dr, func(j int) bool { return dr.sims[j].Hops() == h })
-		if err != nil {
-			fmt.Println("  ", err)
-			continue
-		}
-		fmt.Printf("  %d-hop paths (%d drawn):", h, n)
-		for b, label := range s.out.Labels {
-			t := p99(th[b])
-			fmt.Printf(" %s %.3f, m3 %+.1f%%;", label, t, 100*(m.Buckets[b][98]/t-1))
-		}
-		fmt.Println()
+		s.group(dr, fmt.Sprintf("%d-hop paths", h), func(i int) bool { return len(s.d.Route(i)) == h },
+			func(j int) bool { return dr.sims[j].Hops() == h })
 	}
+	// The busiest hop of each drawn lot: a host link (the chain's ends)
+	// or a fabric link.
+	host := make([]bool, len(dr.sims))
+	onPath := map[int]int{} // flow -> drawn lot
+	for j, sim := range dr.sims {
+		h := sim.Hops()
+		bytes := make([]float64, h)
+		for k, f := range sim.Flows {
+			for c := sim.First[k]; c <= sim.Last[k]; c++ {
+				bytes[c] += float64(f.Size)
+			}
+		}
+		best := 0
+		for c := range h {
+			if bytes[c]/float64(sim.Net.Channels[2*c].Bandwidth) > bytes[best]/float64(sim.Net.Channels[2*best].Bandwidth) {
+				best = c
+			}
+		}
+		host[j] = best == 0 || best == h-1
+		for _, f := range s.d.Foreground(dr.paths[j]) {
+			onPath[int(f)] = j
+		}
+	}
+	for _, kind := range []bool{true, false} {
+		name := "busiest hop a host link"
+		if !kind {
+			name = "busiest hop a fabric link"
+		}
+		s.group(dr, name+" (drawn flows)", func(i int) bool { j, ok := onPath[i]; return ok && host[j] == kind },
+			func(j int) bool { return host[j] == kind })
+	}
+}
+
+// group prints m3's error on the drawn paths j with lot(j) against the
+// network's flows i with flow(i).
+func (s *study) group(dr *drawn, name string, flow func(i int) bool, lot func(j int) bool) {
+	th := make([][]float64, s.out.Len())
+	for i, f := range s.sc.Flows {
+		if flow(i) {
+			b := s.out.Index(f.Size)
+			th[b] = append(th[b], s.sd[i])
+		}
+	}
+	n := 0
+	for j := range dr.sims {
+		if lot(j) {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	_, m, _, err := s.estimates(dr, lot)
+	if err != nil {
+		fmt.Println("  ", err)
+		return
+	}
+	fmt.Printf("  %s, %d drawn:", name, n)
+	for b, label := range s.out.Labels {
+		t := p99(th[b])
+		fmt.Printf(" %s %.3f (%d), m3 %+.1f%%;", label, t, len(th[b]), 100*(m.Buckets[b][98]/t-1))
+	}
+	fmt.Println()
 }
 
 // quantiles summarises xs.
