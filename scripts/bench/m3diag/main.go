@@ -27,6 +27,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -42,6 +43,7 @@ import (
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 func main() {
@@ -54,8 +56,9 @@ func main() {
 	features := flag.Bool("features", false, "errors per path length and the parking lots' features (first seed)")
 	train := flag.String("train", "", "training data directory: inputs outside the training range (first seed)")
 	pathSims := flag.Int("pathsim", 0, "packetsim on the first n drawn parking lots (first seed)")
+	addFG := flag.Int("add-foreground", 0, "with -pathsim: also add this many WebServer foreground flows to each lot, Poisson over its span, and compare the model's one-flow prediction with packetsim on them")
 	flag.Parse()
-	if err := run(*specPath, *truth, *modelPath, *samples, *seeds, *bgHosts, *features, *train, *pathSims); err != nil {
+	if err := run(*specPath, *truth, *modelPath, *samples, *seeds, *bgHosts, *features, *train, *pathSims, *addFG); err != nil {
 		fmt.Fprintln(os.Stderr, "m3diag:", err)
 		os.Exit(1)
 	}
@@ -81,7 +84,7 @@ type drawn struct {
 	pred         [][][]float64
 }
 
-func run(specPath, truth, modelPath string, samples, seeds, bgHosts int, features bool, train string, pathSims int) error {
+func run(specPath, truth, modelPath string, samples, seeds, bgHosts int, features bool, train string, pathSims, addFG int) error {
 	spec, err := scenario.Load(specPath)
 	if err != nil {
 		return err
@@ -143,6 +146,11 @@ func run(specPath, truth, modelPath string, samples, seeds, bgHosts int, feature
 		}
 		if pathSims > 0 {
 			if err := s.pathLevel(dr, pathSims); err != nil {
+				return err
+			}
+		}
+		if pathSims > 0 && addFG > 0 {
+			if err := s.foregroundStream(model, dr, pathSims, addFG); err != nil {
 				return err
 			}
 		}
@@ -497,6 +505,83 @@ func (s *study) pathLevel(dr *drawn, n int) error {
 			continue
 		}
 		fmt.Printf("  %-9s %d flows: p99 parking lots %.3f, network %.3f\n", label, len(lot[b]), p99(lot[b]), p99(net[b]))
+	}
+	return nil
+}
+
+// foregroundStream adds k WebServer foreground flows, Poisson arrivals
+// spread over each lot's span, to the first n drawn lots, simulates them
+// with flowSim and packetsim and prints, pooled over the lots per output
+// bucket, packetsim's p99 of the added flows and the model's from one of
+// them.
+func (s *study) foregroundStream(model *m3.Model, dr *drawn, n, k int) error {
+	cfg := s.sc.Spec.Network
+	var target, pred []m3.PathEstimate
+	r := rand.New(rand.NewPCG(1, 0x6667)) // "fg"
+	for j, sim := range dr.sims[:min(n, len(dr.sims))] {
+		lo, hi := sim.Flows[0].Start, sim.Flows[len(sim.Flows)-1].Start
+		// The load only sets the generator's span; starts are stretched
+		// over the lot's below.
+		add, err := workload.Generate(sim.Net, workload.Spec{Flows: k, Components: []workload.Component{{
+			Pairs: [][2]int{{0, 1}}, Sizes: workload.SizeSpec{Dist: "webserver"}, Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.01}}}, uint64(j+1))
+		if err != nil {
+			return err
+		}
+		a0, a1 := add[0].Start, add[len(add)-1].Start
+		type flow struct {
+			f           workload.Flow
+			first, last int
+			fg          bool
+		}
+		all := make([]flow, 0, len(sim.Flows)+k)
+		for i, f := range sim.Flows {
+			all = append(all, flow{f, sim.First[i], sim.Last[i], sim.Foreground[i]})
+		}
+		for _, f := range add {
+			f.Start = lo + int64(float64(f.Start-a0)*float64(hi-lo)/float64(max(a1-a0, 1)))
+			all = append(all, flow{f, 0, sim.Hops() - 1, true})
+		}
+		slices.SortStableFunc(all, func(a, b flow) int { return cmp.Compare(a.f.Start, b.f.Start) })
+		lot := &m3.PathSim{Spec: sim.Spec, Net: sim.Net}
+		for i, x := range all {
+			x.f.ID = i
+			lot.Flows = append(lot.Flows, x.f)
+			lot.First, lot.Last = append(lot.First, x.first), append(lot.Last, x.last)
+			lot.Foreground, lot.Orig = append(lot.Foreground, x.fg), append(lot.Orig, -1)
+		}
+		fs, err := flowsim.Run(context.Background(), lot.Net, lot.Flows, cfg, flowsim.Options{})
+		if err != nil {
+			return err
+		}
+		ps, err := packetsim.Run(context.Background(), lot.Net, lot.Flows, cfg, packetsim.Options{})
+		if err != nil {
+			return err
+		}
+		pk := make([]float64, len(lot.Flows))
+		for _, rec := range ps.Records {
+			pk[rec.FlowID] = rec.Slowdown
+		}
+		sample := m3.NewSample(lot, cfg, metrics.Slowdowns(fs), pk)
+		one := model.Predict([]*m3.Sample{sample.Thin(1, r)})[0]
+		target = append(target, m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: sample.Target})
+		pred = append(pred, m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: one})
+	}
+	ones := make([]int, s.out.Len())
+	for b := range ones {
+		ones[b] = 1
+	}
+	dt, err := m3.Aggregate(target, ones)
+	if err != nil {
+		return err
+	}
+	dp, err := m3.Aggregate(pred, ones)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %d lots with %d added foreground flows each:\n", len(target), k)
+	for b, label := range s.out.Labels {
+		t := dt.Buckets[b][98]
+		fmt.Printf("  %-9s packetsim p99 %.3f | model from one flow %s\n", label, t, pct(dp.Buckets[b][98], t))
 	}
 	return nil
 }
