@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -275,6 +276,57 @@ func TestTaskBuild(t *testing.T) {
 	bad.ForegroundShare = 1
 	if _, err := bad.Build(); err == nil {
 		t.Error("foreground share 1: no error")
+	}
+}
+
+// TestTaskInnerWeight checks that InnerWeight w draws the background
+// segments touching neither end hop w times as often: on 6 hops, 10 of
+// the 20 background segments are inner, so a share w/(w+1) of the
+// background flows, while the foreground keeps its share; and that the
+// default leaves the task's JSON (its frame's options) as it was.
+func TestTaskInnerWeight(t *testing.T) {
+	for _, c := range []struct {
+		weight    int
+		wantInner float64
+	}{{0, 0.5}, {1, 0.5}, {8, 8.0 / 9}} {
+		task := RandomTask(3, 5, 4000)
+		task.Hops, task.Bandwidths = 6, fabricChain(6)
+		task.InnerWeight = c.weight
+		sim, err := task.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fg, bg, inner int
+		for i := range sim.Flows {
+			switch {
+			case sim.Foreground[i]:
+				fg++
+			case sim.First[i] > 0 && sim.Last[i] < task.Hops-1:
+				bg++
+				inner++
+			default:
+				bg++
+			}
+		}
+		// Binomial standard deviations are under 0.01 at these counts.
+		if got := float64(inner) / float64(bg); math.Abs(got-c.wantInner) > 0.04 {
+			t.Errorf("weight %d: inner share of background flows %.3f, want %.3f", c.weight, got, c.wantInner)
+		}
+		if share := float64(fg) / float64(len(sim.Flows)); math.Abs(share-task.ForegroundShare) > 0.04 {
+			t.Errorf("weight %d: foreground share %.3f, task asks %.3f", c.weight, share, task.ForegroundShare)
+		}
+	}
+	js, err := json.Marshal(RandomTask(3, 5, 4000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(js), "inner_weight") {
+		t.Errorf("a default task's JSON names inner_weight: %s", js)
+	}
+	bad := RandomTask(3, 5, 400)
+	bad.InnerWeight = -1
+	if _, err := bad.Build(); err == nil {
+		t.Error("inner weight -1: no error")
 	}
 }
 

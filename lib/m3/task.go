@@ -29,6 +29,15 @@ type Task struct {
 	Flows           int           `json:"flows"`
 	BackgroundHosts int           `json:"background_hosts"`
 	Network         netcfg.Config `json:"network"`
+	// InnerWeight, when above 1, makes background segments that touch
+	// neither end hop (the fabric links of a fabric path) that many times
+	// as likely as the others, so that the contention sits on the inner
+	// hops rather than on the host links. With uniform segments the end
+	// hops (10 Gbps, crossed by the foreground and every segment from or
+	// to a host) are always the busiest; on the 6,144-host fabric about
+	// half of the sampled paths have a 40 Gbps inner hop busiest
+	// (BENCHMARKS.md, "At the papers' scale"). 0 and 1 are uniform.
+	InnerWeight int `json:"inner_weight,omitempty"`
 }
 
 // fabricChain is the hop bandwidths of a Meta-fabric path of h hops:
@@ -169,8 +178,8 @@ func Table4Network(seed uint64, index int, shared bool) netcfg.Config {
 
 // Build makes the task's parking lot and flows. Flow pairs are drawn
 // uniformly from a list holding every background segment (first..last hop,
-// one pair per background host slot) once and the foreground pair as often
-// as ForegroundShare asks. A background flow joining at hop a enters from
+// one pair per background host slot) once, the inner ones InnerWeight
+// times, and the foreground pair as often as ForegroundShare asks. A background flow joining at hop a enters from
 // a host a links away and one leaving after hop b goes to a host
 // Hops-1-b links away, so that every flow has the foreground's base round
 // trip, as on a fabric where most routes have the same length.
@@ -184,6 +193,8 @@ func (t Task) Build() (*PathSim, error) {
 		return nil, fmt.Errorf("m3: task %d: needs a positive number of flows, got %d", t.Index, t.Flows)
 	case t.BackgroundHosts <= 0:
 		return nil, fmt.Errorf("m3: task %d: needs background hosts, got %d", t.Index, t.BackgroundHosts)
+	case t.InnerWeight < 0:
+		return nil, fmt.Errorf("m3: task %d: inner segment weight %d must not be negative", t.Index, t.InnerWeight)
 	}
 	spec := topo.ParkingLotSpec{Hops: t.Hops, Bandwidths: t.Bandwidths, HostBandwidth: 10 * topo.Gbps,
 		Delay: topo.Microsecond, GroupHosts: t.BackgroundHosts}
@@ -195,9 +206,15 @@ func (t Task) Build() (*PathSim, error) {
 			if a == 0 && b == t.Hops-1 {
 				continue
 			}
+			copies := 1
+			if a > 0 && b < t.Hops-1 {
+				copies = max(1, t.InnerWeight)
+			}
 			for j := 0; j < t.BackgroundHosts; j++ {
 				src, dst := endpoints(&spec, a, b, int64(a)*spec.Delay, int64(t.Hops-1-b)*spec.Delay, j, j)
-				pairs = append(pairs, [2]int{src, dst})
+				for range copies {
+					pairs = append(pairs, [2]int{src, dst})
+				}
 				spans[[2]int{src, dst}] = span{a, b}
 			}
 		}
