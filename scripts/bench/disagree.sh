@@ -13,6 +13,7 @@
 #   m3cc     m3's Table 5 window and K: 10 KB window, K 1 KB per Gbps (10 KB at 10G, 40 KB at 40G)
 #   m3net    m3cc plus a 400 KiB shared buffer per switch and PFC (packetsim only; Parsimon refuses PFC)
 #   win, k   the window alone, K alone
+#   t4       m3's Table 4 midpoints: K 12.5 KB at every port, 17.5 KB window, 350 KB shared buffer, PFC (packetsim only)
 set -eu
 out=$1 load=$2 flows=$3
 tailscope=${TAILSCOPE:-tailscope}
@@ -29,6 +30,7 @@ spec m3cc '{"k_bytes_per_gbps":1000,"dctcp":{"window_bytes":10000}}'
 spec m3net '{"k_bytes_per_gbps":1000,"dctcp":{"window_bytes":10000},"buffer":{"shared_bytes":409600},"pfc":{"enabled":true}}'
 spec win '{"dctcp":{"window_bytes":10000}}'
 spec k '{"k_bytes_per_gbps":1000}'
+spec t4 '{"k_bytes":12500,"dctcp":{"window_bytes":17500},"buffer":{"shared_bytes":350000},"pfc":{"enabled":true}}'
 
 run() { # tag network estimator [options]: prints the record frame's path
 	tag=$1 network=$2 estimator=$3
@@ -43,6 +45,7 @@ psim_m3cc=$(run psim-m3cc m3cc packetsim)
 psim_m3net=$(run psim-m3net m3net packetsim)
 psim_win=$(run psim-win win packetsim)
 psim_k=$(run psim-k k packetsim)
+psim_t4=$(run psim-t4 t4 packetsim)
 pars_default=$(run pars-default default parsimon)
 pars_m3cc=$(run pars-m3cc m3cc parsimon)
 pars_win=$(run pars-win win parsimon)
@@ -59,6 +62,7 @@ table() { # title baseline estimate
 }
 table "packetsim default, parsimon default" "$psim_default" "$pars_default"
 table "packetsim m3net, parsimon default" "$psim_m3net" "$pars_default"
+table "packetsim t4, parsimon default" "$psim_t4" "$pars_default"
 table "packetsim m3net, parsimon m3cc (m3's Table 5 setup)" "$psim_m3net" "$pars_m3cc"
 table "packetsim m3cc, parsimon m3cc" "$psim_m3cc" "$pars_m3cc"
 table "packetsim default, parsimon m3cc" "$psim_default" "$pars_m3cc"
