@@ -37,6 +37,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
@@ -354,28 +356,13 @@ func (s *study) lots(dr *drawn) {
 		for k := 1; k < len(sim.Flows); k++ {
 			gaps = append(gaps, float64(sim.Flows[k].Start-sim.Flows[k-1].Start))
 		}
-		cv = append(cv, stddev(gaps)/mean(gaps))
+		m, sd := stat.PopMeanStdDev(gaps, nil)
+		cv = append(cv, sd/m)
 	}
 	fmt.Printf("  parking lots: hops %v\n", hops)
 	fmt.Printf("  foreground flows: %s\n  background flows: %s\n  foreground share: %s\n", quantiles(fg), quantiles(bg), quantiles(share))
 	fmt.Printf("  busiest hop's load: %s\n  idlest hop's load: %s\n", quantiles(busiest), quantiles(idlest))
 	fmt.Printf("  inter-arrival CV: %s (log-normal sigma 1: 1.31, sigma 2: 7.32; Poisson 1)\n", quantiles(cv))
-}
-
-func mean(xs []float64) float64 {
-	var m float64
-	for _, x := range xs {
-		m += x
-	}
-	return m / float64(len(xs))
-}
-
-func stddev(xs []float64) float64 {
-	m, v := mean(xs), 0.0
-	for _, x := range xs {
-		v += (x - m) * (x - m)
-	}
-	return math.Sqrt(v / float64(len(xs)))
 }
 
 // inputs rebuilds the model's raw input blocks of s as m3 builds them:
