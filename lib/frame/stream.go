@@ -8,8 +8,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -187,11 +185,7 @@ func (w *groupWriter) writeGroup(t *Table) {
 
 func (w *groupWriter) open(schema *arrow.Schema) (err error) {
 	if w.ff == parquetFormat {
-		props := parquet.NewWriterProperties(
-			parquet.WithCompression(compress.Codecs.Zstd),
-			parquet.WithRootRepetition(parquet.Repetitions.Required), // see writeParquet
-		)
-		w.pq, err = pqarrow.NewFileWriter(schema, struct{ io.Writer }{w.tmp}, props, pqarrow.DefaultWriterProps())
+		w.pq, err = pqarrow.NewFileWriter(schema, struct{ io.Writer }{w.tmp}, writerProperties(), pqarrow.DefaultWriterProps())
 		return err
 	}
 	w.ipc, err = ipc.NewFileWriter(w.tmp, ipc.WithSchema(schema))
