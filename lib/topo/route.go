@@ -11,11 +11,22 @@ type router struct {
 	swIdx    []int32 // node id -> switch index, -1 for hosts
 	switches []int   // switch index -> node id
 	dist     []int16 // S*S hop counts between switches, unreachable = -1
-	// nhOff/nh: for switch u and target switch t, the channels u->v (v a
-	// switch) with dist(v,t) == dist(u,t)-1, stored flat at
-	// nh[nhOff[u*S+t]:nhOff[u*S+t+1]].
+	// The next hops from switch u toward target switch t, the channels
+	// u->v (v a switch) with dist(v,t) == dist(u,t)-1, are list
+	// l = lists[u] + nhRef[u*S+t]: nh[nhOff[l]:nhOff[l+1]] (nhRef is
+	// unused where dist(u,t) <= 0). A switch has few distinct lists (a
+	// fabric switch's uplinks serve every target above it), so each is
+	// stored once, and the per-pair table holds 16-bit indices: on the
+	// 6,144-host fabric a list per pair took 4.7 MB and a cache miss per
+	// hop, the distinct lists take 66 KB.
+	nhRef []uint16
+	lists []int32
 	nhOff []int32
 	nh    []int32
+	// chSw is the switch index of each channel's destination, -1 for a
+	// host, and chDst its node id: the channel table's 48-byte entries
+	// cost a cache miss per hop on a large fabric.
+	chSw, chDst []int32
 }
 
 const unreachable = -1
@@ -31,7 +42,16 @@ func (n *Network) reroute() error {
 			r.switches = append(r.switches, nd.ID)
 		}
 	}
+	r.chSw = make([]int32, len(n.Channels))
+	r.chDst = make([]int32, len(n.Channels))
+	for i, c := range n.Channels {
+		r.chSw[i], r.chDst[i] = r.swIdx[c.Dst], int32(c.Dst)
+	}
 	S := len(r.switches)
+	if S > 1<<16 {
+		// The routing tables hold S*S entries and 16-bit list indices.
+		return fmt.Errorf("topo: %d switches: routing supports at most 65,536", S)
+	}
 	r.dist = make([]int16, S*S)
 	for i := range r.dist {
 		r.dist[i] = unreachable
@@ -48,7 +68,7 @@ func (n *Network) reroute() error {
 				if !n.alive(c) {
 					continue
 				}
-				v := r.swIdx[n.Channels[c].Dst]
+				v := r.chSw[c]
 				if v >= 0 && row[v] == unreachable {
 					row[v] = row[u] + 1
 					queue = append(queue, v)
@@ -58,26 +78,38 @@ func (n *Network) reroute() error {
 	}
 	// Distances are symmetric (every link is two channels), so dist(v,t)
 	// is read from row t.
-	r.nhOff = make([]int32, S*S+1)
+	r.nhRef = make([]uint16, S*S)
+	r.lists = make([]int32, S)
+	r.nhOff = []int32{0}
+	var cand []int32
+	var key []byte
+	local := map[string]uint16{}
 	for u := 0; u < S; u++ {
+		r.lists[u] = int32(len(r.nhOff) - 1)
+		clear(local)
 		for t := 0; t < S; t++ {
-			r.nhOff[u*S+t] = int32(len(r.nh))
 			d := r.dist[t*S+u]
 			if d <= 0 {
 				continue
 			}
+			cand, key = cand[:0], key[:0]
 			for _, c := range n.out[r.switches[u]] {
-				if !n.alive(c) {
-					continue
-				}
-				v := r.swIdx[n.Channels[c].Dst]
-				if v >= 0 && r.dist[t*S+int(v)] == d-1 {
-					r.nh = append(r.nh, c)
+				if v := r.chSw[c]; v >= 0 && n.alive(c) && r.dist[t*S+int(v)] == d-1 {
+					cand = append(cand, c)
+					key = append(key, byte(c), byte(c>>8), byte(c>>16), byte(c>>24))
 				}
 			}
+			l, ok := local[string(key)]
+			if !ok {
+				// At most S-1 lists per switch, and S <= 1<<16.
+				l = uint16(len(local))
+				local[string(key)] = l
+				r.nh = append(r.nh, cand...)
+				r.nhOff = append(r.nhOff, int32(len(r.nh)))
+			}
+			r.nhRef[u*S+t] = l
 		}
 	}
-	r.nhOff[S*S] = int32(len(r.nh))
 	n.r = r
 	return n.checkConnected()
 }
@@ -93,7 +125,7 @@ func (n *Network) checkConnected() error {
 		for _, c := range n.out[h] {
 			if n.alive(c) {
 				up++
-				if s := r.swIdx[n.Channels[c].Dst]; s >= 0 && first < 0 {
+				if s := r.chSw[c]; s >= 0 && first < 0 {
 					first = int(s)
 				}
 			}
@@ -109,7 +141,7 @@ func (n *Network) checkConnected() error {
 			if !n.alive(c) {
 				continue
 			}
-			if s := r.swIdx[n.Channels[c].Dst]; s >= 0 {
+			if s := r.chSw[c]; s >= 0 {
 				ok = ok || r.dist[int(s)*S+first] >= 0
 			} else {
 				direct++
@@ -167,7 +199,7 @@ func (n *Network) AppendFixedPath(buf []int, flow, src, dst int) (path []int, fi
 	var pick [64]int32
 	cand := pick[:0]
 	for _, c := range n.out[src] {
-		if n.alive(c) && int(n.Channels[c].Dst) == dst {
+		if n.alive(c) && int(r.chDst[c]) == dst {
 			cand = append(cand, c)
 		}
 	}
@@ -183,7 +215,7 @@ func (n *Network) AppendFixedPath(buf []int, flow, src, dst int) (path []int, fi
 		if !n.alive(c) {
 			continue
 		}
-		t := r.swIdx[n.Channels[c].Dst]
+		t := r.chSw[c]
 		if t < 0 {
 			continue
 		}
@@ -204,22 +236,23 @@ func (n *Network) AppendFixedPath(buf []int, flow, src, dst int) (path []int, fi
 		if !n.alive(c) {
 			continue
 		}
-		if v := r.swIdx[n.Channels[c].Dst]; v >= 0 && r.dist[t*S+int(v)] == best-1 {
+		if v := r.chSw[c]; v >= 0 && r.dist[t*S+int(v)] == best-1 {
 			cand = append(cand, c)
 		}
 	}
 	c := cand[hash(flow, src)%uint64(len(cand))]
 	fixed = len(tg) == 1 && len(cand) == 1
 	buf = append(buf, int(c))
-	for u := r.swIdx[n.Channels[c].Dst]; int(u) != t; {
-		nh := r.nh[r.nhOff[int(u)*S+t]:r.nhOff[int(u)*S+t+1]]
+	for u := r.chSw[c]; int(u) != t; {
+		l := r.lists[u] + int32(r.nhRef[int(u)*S+t])
+		nh := r.nh[r.nhOff[l]:r.nhOff[l+1]]
 		c = nh[hash(flow, r.switches[u])%uint64(len(nh))]
 		fixed = fixed && len(nh) == 1
 		buf = append(buf, int(c))
-		u = r.swIdx[n.Channels[c].Dst]
+		u = r.chSw[c]
 	}
 	for _, c := range n.out[r.switches[t]] {
-		if n.alive(c) && n.Channels[c].Dst == dst {
+		if n.alive(c) && int(r.chDst[c]) == dst {
 			return append(buf, int(c)), fixed, nil
 		}
 	}
@@ -236,7 +269,7 @@ func (n *Network) hostDist(h, t int) int16 {
 		if !n.alive(c) {
 			continue
 		}
-		if v := r.swIdx[n.Channels[c].Dst]; v >= 0 {
+		if v := r.chSw[c]; v >= 0 {
 			if d := r.dist[t*S+int(v)]; d >= 0 && (best < 0 || d < best) {
 				best = d
 			}
