@@ -24,6 +24,7 @@ package calendar
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -43,11 +44,11 @@ type Event struct {
 // earliest with Peek and remove it with Drop. The zero Queue is
 // not usable; make one with New.
 type Queue struct {
-	shift   uint              // a bucket holds 2^shift time units
-	mask    int64             // wheel size - 1
-	wheel   [maxWheel][]Event // bucket b holds events with T>>shift == b, for b in (base, base+wheel size), in slot b&mask
-	base    int64             // bucket of cur
-	cur     []Event           // bucket base, sorted; cur[pos:] still to deliver
+	shift   uint      // a bucket holds 2^shift time units
+	mask    int64     // wheel size - 1
+	wheel   [][]Event // bucket b holds events with T>>shift == b, for b in (base, base+wheel size), in slot b&mask
+	base    int64     // bucket of cur
+	cur     []Event   // bucket base, sorted; cur[pos:] still to deliver
 	pos     int
 	inWheel int                   // events in wheel, cur excluded
 	occ     [maxWheel / 64]uint64 // bit b&mask set: bucket b of the wheel holds events
@@ -65,8 +66,10 @@ type farEvent struct {
 }
 
 // maxWheel is the largest wheel: larger ones fall out of cache and were
-// measured slower in both simulators. Fixed-size arrays spare Push the
-// bounds checks of slices.
+// measured slower in both simulators. The occupancy bitmap is an array of
+// that size, which spares its bounds checks; the wheel itself is a slice
+// of the simulator's size (an array would cost every small link
+// simulation 24 KB to clear and moved the simulator's own fields apart).
 const maxWheel = 1 << 10
 
 // New returns an empty Queue with buckets of 2^shift time units and a
@@ -78,7 +81,7 @@ func New(shift, wheelBits uint) Queue {
 	if shift > 32 || wheelBits < 6 || 1<<wheelBits > maxWheel {
 		panic(fmt.Sprintf("calendar: buckets of 2^%d and a wheel of 2^%d buckets, want shift <= 32 and 6 <= wheelBits <= 10", shift, wheelBits))
 	}
-	return Queue{shift: shift, mask: 1<<wheelBits - 1}
+	return Queue{shift: shift, mask: 1<<wheelBits - 1, wheel: make([][]Event, 1<<wheelBits)}
 }
 
 // Empty reports whether no event is scheduled.
@@ -99,87 +102,90 @@ func (q *Queue) Peek() *Event {
 func (q *Queue) Drop() { q.pos++ }
 
 // Push schedules e, which must not be earlier than the last event
-// delivered.
+// delivered. Its common case, a bucket of the wheel, is small enough to
+// be inlined into the simulators' hot paths.
 func (q *Queue) Push(e Event) {
 	b := e.T >> (q.shift & 63) // the mask spares a check for shifts of 64 or more
-	switch {
-	case b <= q.base:
-		// The bucket being delivered, or earlier: Peek may have moved
-		// base ahead to the next event while the simulator does
-		// something not in the queue (a flow start) first. Insert after
-		// the events of equal time.
-		rest := q.cur[q.pos:]
-		i := q.pos + sort.Search(len(rest), func(i int) bool { return rest[i].T > e.T })
-		q.cur = slices.Insert(q.cur, i, e)
-	case b <= q.base+q.mask:
-		i := q.slot(b)
-		q.wheel[i] = append(q.wheel[i], e)
-		q.occ[i>>6] |= 1 << (i & 63)
-		q.inWheel++
-	default:
+	if b <= q.base || b > q.base+q.mask {
+		q.pushOutside(e, b)
+		return
+	}
+	i := q.slot(b)
+	q.wheel[i] = append(q.wheel[i], e)
+	q.occ[i>>6] |= 1 << (i & 63)
+	q.inWheel++
+}
+
+// pushOutside schedules e, of bucket b, outside the wheel: into the
+// bucket being delivered or the far heap.
+func (q *Queue) pushOutside(e Event, b int64) {
+	if b > q.base {
 		q.pushFar(farEvent{e, q.seq})
 		q.seq++
+		return
 	}
+	// The bucket being delivered, or earlier: Peek may have moved base
+	// ahead to the next event while the simulator does something not in
+	// the queue (a flow start) first. Insert after the events of equal
+	// time.
+	rest := q.cur[q.pos:]
+	i := q.pos + sort.Search(len(rest), func(i int) bool { return rest[i].T > e.T })
+	q.cur = slices.Insert(q.cur, i, e)
 }
 
 // slot is the wheel slot of bucket b. Masking with maxWheel-1 as well
-// changes nothing but lets the compiler drop the bounds checks.
+// changes nothing but lets the compiler drop the bitmap's bounds checks.
 func (q *Queue) slot(b int64) int64 { return b & q.mask & (maxWheel - 1) }
 
 // advance makes cur[pos] the earliest event, reporting false if there is
 // none.
 func (q *Queue) advance() bool {
 	for q.pos == len(q.cur) {
-		if q.inWheel == 0 {
-			if len(q.far) == 0 {
-				return false
-			}
-			q.base = q.far[0].e.T>>q.shift - 1 // jump over empty buckets
+		b := int64(math.MaxInt64)
+		if q.inWheel > 0 {
+			b = q.nextUsed()
 		}
-		// Recycle the finished bucket's storage for the slot it leaves.
-		q.wheel[q.slot(q.base)] = q.cur[:0]
-		if q.inWheel == 0 {
-			q.base++
-		} else {
-			q.base = q.nextBucket()
+		if len(q.far) > 0 {
+			b = min(b, q.far[0].e.T>>(q.shift&63))
 		}
-		slot := q.slot(q.base)
-		q.cur, q.pos = q.wheel[slot], 0
-		q.wheel[slot] = nil
+		if b == math.MaxInt64 {
+			return false
+		}
+		slot := q.slot(b)
+		w := q.wheel[slot]
+		q.inWheel -= len(w)
 		q.occ[slot>>6] &^= 1 << (slot & 63)
-		q.inWheel -= len(q.cur)
-		if len(q.far) > 0 && q.far[0].e.T>>q.shift == q.base {
+		if len(q.far) > 0 && q.far[0].e.T>>(q.shift&63) == b {
 			// Far events first: they were scheduled earlier.
-			m := q.spare[:0]
-			for len(q.far) > 0 && q.far[0].e.T>>q.shift == q.base {
-				m = append(m, q.popFar().e)
+			cur := q.cur[:0]
+			for len(q.far) > 0 && q.far[0].e.T>>(q.shift&63) == b {
+				cur = append(cur, q.popFar().e)
 			}
-			m = append(m, q.cur...)
-			q.cur, q.spare = m, q.cur
+			q.cur = append(cur, w...)
+			q.wheel[slot] = w[:0]
+		} else {
+			// Recycle the finished bucket's storage for the slot.
+			q.wheel[slot] = q.cur[:0]
+			q.cur = w
 		}
+		q.base, q.pos = b, 0
 		q.sort(q.cur)
 	}
 	return true
 }
 
-// nextBucket is the first bucket after base that holds events: the
-// first occupied bucket of the wheel (which must hold some), found a word
-// of the occupancy bitmap at a time, or a far event's if earlier.
-func (q *Queue) nextBucket() int64 {
-	i, d := q.slot(q.base+1), int64(1)
-	for {
-		if word := q.occ[i>>6] >> (i & 63); word != 0 {
-			d += int64(bits.TrailingZeros64(word))
-			break
+// nextUsed is the first bucket after base that holds events, found a word
+// of the occupancy bitmap at a time; the wheel must not be empty.
+func (q *Queue) nextUsed() int64 {
+	start := q.base + 1
+	for d := int64(0); d <= q.mask; {
+		s := q.slot(start + d)
+		if w := q.occ[s>>6] >> (s & 63); w != 0 {
+			return start + d + int64(bits.TrailingZeros64(w))
 		}
-		step := 64 - i&63
-		d += step
-		i = q.slot(i + step)
+		d += 64 - s&63
 	}
-	if len(q.far) > 0 {
-		d = min(d, q.far[0].e.T>>q.shift-q.base)
-	}
-	return q.base + d
+	panic("calendar: wheel bitmap out of step with its count")
 }
 
 // sort sorts a bucket stably by time: insertion sort for the usual
