@@ -54,7 +54,6 @@ type Queue struct {
 	occ     [maxWheel / 64]uint64 // bit b&mask set: bucket b of the wheel holds events
 	far     []farEvent            // 4-ary min-heap of events beyond the wheel
 	seq     uint64                // scheduling order of the next far event
-	spare   []Event               // scratch for merging far events into a bucket
 	keys    []uint64              // scratch for sorting a crowded bucket
 	moved   []Event
 }
