@@ -101,8 +101,9 @@ func (q *Queue) Peek() *Event {
 func (q *Queue) Drop() { q.pos++ }
 
 // Push schedules e, which must not be earlier than the last event
-// delivered. Its common case, a bucket of the wheel, is small enough to
-// be inlined into the simulators' hot paths.
+// delivered. Its common case, a bucket of the wheel, is kept apart from
+// the rest (pushOutside): fewer instructions per event in both
+// simulators (callgrind).
 func (q *Queue) Push(e Event) {
 	b := e.T >> (q.shift & 63) // the mask spares a check for shifts of 64 or more
 	if b <= q.base || b > q.base+q.mask {
