@@ -55,7 +55,7 @@ func runM3Gendata(args []string) error {
 	defer stop()
 	t0 := time.Now()
 	rep, err := m3study.Gendata(ctx, *out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space}, exec, progress.NewLine(os.Stderr, "m3 gendata"))
-	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated, %d already done, %d failed in %.1f s into %s\n", rep.Ran, rep.Skipped, rep.Failed, time.Since(t0).Seconds(), *out)
+	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated, %d already done, %d failed, %d running elsewhere in %.1f s into %s\n", rep.Ran, rep.Skipped, rep.Failed, rep.Elsewhere, time.Since(t0).Seconds(), *out)
 	return err
 }
 

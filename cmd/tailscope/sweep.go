@@ -83,8 +83,8 @@ func runSweep(args []string) error {
 	}
 	t0 := time.Now()
 	rep, err := experiment.Sweep(ctx, *out, tasks, exec, progress.NewLine(os.Stderr, "sweep"))
-	fmt.Printf("sweep: %d tasks (%d scenarios x %d seeds x %d estimators): %d already done, %d run, %d failed in %s -> %s\n",
-		rep.Total, len(sampled), *seeds, len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, time.Since(t0).Round(time.Millisecond), *out)
+	fmt.Printf("sweep: %d tasks (%d scenarios x %d seeds x %d estimators): %d already done, %d run, %d failed, %d running elsewhere in %s -> %s\n",
+		rep.Total, len(sampled), *seeds, len(split(*names)), rep.Skipped, rep.Ran, rep.Failed, rep.Elsewhere, time.Since(t0).Round(time.Millisecond), *out)
 	return err
 }
 

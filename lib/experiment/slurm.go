@@ -136,9 +136,8 @@ func (s Slurm) Execute(ctx context.Context, dir string, tasks []Task, done func(
 				st, err := os.ReadFile(a.status(i))
 				switch {
 				case err == nil:
-					var terr error
-					if len(st) > 0 {
-						terr = fmt.Errorf("slurm job %s_%d: %s (log %s)", a.job, i, st, a.log(i))
+					terr := a.result(i, st)
+					if terr != nil && !errors.Is(terr, ErrElsewhere) {
 						a.failed++
 					}
 					a.posted[i], a.left = true, a.left-1
@@ -165,7 +164,33 @@ func (s Slurm) Execute(ctx context.Context, dir string, tasks []Task, done func(
 }
 
 func (a *array) status(i int) string { return filepath.Join(a.dir, "status", strconv.Itoa(i)) }
-func (a *array) log(i int) string    { return filepath.Join(a.dir, "log", strconv.Itoa(i)+".out") }
+
+// elsewhereStatus starts the status of an element whose task another
+// process was running (ErrElsewhere).
+const elsewhereStatus = "elsewhere\n"
+
+// result is the error of element i, given its status st: nil for an
+// empty status, one wrapping ErrElsewhere for a task locked elsewhere.
+func (a *array) result(i int, st []byte) error {
+	if len(st) == 0 {
+		return nil
+	}
+	if msg, ok := strings.CutPrefix(string(st), elsewhereStatus); ok {
+		return statusError{fmt.Sprintf("slurm job %s_%d: %s", a.job, i, msg), ErrElsewhere}
+	}
+	return fmt.Errorf("slurm job %s_%d: %s (log %s)", a.job, i, st, a.log(i))
+}
+
+// statusError is an error read back from an element's status, wrapping
+// the sentinel it was written for.
+type statusError struct {
+	msg string
+	err error
+}
+
+func (e statusError) Error() string { return e.msg }
+func (e statusError) Unwrap() error { return e.err }
+func (a *array) log(i int) string   { return filepath.Join(a.dir, "log", strconv.Itoa(i)+".out") }
 
 // submit writes the batch and its job script and submits the array.
 func (s Slurm) submit(ctx context.Context, a *array, dir string, tasks []Task, cmd []string) error {
@@ -249,7 +274,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // RunArrayElement runs element index of a Slurm batch file written by
 // Slurm.Execute, then records its status: an empty status file on
-// success, the error text otherwise. The status is renamed into place, so
+// success, the error text otherwise (marked for a task another process is
+// running: Task.Run). The status is renamed into place, so
 // the poller never reads half of one. It is what "tailscope task run"
 // does inside each array element.
 func RunArrayElement(ctx context.Context, batchFile string, index int) error {
@@ -268,6 +294,9 @@ func RunArrayElement(ctx context.Context, batchFile string, index int) error {
 	msg := ""
 	if runErr != nil {
 		msg = runErr.Error()
+	}
+	if errors.Is(runErr, ErrElsewhere) {
+		msg = elsewhereStatus + msg
 	}
 	status := filepath.Join(filepath.Dir(batchFile), "status", strconv.Itoa(index))
 	tmp := status + ".tmp"

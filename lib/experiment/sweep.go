@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/tailscope/tailscope/lib/internal/pool"
@@ -44,13 +45,21 @@ type Report struct {
 	Skipped int // already done before this run
 	Ran     int // run now, successfully
 	Failed  int // run now, failed
+	// Elsewhere counts the tasks skipped because another live process
+	// holds their lock (Task.Run): not done yet, so the sweep is
+	// incomplete.
+	Elsewhere int
 }
 
 // Sweep runs the tasks whose results are missing under dir through exec
 // and reports progress to p (which may be nil). Finished results are never
 // redone, so a sweep killed at any moment and started again completes with
 // the same results and no repeated work. Failed tasks do not stop the
-// others; their errors are returned together.
+// others; their errors are returned together. Several processes may run
+// parts of one sweep directory at once: a task that another process is
+// running (its lock is held) is skipped and counted in Report.Elsewhere,
+// and then Sweep returns an error saying the sweep is incomplete, so that
+// a script does not take it for done.
 func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p progress.Reporter) (Report, error) {
 	rep := Report{Total: len(tasks)}
 	var todo []Task
@@ -84,20 +93,31 @@ func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p progr
 	}
 	var errs []error
 	err := exec.Execute(ctx, dir, todo, func(i int, err error) {
-		if err != nil {
+		var what []string
+		switch {
+		case errors.Is(err, ErrElsewhere):
+			rep.Elsewhere++
+			errs = append(errs, err)
+			what = append(what, "skipped "+err.Error())
+		case err != nil:
 			rep.Failed++
 			errs = append(errs, err)
-		} else {
+		default:
 			rep.Ran++
 		}
-		failed := ""
 		if rep.Failed > 0 {
-			failed = fmt.Sprintf("%d failed", rep.Failed)
+			what = append(what, fmt.Sprintf("%d failed", rep.Failed))
 		}
-		progress.Report(p, rep.Skipped+rep.Ran+rep.Failed, rep.Total, failed)
+		if rep.Elsewhere > 0 {
+			what = append(what, fmt.Sprintf("%d running elsewhere", rep.Elsewhere))
+		}
+		progress.Report(p, rep.Skipped+rep.Ran+rep.Failed+rep.Elsewhere, rep.Total, strings.Join(what, "; "))
 	})
 	if err != nil {
 		errs = append([]error{err}, errs...)
+	}
+	if rep.Elsewhere > 0 {
+		errs = append(errs, fmt.Errorf("experiment: %d of %d tasks under %s are running in other processes: the sweep is incomplete until they finish (run it again then)", rep.Elsewhere, rep.Total, dir))
 	}
 	return rep, errors.Join(errs...)
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,6 +65,14 @@ func smallTasks(t *testing.T) []Task {
 // journalLines counts the journal's "start" and "done" lines per key.
 func journalLines(t *testing.T, dir string) (starts, dones map[string]int) {
 	t.Helper()
+	starts, dones, _ = journalTakeovers(t, dir)
+	return starts, dones
+}
+
+// journalTakeovers is journalLines with the keys of the tasks whose stale
+// locks were taken over.
+func journalTakeovers(t *testing.T, dir string) (starts, dones map[string]int, takeovers []string) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, JournalFile))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -76,11 +85,13 @@ func journalLines(t *testing.T, dir string) (starts, dones map[string]int) {
 			starts[f[1]]++
 		case len(f) == 4 && f[0] == "done":
 			dones[f[1]]++
+		case len(f) > 2 && f[0] == "takeover":
+			takeovers = append(takeovers, f[1])
 		case line != "":
 			t.Fatalf("malformed journal line %q", line)
 		}
 	}
-	return starts, dones
+	return starts, dones, takeovers
 }
 
 // sameResults checks that every task has the same records and metadata
@@ -240,7 +251,12 @@ func TestKillAndResume(t *testing.T) {
 	if rep.Skipped != len(finished) || rep.Ran != len(tasks)-len(finished) || rep.Failed != 0 {
 		t.Errorf("resumed run %+v, want %d skipped and %d run", rep, len(finished), len(tasks)-len(finished))
 	}
-	after, dones := journalLines(t, dir)
+	// The task running when the child was killed left its lock (if the
+	// kill came between tasks, none): taken over by the resumed run.
+	after, dones, takeovers := journalTakeovers(t, dir)
+	if len(takeovers) > 1 || len(takeovers) == 1 && slices.Contains(finished, takeovers[0]) {
+		t.Errorf("stale locks taken over: %v, want at most the one task unfinished at the kill", takeovers)
+	}
 	for _, key := range finished {
 		if after[key] != before[key] {
 			t.Errorf("%s was finished before the kill but started again", key)

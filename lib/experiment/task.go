@@ -77,7 +77,8 @@ func (t Task) work() (name, opts string, k *kind, err error) {
 // JournalFile is the file, under a sweep's directory, to which every task
 // execution appends a "start <key>" line and, once its result is in place,
 // a "done <key> <wall seconds> <CPU seconds>" line: a record of the work
-// actually done and what it cost (ReadJournal).
+// actually done and what it cost (ReadJournal). A "takeover <key> ..."
+// line says a run took over the lock a killed process left (Task.Run).
 const JournalFile = "journal.log"
 
 // canonicalOptions compacts the options JSON so that spacing does not
@@ -166,6 +167,15 @@ func (t Task) Done(dir string) (bool, error) {
 // (estimator.Streams) also takes the flows as they are drawn, so that a
 // task of millions of flows holds neither in memory. The journal's done line carries the process's CPU
 // time over the task, the task's own when tasks run one at a time.
+//
+// Run holds the task's lock, <result>.lock, while it works, so that two
+// processes sharing dir (two sweeps over parts of one directory, Slurm
+// elements on a shared file system) never run one task at once: a task
+// locked by a live process is left to it, and Run returns an error
+// wrapping ErrElsewhere. A lock left by a process gone from this host is
+// taken over, saying so on stderr and in the journal. The lock goes when
+// Run returns, whether the task succeeded, failed or was cancelled; a
+// task another process finished meanwhile is not run again.
 func (t Task) Run(ctx context.Context, dir string) error {
 	key, err := t.Key()
 	if err != nil {
@@ -181,6 +191,21 @@ func (t Task) Run(ctx context.Context, dir string) error {
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("experiment: %w", err)
+	}
+	release, takeover, err := lockTask(path)
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", key, err)
+	}
+	defer release()
+	if takeover != "" {
+		fmt.Fprintf(os.Stderr, "experiment: %s: %s\n", key, takeover)
+		if err := journal(dir, "takeover "+key+" "+takeover); err != nil {
+			return err
+		}
+	}
+	// Another process may have finished it since the caller looked.
+	if ok, err := t.Done(dir); ok || err != nil {
+		return err
 	}
 	t0, cpu0 := time.Now(), cputime.Used()
 	if err := journal(dir, "start "+key); err != nil {

@@ -13,7 +13,10 @@ import (
 
 // runLog is the JSON a run log holds: the timing of the run that wrote a
 // frame, and the digest of that frame, so that a log is never read as the
-// timing of a different frame.
+// timing of a different frame. The digest is the frame's own (see seal):
+// it covers the whole file, metadata included, so frames with the same
+// records but other metadata (an estimator's counters, options, version)
+// have other digests, and a log belongs to one file's bytes exactly.
 type runLog struct {
 	Frame       string             `json:"frame_digest"`
 	WallSeconds float64            `json:"wall_seconds"`

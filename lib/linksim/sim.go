@@ -296,8 +296,8 @@ func (s *sim) wire(f *flowState, p int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		p := s.q.peek()
-		if p == nil || s.nextStart <= p.t {
+		p := s.q.Peek()
+		if p == nil || s.nextStart <= p.T {
 			if s.next == len(s.fs) {
 				break
 			}
@@ -310,8 +310,8 @@ func (s *sim) run() error {
 			}
 			continue
 		}
-		e := *p
-		s.q.drop()
+		e := eventOf(p)
+		s.q.Drop()
 		s.now = e.t
 		if e.t > maxTs {
 			// Send times would no longer fit their share of an event.

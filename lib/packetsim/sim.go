@@ -406,7 +406,11 @@ func (s *sim) run(ctx context.Context) error {
 				return err
 			}
 		}
-		t := s.q.next()
+		p := s.q.Peek()
+		t := int64(math.MaxInt64)
+		if p != nil {
+			t = p.T
+		}
 		if s.haveNext && s.nextPs <= t {
 			if s.nextPs > s.stop {
 				break
@@ -420,7 +424,8 @@ func (s *sim) run(ctx context.Context) error {
 		if t == math.MaxInt64 || t > s.stop { // no event left, or the stop
 			break
 		}
-		e := s.q.pop()
+		e := eventOf(p)
+		s.q.Drop()
 		s.now = t
 		s.res.Events++
 		switch e.kind() {
@@ -1011,7 +1016,7 @@ func (s *sim) sample() {
 		})
 		s.lastBytes[i] = b
 	}
-	if !s.q.empty() || s.haveNext {
+	if !s.q.Empty() || s.haveNext {
 		s.q.push(newEvent(s.now+every*1000, evSample, 0))
 	}
 }

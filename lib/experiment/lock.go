@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ErrElsewhere is wrapped by the error of a task that another live
+// process is running: its lock file (<result>.lock) is held, so this
+// process skipped it. Such a task is not failed, and not done either.
+var ErrElsewhere = errors.New("running in another process")
+
+// holder is who holds a task's lock: a process on a host.
+type holder struct {
+	pid  int
+	host string
+}
+
+func (h holder) String() string { return fmt.Sprintf("pid %d on %s", h.pid, h.host) }
+
+// me is this process as a lock holder.
+func me() (holder, error) {
+	host, err := os.Hostname()
+	if err != nil {
+		return holder{}, fmt.Errorf("task lock: %w", err)
+	}
+	return holder{os.Getpid(), host}, nil
+}
+
+// lockTask takes the lock of the task whose result goes to path: it
+// creates path+".lock" exclusively (O_EXCL, atomic on local and network
+// file systems) holding this process's pid and host. A lock of a process
+// that is gone from this host is stale and taken over, which takeover
+// describes; a lock of a live process, or of another host (whose
+// processes cannot be seen from here), makes lockTask fail with an error
+// wrapping ErrElsewhere that names the holder and the lock file. release
+// removes the lock.
+func lockTask(path string) (release func(), takeover string, err error) {
+	self, err := me()
+	if err != nil {
+		return nil, "", err
+	}
+	lock := path + ".lock"
+	for attempt := 0; ; attempt++ {
+		err := create(lock, self)
+		if err == nil {
+			return func() { os.Remove(lock) }, takeover, nil
+		}
+		if !errors.Is(err, os.ErrExist) || attempt > 0 {
+			// A second collision means another process took the stale
+			// lock over first.
+			return nil, "", lockError(lock, err)
+		}
+		h, err := readLock(lock)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue // released meanwhile: try again
+		case err != nil:
+			return nil, "", fmt.Errorf("%w: %s is unreadable (remove it if no process runs the task): %v", ErrElsewhere, lock, err)
+		case h.host != self.host || alive(h.pid):
+			return nil, "", fmt.Errorf("%w: %s holds %s (remove it if that process is gone)", ErrElsewhere, h, lock)
+		}
+		// Stale: move it aside under a name of our own and check that
+		// what moved is the stale lock: another process finding it stale
+		// too may have replaced it with its own live lock already, which
+		// goes back.
+		aside := fmt.Sprintf("%s.stale-%d", lock, self.pid)
+		if err := os.Rename(lock, aside); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return nil, "", lockError(lock, err)
+		}
+		if moved, err := readLock(aside); err != nil || moved != h {
+			os.Link(aside, lock) // fails only if yet another process locked it: it holds it then
+			os.Remove(aside)
+			return nil, "", fmt.Errorf("%w: another process took the stale %s over first", ErrElsewhere, lock)
+		}
+		os.Remove(aside)
+		takeover = fmt.Sprintf("took over the stale lock %s of %s (gone)", lock, h)
+	}
+}
+
+// create makes the lock file, failing if it exists.
+func create(lock string, self holder) error {
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%d %s\n", self.pid, self.host)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(lock)
+	}
+	return err
+}
+
+// readLock reads who holds a lock file.
+func readLock(lock string) (holder, error) {
+	f, err := os.Open(lock)
+	if err != nil {
+		return holder{}, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return holder{}, err
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 {
+		// Also a lock whose holder has not written it yet: taken as held.
+		return holder{}, fmt.Errorf("lock file holds %q, want a pid and a host", b)
+	}
+	pid, err := strconv.Atoi(fields[0])
+	if err != nil || pid <= 0 {
+		return holder{}, fmt.Errorf("lock file holds %q, want a pid and a host", b)
+	}
+	return holder{pid, fields[1]}, nil
+}
+
+// alive reports whether process pid exists on this host. A process that
+// exists but is not ours to signal (EPERM) is alive.
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func lockError(lock string, err error) error {
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%w: another process took %s first", ErrElsewhere, lock)
+	}
+	return fmt.Errorf("task lock: %w", err)
+}
