@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,20 +15,24 @@ import (
 )
 
 // The data manifest keeps the commit that started a data set, grows with
-// larger task counts and refuses another seed or flow count.
+// larger task counts and refuses another seed, flow count, space or
+// low-share draw.
 func TestManifest(t *testing.T) {
 	dir := t.TempDir()
+	a := func(tasks int) Manifest { return Manifest{Tasks: tasks, Flows: 400, Seed: 1, GitCommit: "a"} }
+	low := &m3.LowShare{MinShare: 1e-3, MaxShare: 0.2, FGFlows: 100, MaxFlows: 1000}
 	steps := []struct {
 		in      Manifest
 		want    Manifest
 		wantErr string
 	}{
-		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, Manifest{10, 400, 1, "", "a"}, ""},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, Manifest{30, 400, 1, "", "a"}, ""},
-		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, Manifest{30, 400, 1, "", "a"}, ""},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, Manifest{30, 400, 1, "", "a"}, "seed 1 with 400 flows"},
-		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, Manifest{30, 400, 1, "", "a"}, "asked for seed 1 with 500"},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 1, Space: "table4"}, Manifest{30, 400, 1, "", "a"}, `in space ""; asked for seed 1 with 400 in "table4"`},
+		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, a(10), ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, a(30), ""},
+		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, a(30), ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, a(30), "seed 1 with 400 flows"},
+		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, a(30), "asked for seed 1 with 500"},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, Space: "table4"}, a(30), `in space "", low-share draw none; asked for seed 1 with 400 in "table4"`},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, LowShare: low}, a(30), "asked for seed 1 with 400 in \"\", {MinShare:0.001"},
 	}
 	for i, s := range steps {
 		err := WriteManifest(dir, s.in)
@@ -38,7 +43,7 @@ func TestManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != s.want {
+		if !reflect.DeepEqual(got, s.want) {
 			t.Errorf("step %d: manifest %+v, want %+v", i, got, s.want)
 		}
 	}
