@@ -97,4 +97,26 @@ func TestGendataTrain(t *testing.T) {
 			t.Errorf("%s: %d rows, the buckets count %d; thin %q", a.Name(), tab.Len(), rows, tab.Meta.Extra["thin"])
 		}
 	}
+	// A second directory of low-share tasks trains with the first as one
+	// data set; the provenance names both and how each was made.
+	low := t.TempDir()
+	ls := &m3.LowShare{MinShare: 0.01, MaxShare: 0.2, FGFlows: 20, MaxFlows: 600}
+	if rep, err := Gendata(context.Background(), low, m3.GenOptions{Tasks: 10, Flows: 150, Seed: 4, LowShare: ls}, experiment.Local{Workers: 2}, nil); err != nil || rep.Ran != 10 {
+		t.Fatalf("low-share gendata: %+v, %v", rep, err)
+	}
+	if _, _, err := Train(TrainConfig{Data: data + "," + low, Model: model, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(model + ".json"); err != nil {
+		t.Fatal(err)
+	}
+	p = Provenance{}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	g := p.Commands["gendata"]
+	if p.DataTasks != 30 || len(p.DataSets) != 2 || !reflect.DeepEqual(p.DataSets[1].LowShare, ls) ||
+		!strings.Contains(g, "-out "+data+" -seed 3 -tasks 20 -flows 150; ") || !strings.Contains(g, "-out "+low+" -seed 4 -tasks 10 -flows 150 -min-share 0.01 -max-share 0.2 -fg-flows 20 -max-flows 600") {
+		t.Errorf("two data sets: %d tasks, data sets %+v, gendata %q", p.DataTasks, p.DataSets, g)
+	}
 }
