@@ -43,10 +43,19 @@ func runM3Gendata(args []string) error {
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
 	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) or table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork)")
+	minShare := floatFlag(fs, "min-share", 0, nonNegative, "when positive, foreground shares log-uniform from this (a fabric path's are 1e-4 or less) to -max-share instead of 20-50%")
+	maxShare := floatFlag(fs, "max-share", 0.2, positive, "with -min-share: the largest foreground share")
+	fgFlows := intFlag(fs, "fg-flows", 100, 1, math.MaxInt, "with -min-share: foreground flows a task aims at (its flows: this over its share, at least -flows, at most -max-flows)")
+	maxFlows := intFlag(fs, "max-flows", 100000, 1, math.MaxInt, "with -min-share: most flows per task")
+	inner := intFlag(fs, "inner-weight", 0, 0, math.MaxInt, "with -min-share: above 1, every other task weights the inner (fabric) segments 2..this times the others (m3.Task.InnerWeight)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), 1, math.MaxInt, "local: tasks run in parallel")
 	executor := executorFlags(fs, "local (goroutines) or slurm (job arrays)", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	o := m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space}
+	if *minShare > 0 {
+		o.LowShare = &m3.LowShare{MinShare: *minShare, MaxShare: *maxShare, FGFlows: *fgFlows, MaxFlows: *maxFlows, InnerWeight: *inner}
 	}
 	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
@@ -54,7 +63,7 @@ func runM3Gendata(args []string) error {
 	}
 	defer stop()
 	t0 := time.Now()
-	rep, err := m3study.Gendata(ctx, *out, m3.GenOptions{Tasks: *tasks, Flows: *flows, Seed: *seed, Space: *space}, exec, progress.NewLine(os.Stderr, "m3 gendata"))
+	rep, err := m3study.Gendata(ctx, *out, o, exec, progress.NewLine(os.Stderr, "m3 gendata"))
 	fmt.Fprintf(os.Stderr, "m3 gendata: %d tasks simulated, %d already done, %d failed, %d running elsewhere in %.1f s into %s\n", rep.Ran, rep.Skipped, rep.Failed, rep.Elsewhere, time.Since(t0).Seconds(), *out)
 	return err
 }

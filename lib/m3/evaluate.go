@@ -24,17 +24,33 @@ type DataSet struct {
 // mostly carry one to a few foreground flows.
 var ThinTo = []int{1, 2, 4, 16}
 
-// LoadData reads every task frame in data directory dir (TaskFrames) and
-// splits them. Training and validation samples are augmented with thinned
-// copies drawn from seed. Samples are in task index order, whatever the
-// frames' names.
-func LoadData(dir string, seed uint64) (*DataSet, error) {
+// LoadData reads every task frame in the data directories dirs
+// (TaskFrames) and splits them by task index. Training and validation
+// samples are augmented with thinned copies drawn from seed. Samples are
+// in directory order, then task index order, whatever the frames' names.
+// Several directories, each made by one gendata run, make one data set: a
+// task index may recur across them (their draws differ), not within one.
+func LoadData(dirs []string, seed uint64) (*DataSet, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("m3: no data directory to load")
+	}
+	ds := &DataSet{}
+	for _, dir := range dirs {
+		if err := ds.load(dir, seed); err != nil {
+			return nil, err
+		}
+	}
+	return ds, nil
+}
+
+// load adds the task frames of data directory dir to ds.
+func (ds *DataSet) load(dir string, seed uint64) error {
 	files, err := TaskFrames(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("m3: no task frames in %s (run tailscope m3 gendata)", dir)
+		return fmt.Errorf("m3: no task frames in %s (run tailscope m3 gendata)", dir)
 	}
 	// Frames are named by hashes: read them in any order, keep each
 	// task's samples (not its raw frame) and append them by index.
@@ -43,15 +59,14 @@ func LoadData(dir string, seed uint64) (*DataSet, error) {
 		samples []*Sample
 	}
 	tasks := make([]task, 0, len(files))
-	ds := &DataSet{}
 	for _, f := range files {
 		tr, err := ReadTaskResult(f)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s, err := tr.Sample()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ds.Tasks++
 		ds.Flows += len(tr.Sizes)
@@ -67,7 +82,7 @@ func LoadData(dir string, seed uint64) (*DataSet, error) {
 	slices.SortFunc(tasks, func(a, b task) int { return a.index - b.index })
 	for i, t := range tasks {
 		if i > 0 && t.index == tasks[i-1].index {
-			return nil, fmt.Errorf("m3: %s holds task %d twice (data sets of other seeds, flows or spaces mixed)", dir, t.index)
+			return fmt.Errorf("m3: %s holds task %d twice (data sets of other seeds, flows or spaces mixed)", dir, t.index)
 		}
 		switch t.index % 10 {
 		case 9:
@@ -78,7 +93,7 @@ func LoadData(dir string, seed uint64) (*DataSet, error) {
 			ds.Train = append(ds.Train, t.samples...)
 		}
 	}
-	return ds, nil
+	return nil
 }
 
 // Ablation compares flowSim alone with the model on held-out samples

@@ -3,6 +3,7 @@ package m3
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -40,14 +41,14 @@ func FeatureMap(sizes []int64, slowdowns []float64, bins metrics.Bins) [][]float
 	return m
 }
 
-// SpecNames names the entries of the network-spec vector SpecVector
-// returns, in order: LegacySpecNames, then the rest of the configuration
-// m3's Table 4 varies: the other congestion controls' one-hot entries,
-// the initial window of the CC in use, DCQCN's marking thresholds, HPCC's
-// eta and rate AI, TIMELY's thresholds, the PFC flag, and whether the
-// buffer is shared by a switch's ports with its dynamic threshold's alpha.
-// A model reads the entries its ModelInfo.SpecNames names.
-var SpecNames = []string{
+// NetworkSpecNames names the entries of the network-spec vector
+// SpecVector returns, in order: LegacySpecNames, then the rest of the
+// configuration m3's Table 4 varies: the other congestion controls'
+// one-hot entries, the initial window of the CC in use, DCQCN's marking
+// thresholds, HPCC's eta and rate AI, TIMELY's thresholds, the PFC flag,
+// and whether the buffer is shared by a switch's ports with its dynamic
+// threshold's alpha.
+var NetworkSpecNames = []string{
 	"hops/6", "bdp/100KB", "infinite_buffer", "buffer/bdp", "window/bdp",
 	"k_first/bdp", "k_max/bdp", "cc_dctcp", "cc_dctcp_window", "dctcp_g",
 	"ai_rate/1Gbps", "min_rate/10Gbps",
@@ -57,13 +58,60 @@ var SpecNames = []string{
 	"shared_buffer", "buffer_alpha",
 }
 
+// SpecNames names the entries of a sample's spec vector (Sample.Spec):
+// NetworkSpecNames, then the path's own, "log10_fg_share", the decimal
+// logarithm of its foreground share (FGShare, at least MinFGShare). A
+// model reads the entries its ModelInfo.SpecNames names.
+var SpecNames = append(slices.Clone(NetworkSpecNames), "log10_fg_share")
+
 // LegacySpecNames is the spec layout of models that record none (trained
 // on DCTCP alone): the first twelve SpecNames.
-var LegacySpecNames = SpecNames[:12:12]
+var LegacySpecNames = NetworkSpecNames[:12:12]
+
+// MinFGShare is the smallest foreground share a spec vector carries: a
+// fabric path's is often smaller (6e-5 on the 6,144-host fabric at 30%),
+// but below it a foreground no longer queues behind itself measurably,
+// and the model is not asked to extrapolate beyond its training tasks'.
+const MinFGShare = 1e-4
+
+// FGShare is the foreground's share of the flows crossing the path's
+// busiest hop (the one with the most bytes per unit of bandwidth). It
+// tells the model how much of its bottleneck's traffic is the foreground
+// itself: a training task's foreground is a fifth to a half of its
+// flows, a fabric path's a ten-thousandth. A thinned sample (Sample.Thin)
+// keeps its whole task's share. A path without foreground flows has
+// share 0.
+func FGShare(sim *PathSim) float64 {
+	h := sim.Hops()
+	bytes := make([]float64, h)
+	flows := make([]int, h)
+	fg := 0
+	for i, f := range sim.Flows {
+		first, last := sim.First[i], sim.Last[i]
+		if sim.Foreground[i] {
+			fg++
+		}
+		for k := first; k <= last; k++ {
+			bytes[k] += float64(f.Size)
+			flows[k]++
+		}
+	}
+	if fg == 0 {
+		return 0
+	}
+	bandwidths, _ := sim.chain()
+	busiest := 0
+	for k := range h {
+		if bytes[k]/float64(bandwidths[k]) > bytes[busiest]/float64(bandwidths[busiest]) {
+			busiest = k
+		}
+	}
+	return float64(fg) / float64(flows[busiest])
+}
 
 // SpecVector is the network-spec vector of a path of hops with the given
 // bandwidths (bps) and delays (ns) under cfg (m3 §3.4), entries as
-// SpecNames: hop count, bandwidth-delay product, buffer, windows and ECN
+// NetworkSpecNames: hop count, bandwidth-delay product, buffer, windows and ECN
 // thresholds relative to it, the congestion control one-hot and its
 // parameters, scaled to about unit size. The buffer is the per-port
 // buffer or, when switches share one (netcfg.Buffer), each switch's, with
@@ -130,8 +178,9 @@ type Sample struct {
 	// per hop of the background flows crossing that hop.
 	FG [][]float64
 	BG [][][]float64
-	// Spec is the network-spec vector (SpecVector), Network the
-	// configuration it describes.
+	// Spec is the spec vector (SpecNames): the network's (SpecVector)
+	// and the path's foreground share; Network the configuration it
+	// describes.
 	Spec    []float64
 	Network netcfg.Config
 	// Base holds flowSim's foreground slowdown percentiles per output
@@ -177,7 +226,7 @@ func NewSample(sim *PathSim, cfg netcfg.Config, flowSlowdowns, packetSlowdowns [
 	s := &Sample{
 		Hops:    h,
 		FG:      FeatureMap(fgSize, fgFlow, in),
-		Spec:    SpecVector(bandwidths, delays, cfg),
+		Spec:    append(SpecVector(bandwidths, delays, cfg), math.Log10(max(FGShare(sim), MinFGShare))),
 		Network: cfg,
 		Base:    FeatureMap(fgSize, fgFlow, out),
 		Count:   make([]int, out.Len()),

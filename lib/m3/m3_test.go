@@ -354,8 +354,8 @@ func TestSpecVectorHandCase(t *testing.T) {
 	// BDP = 10 Gbps x 2886.4 ns / 8 = 3608 B; K = 30 KB, window 18 KB.
 	bdp := 3608.0
 	want := []float64{1.0 / 6, bdp / 1e5, 1, 0, 18000 / bdp, 30000 / bdp, 30000 / bdp, 1, 0, 1.0 / 16, 0.615, 0.1}
-	if len(v) != len(SpecNames) {
-		t.Fatalf("%d entries, %d names", len(v), len(SpecNames))
+	if len(v) != len(NetworkSpecNames) {
+		t.Fatalf("%d entries, %d names", len(v), len(NetworkSpecNames))
 	}
 	for i := range want {
 		if math.Abs(v[i]-want[i]) > 1e-9 {
@@ -671,8 +671,8 @@ func TestSpecVectorConfiguration(t *testing.T) {
 	at := func(v []float64, name string) float64 { return v[slices.Index(SpecNames, name)] }
 	base := SpecVector(bw, dl, netcfg.Default())
 	bdp := at(base, "bdp/100KB") * 1e5
-	if len(base) != len(SpecNames) {
-		t.Fatalf("%d entries for %d names", len(base), len(SpecNames))
+	if len(base) != len(NetworkSpecNames) {
+		t.Fatalf("%d entries for %d names", len(base), len(NetworkSpecNames))
 	}
 	for _, cc := range netcfg.CCs {
 		cfg := netcfg.Default()

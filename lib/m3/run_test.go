@@ -138,7 +138,7 @@ func TestTaskFrames(t *testing.T) {
 	if _, err := TaskFrames(dir); err == nil || !strings.Contains(err.Error(), "task-000001.parquet") {
 		t.Errorf("a directory of the old layout: %v", err)
 	}
-	if _, err := LoadData(dir, 1); err == nil || !strings.Contains(err.Error(), "older tailscope") {
+	if _, err := LoadData([]string{dir}, 1); err == nil || !strings.Contains(err.Error(), "older tailscope") {
 		t.Errorf("LoadData of the old layout: %v", err)
 	}
 	if files, err := TaskFrames(filepath.Join(dir, "none")); err != nil || len(files) != 0 {

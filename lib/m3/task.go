@@ -219,7 +219,22 @@ func (t Task) Build() (*PathSim, error) {
 			}
 		}
 	}
-	fg := max(1, int(math.Round(float64(len(pairs))*t.ForegroundShare/(1-t.ForegroundShare))))
+	// The foreground pair goes in as often as the share asks. A share
+	// below one copy per background list (a fabric path's, down to
+	// 1e-4) repeats the list until the foreground has ten copies, within
+	// 5% of the share; the shares RandomTask draws ask for two copies or
+	// more, so their lists are as they were.
+	x := float64(len(pairs)) * t.ForegroundShare / (1 - t.ForegroundShare)
+	if x < 1 {
+		reps := int(math.Ceil(10 / x))
+		bg := pairs
+		pairs = make([][2]int, 0, reps*len(bg)+10)
+		for range reps {
+			pairs = append(pairs, bg...)
+		}
+		x *= float64(reps)
+	}
+	fg := max(1, int(math.Round(x)))
 	for range fg {
 		pairs = append(pairs, [2]int{0, 1})
 	}

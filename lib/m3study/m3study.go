@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -29,11 +30,14 @@ import (
 // Manifest is <data dir>/gendata.json: what a data set was generated
 // with and the commit that started it, for the model's provenance.
 type Manifest struct {
-	Tasks     int    `json:"tasks"`
-	Flows     int    `json:"flows"`
-	Seed      uint64 `json:"seed"`
-	Space     string `json:"space,omitempty"` // m3.Spaces; empty: dctcp
-	GitCommit string `json:"git_commit"`
+	Tasks int    `json:"tasks"`
+	Flows int    `json:"flows"`
+	Seed  uint64 `json:"seed"`
+	Space string `json:"space,omitempty"` // m3.Spaces; empty: dctcp
+	// LowShare is the data set's low-share draw (m3.GenOptions), nil
+	// for none.
+	LowShare  *m3.LowShare `json:"low_share,omitempty"`
+	GitCommit string       `json:"git_commit"`
 }
 
 // ManifestFile is the manifest's name in a data directory.
@@ -46,9 +50,9 @@ const ManifestFile = "gendata.json"
 // that started it.
 func WriteManifest(dir string, m Manifest) error {
 	if old, err := ReadManifest(dir); err == nil {
-		if old.Seed != m.Seed || old.Flows != m.Flows || old.Space != m.Space {
-			return fmt.Errorf("m3study: %s holds seed %d with %d flows per task in space %q; asked for seed %d with %d in %q (use another directory)",
-				dir, old.Seed, old.Flows, old.Space, m.Seed, m.Flows, m.Space)
+		if old.Seed != m.Seed || old.Flows != m.Flows || old.Space != m.Space || !reflect.DeepEqual(old.LowShare, m.LowShare) {
+			return fmt.Errorf("m3study: %s holds seed %d with %d flows per task in space %q, low-share draw %s; asked for seed %d with %d in %q, %s (use another directory)",
+				dir, old.Seed, old.Flows, old.Space, lowShareString(old.LowShare), m.Seed, m.Flows, m.Space, lowShareString(m.LowShare))
 		}
 		m.Tasks = max(m.Tasks, old.Tasks)
 		if old.GitCommit != "" {
@@ -58,6 +62,14 @@ func WriteManifest(dir string, m Manifest) error {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, ManifestFile), m)
+}
+
+// lowShareString describes a low-share draw for messages.
+func lowShareString(l *m3.LowShare) string {
+	if l == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%+v", *l)
 }
 
 // ReadManifest reads dir's manifest.
@@ -107,7 +119,7 @@ func Gendata(ctx context.Context, dir string, o m3.GenOptions, exec experiment.E
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return experiment.Report{}, err
 	}
-	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: o.Space, GitCommit: gitCommit()}); err != nil {
+	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: o.Space, LowShare: o.LowShare, GitCommit: gitCommit()}); err != nil {
 		return experiment.Report{}, err
 	}
 	return experiment.GenerateM3Data(ctx, dir, o, exec, p)
@@ -189,7 +201,9 @@ func (a Ablation) Write(dir string) error {
 
 // TrainConfig sets up Train.
 type TrainConfig struct {
-	Data    string // data directory from Gendata
+	// Data is the data directory from Gendata, or several, separated by
+	// commas, that make one data set (m3.LoadData).
+	Data    string
 	Model   string // model file to write; its provenance goes to <Model>.json
 	Options m3.TrainOptions
 	// Command is the command line that trained, for the provenance.
@@ -211,13 +225,16 @@ type CCError struct {
 
 // Provenance is the record written next to a trained model.
 type Provenance struct {
-	Model          string            `json:"model"`
-	GitCommit      string            `json:"git_commit"`
-	Data           string            `json:"data"`
-	DataTasks      int               `json:"data_tasks"`
-	DataFlows      int               `json:"data_flows"`
-	DataSeed       uint64            `json:"data_seed"`
-	DataCommit     string            `json:"data_git_commit"`
+	Model      string `json:"model"`
+	GitCommit  string `json:"git_commit"`
+	Data       string `json:"data"`
+	DataTasks  int    `json:"data_tasks"`
+	DataFlows  int    `json:"data_flows"`
+	DataSeed   uint64 `json:"data_seed"`
+	DataCommit string `json:"data_git_commit"`
+	// DataSets are the manifests of Data's directories when it names
+	// several (DataSeed and DataCommit are the first's).
+	DataSets       []Manifest        `json:"data_sets,omitempty"`
 	TrainSeed      uint64            `json:"train_seed"`
 	Split          string            `json:"split"`
 	Info           m3.ModelInfo      `json:"training"`
@@ -242,13 +259,21 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	manifest, err := ReadManifest(cfg.Data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("m3study: %w (the data directory must come from 'tailscope m3 gendata')", err)
+	dirs := strings.Split(cfg.Data, ",")
+	var manifests []Manifest
+	var gendata []string
+	for _, dir := range dirs {
+		m, err := ReadManifest(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("m3study: %w (the data directory must come from 'tailscope m3 gendata')", err)
+		}
+		manifests = append(manifests, m)
+		gendata = append(gendata, m.command(dir))
 	}
+	manifest := manifests[0]
 	seed := cfg.Options.Seed
 	t0 := time.Now()
-	ds, err := m3.LoadData(cfg.Data, seed)
+	ds, err := m3.LoadData(dirs, seed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,9 +300,12 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 		TestBuckets: abls[0].Buckets, TestRows: abls[0].Rows, TestFlowSimErr: abls[0].FlowSimErr, TestModelErr: abls[0].ModErr,
 		Thin1FlowSim: abls[1].FlowSimErr, Thin1Model: abls[1].ModErr,
 		Commands: map[string]string{
-			"gendata": fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d%s", cfg.Data, manifest.Seed, ds.Tasks, manifest.Flows, spaceFlag(manifest.Space)),
+			"gendata": strings.Join(gendata, "; "),
 			"train":   cfg.Command,
 		},
+	}
+	if len(manifests) > 1 {
+		p.DataSets = manifests
 	}
 	if p.TestByCC, err = by(abls[0].Table, "cc"); err != nil {
 		return nil, nil, err
@@ -318,10 +346,15 @@ func by(t *frame.Table, column string) ([]CCError, error) {
 	return out, nil
 }
 
-// spaceFlag is the gendata flag that names space ("" for the default).
-func spaceFlag(space string) string {
-	if space == "" {
-		return ""
+// command is the gendata command line that makes the data set of m in
+// dir.
+func (m Manifest) command(dir string) string {
+	c := fmt.Sprintf("tailscope m3 gendata -out %s -seed %d -tasks %d -flows %d", dir, m.Seed, m.Tasks, m.Flows)
+	if m.Space != "" {
+		c += " -space " + m.Space
 	}
-	return " -space " + space
+	if l := m.LowShare; l != nil {
+		c += fmt.Sprintf(" -min-share %g -max-share %g -fg-flows %d -max-flows %d -inner-weight %d", l.MinShare, l.MaxShare, l.FGFlows, l.MaxFlows, l.InnerWeight)
+	}
+	return c
 }

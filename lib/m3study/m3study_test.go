@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,20 +15,24 @@ import (
 )
 
 // The data manifest keeps the commit that started a data set, grows with
-// larger task counts and refuses another seed or flow count.
+// larger task counts and refuses another seed, flow count, space or
+// low-share draw.
 func TestManifest(t *testing.T) {
 	dir := t.TempDir()
+	a := func(tasks int) Manifest { return Manifest{Tasks: tasks, Flows: 400, Seed: 1, GitCommit: "a"} }
+	low := &m3.LowShare{MinShare: 1e-3, MaxShare: 0.2, FGFlows: 100, MaxFlows: 1000}
 	steps := []struct {
 		in      Manifest
 		want    Manifest
 		wantErr string
 	}{
-		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, Manifest{10, 400, 1, "", "a"}, ""},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, Manifest{30, 400, 1, "", "a"}, ""},
-		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, Manifest{30, 400, 1, "", "a"}, ""},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, Manifest{30, 400, 1, "", "a"}, "seed 1 with 400 flows"},
-		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, Manifest{30, 400, 1, "", "a"}, "asked for seed 1 with 500"},
-		{Manifest{Tasks: 30, Flows: 400, Seed: 1, Space: "table4"}, Manifest{30, 400, 1, "", "a"}, `in space ""; asked for seed 1 with 400 in "table4"`},
+		{Manifest{Tasks: 10, Flows: 400, Seed: 1, GitCommit: "a"}, a(10), ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, GitCommit: "b"}, a(30), ""},
+		{Manifest{Tasks: 20, Flows: 400, Seed: 1, GitCommit: "c"}, a(30), ""},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 2}, a(30), "seed 1 with 400 flows"},
+		{Manifest{Tasks: 30, Flows: 500, Seed: 1}, a(30), "asked for seed 1 with 500"},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, Space: "table4"}, a(30), `in space "", low-share draw none; asked for seed 1 with 400 in "table4"`},
+		{Manifest{Tasks: 30, Flows: 400, Seed: 1, LowShare: low}, a(30), "asked for seed 1 with 400 in \"\", {MinShare:0.001"},
 	}
 	for i, s := range steps {
 		err := WriteManifest(dir, s.in)
@@ -38,7 +43,7 @@ func TestManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != s.want {
+		if !reflect.DeepEqual(got, s.want) {
 			t.Errorf("step %d: manifest %+v, want %+v", i, got, s.want)
 		}
 	}
@@ -91,5 +96,27 @@ func TestGendataTrain(t *testing.T) {
 		if tab.Len() != rows || tab.Meta.Extra["thin"] != map[int]string{0: "0", 1: "1"}[a.Thin] {
 			t.Errorf("%s: %d rows, the buckets count %d; thin %q", a.Name(), tab.Len(), rows, tab.Meta.Extra["thin"])
 		}
+	}
+	// A second directory of low-share tasks trains with the first as one
+	// data set; the provenance names both and how each was made.
+	low := t.TempDir()
+	ls := &m3.LowShare{MinShare: 0.01, MaxShare: 0.2, FGFlows: 20, MaxFlows: 600}
+	if rep, err := Gendata(context.Background(), low, m3.GenOptions{Tasks: 10, Flows: 150, Seed: 4, LowShare: ls}, experiment.Local{Workers: 2}, nil); err != nil || rep.Ran != 10 {
+		t.Fatalf("low-share gendata: %+v, %v", rep, err)
+	}
+	if _, _, err := Train(TrainConfig{Data: data + "," + low, Model: model, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(model + ".json"); err != nil {
+		t.Fatal(err)
+	}
+	p = Provenance{}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	g := p.Commands["gendata"]
+	if p.DataTasks != 30 || len(p.DataSets) != 2 || !reflect.DeepEqual(p.DataSets[1].LowShare, ls) ||
+		!strings.Contains(g, "-out "+data+" -seed 3 -tasks 20 -flows 150; ") || !strings.Contains(g, "-out "+low+" -seed 4 -tasks 10 -flows 150 -min-share 0.01 -max-share 0.2 -fg-flows 20 -max-flows 600") {
+		t.Errorf("two data sets: %d tasks, data sets %+v, gendata %q", p.DataTasks, p.DataSets, g)
 	}
 }
