@@ -82,31 +82,20 @@ const MinFGShare = 1e-4
 // keeps its whole task's share. A path without foreground flows has
 // share 0.
 func FGShare(sim *PathSim) float64 {
-	h := sim.Hops()
-	bytes := make([]float64, h)
-	flows := make([]int, h)
-	fg := 0
-	for i, f := range sim.Flows {
-		first, last := sim.First[i], sim.Last[i]
+	busiest := sim.BusiestHop()
+	fg, flows := 0, 0
+	for i := range sim.Flows {
+		if sim.First[i] <= busiest && busiest <= sim.Last[i] {
+			flows++
+		}
 		if sim.Foreground[i] {
 			fg++
-		}
-		for k := first; k <= last; k++ {
-			bytes[k] += float64(f.Size)
-			flows[k]++
 		}
 	}
 	if fg == 0 {
 		return 0
 	}
-	bandwidths, _ := sim.chain()
-	busiest := 0
-	for k := range h {
-		if bytes[k]/float64(bandwidths[k]) > bytes[busiest]/float64(bandwidths[busiest]) {
-			busiest = k
-		}
-	}
-	return float64(fg) / float64(flows[busiest])
+	return float64(fg) / float64(flows)
 }
 
 // SpecVector is the network-spec vector of a path of hops with the given

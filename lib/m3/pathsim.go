@@ -47,6 +47,31 @@ type PathSim struct {
 // Hops is the number of links in the chain.
 func (s *PathSim) Hops() int { return s.Spec.Hops }
 
+// HopBytes returns the bytes of the flows crossing each hop of the chain.
+func (s *PathSim) HopBytes() []float64 {
+	bytes := make([]float64, s.Hops())
+	for i, f := range s.Flows {
+		for k := s.First[i]; k <= s.Last[i]; k++ {
+			bytes[k] += float64(f.Size)
+		}
+	}
+	return bytes
+}
+
+// BusiestHop is the hop with the most bytes per unit of bandwidth (the
+// first of equals).
+func (s *PathSim) BusiestHop() int {
+	bytes := s.HopBytes()
+	bw := func(k int) float64 { return float64(s.Net.Channels[2*k].Bandwidth) }
+	busiest := 0
+	for k := range bytes {
+		if bytes[k]/bw(k) > bytes[busiest]/bw(busiest) {
+			busiest = k
+		}
+	}
+	return busiest
+}
+
 // chain returns the bandwidths and delays of the chain's hops: hop i is
 // link i of the parking lot, and its forward channel is 2i.
 func (s *PathSim) chain() (bandwidths, delays []int64) {

@@ -261,20 +261,8 @@ func (s *study) byLength(dr *drawn) {
 	host := make([]bool, len(dr.sims))
 	onPath := map[int]int{} // flow -> drawn lot
 	for j, sim := range dr.sims {
-		h := sim.Hops()
-		bytes := make([]float64, h)
-		for k, f := range sim.Flows {
-			for c := sim.First[k]; c <= sim.Last[k]; c++ {
-				bytes[c] += float64(f.Size)
-			}
-		}
-		best := 0
-		for c := range h {
-			if bytes[c]/float64(sim.Net.Channels[2*c].Bandwidth) > bytes[best]/float64(sim.Net.Channels[2*best].Bandwidth) {
-				best = c
-			}
-		}
-		host[j] = best == 0 || best == h-1
+		best := sim.BusiestHop()
+		host[j] = best == 0 || best == sim.Hops()-1
 		for _, f := range s.d.Foreground(dr.paths[j]) {
 			onPath[int(f)] = j
 		}
@@ -334,14 +322,11 @@ func (s *study) lots(dr *drawn) {
 	for _, sim := range dr.sims {
 		h := sim.Hops()
 		hops[h]++
-		bytes := make([]float64, h)
+		bytes := sim.HopBytes()
 		nf := 0
-		for k, f := range sim.Flows {
+		for k := range sim.Flows {
 			if sim.Foreground[k] {
 				nf++
-			}
-			for j := sim.First[k]; j <= sim.Last[k]; j++ {
-				bytes[j] += float64(f.Size)
 			}
 		}
 		fg, bg = append(fg, float64(nf)), append(bg, float64(len(sim.Flows)-nf))
