@@ -299,4 +299,27 @@ func TestStats(t *testing.T) {
 	if e := Stats(rows, "flowsim"); e.Scenarios != 0 || !math.IsNaN(e.Mean) {
 		t.Errorf("no rows: %+v", e)
 	}
+	if s.CIScenarios != 0 || !math.IsNaN(s.MedianHalf) || !math.IsNaN(s.SureIn) {
+		t.Errorf("intervals without seeds: %+v", s)
+	}
+}
+
+// Stats splits scenarios by where their confidence interval lies.
+func TestStatsIntervals(t *testing.T) {
+	row := func(err, half float64, seeds int) metrics.Summary {
+		r := metrics.Summary{Estimator: "m3", Baseline: Baseline, MaxLoad: 0.5, P99: metrics.Comparison{ErrorAll: err}, Seeds: seeds}
+		r.Half.ErrorAll = half
+		return r
+	}
+	rows := []metrics.Summary{
+		row(0.05, 0.04, 2),        // [0.01, 0.09]: inside
+		row(-0.08, 0.05, 2),       // straddles -0.10
+		row(0.30, 0.10, 2),        // [0.20, 0.40]: outside
+		row(-0.02, math.NaN(), 2), // no interval (a seed missing)
+		row(0.01, 0.5, 1),         // one run: no interval
+	}
+	s := Stats(rows, "m3")
+	if s.Scenarios != 5 || s.CIScenarios != 3 || !near(s.SureIn, 1.0/3) || !near(s.SureOut, 1.0/3) || !near(s.MedianHalf, 0.05) {
+		t.Errorf("got %+v, want 5 scenarios, 3 with intervals, 1/3 inside, 1/3 outside, median half-width 0.05", s)
+	}
 }

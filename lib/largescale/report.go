@@ -235,13 +235,23 @@ func table5(w io.Writer, outs []Outcome) {
 // SensitivityStats are the sensitivity analysis' headline figures for one
 // estimator: the share of scenarios within 10% (overall and per
 // max-load range of metrics.ParsimonLoadEdges) and the median, mean and
-// largest |p99 error|.
+// largest |p99 error|. A scenario run with several seeds also carries
+// the confidence interval of its error; with two seeds the interval is
+// wide, so the share "within 10%" is also split by whether the whole
+// interval lies inside or outside +-10%.
 type SensitivityStats struct {
 	Estimator         string
 	Scenarios         int
 	Within            float64
 	WithinByLoad      []float64 // NaN for a range without scenarios
 	Median, Mean, Max float64
+	// CIScenarios counts the scenarios whose error has a confidence
+	// interval; SureIn and SureOut are the shares of them whose whole
+	// interval lies within +-10% or outside it, and MedianHalf the
+	// median half-width (NaN without intervals).
+	CIScenarios     int
+	SureIn, SureOut float64
+	MedianHalf      float64
 }
 
 // Stats computes SensitivityStats of est over rows.
@@ -251,12 +261,23 @@ func Stats(rows []metrics.Summary, est string) SensitivityStats {
 	var abs []float64
 	in, n := make([]int, len(edges)+1), make([]int, len(edges)+1)
 	within := 0
+	var halves []float64
+	sureIn, sureOut := 0, 0
 	for _, r := range rows {
 		if r.Estimator != est || math.IsNaN(r.P99.ErrorAll) {
 			continue
 		}
 		a := math.Abs(r.P99.ErrorAll)
 		abs = append(abs, a)
+		if h := r.Half.ErrorAll; r.Seeds > 1 && !math.IsNaN(h) {
+			halves = append(halves, h)
+			switch {
+			case a+h <= 0.10:
+				sureIn++
+			case a-h > 0.10:
+				sureOut++
+			}
+		}
 		k := 0
 		for k < len(edges) && r.MaxLoad > edges[k] {
 			k++
@@ -268,6 +289,13 @@ func Stats(rows []metrics.Summary, est string) SensitivityStats {
 		}
 	}
 	s.Scenarios = len(abs)
+	s.CIScenarios = len(halves)
+	s.SureIn, s.SureOut, s.MedianHalf = math.NaN(), math.NaN(), math.NaN()
+	if len(halves) > 0 {
+		s.SureIn = float64(sureIn) / float64(len(halves))
+		s.SureOut = float64(sureOut) / float64(len(halves))
+		s.MedianHalf = metrics.Percentile(halves, 50)
+	}
 	for k := range n {
 		s.WithinByLoad[k] = float64(in[k]) / float64(n[k])
 	}
@@ -300,6 +328,13 @@ func sensitivity(w io.Writer, rows []metrics.Summary) {
 	fmt.Fprintf(w, "| Parsimon median / mean / max \\|error\\| | 5.8%% / 18.3%% (m3 paper) / 52%% (146%% in m3's runs) | %s / %s / %s |\n", percent(p.Median), percent(p.Mean), percent(p.Max))
 	fmt.Fprintf(w, "| m3 within 10%% | - | %s |\n", percent(m.Within))
 	fmt.Fprintf(w, "| m3 mean / max \\|error\\| | 9.9%% / 34%% | %s / %s |\n", percent(m.Mean), percent(m.Max))
+	for _, s := range []SensitivityStats{p, m} {
+		if s.CIScenarios == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s: 95%% CI of a scenario's error over its seeds, median half-width; whole CI within 10%% / outside (%d scenarios) | - | %s; %s / %s |\n",
+			s.Estimator, s.CIScenarios, pp(s.MedianHalf), percent(s.SureIn), percent(s.SureOut))
+	}
 	fmt.Fprintf(w, "\nAll estimators by max-load range:\n\n%s", summary.Markdown(summary.ErrorStats(rows, metrics.ParsimonLoadEdges())))
 	fmt.Fprintf(w, "\nParsimon's largest errors:\n\n%s", summary.Markdown(summary.TopErrors(rows, "parsimon", 5)))
 	fmt.Fprintf(w, "\nGoals: Parsimon within 10%% in >= %s of scenarios: %s; m3 mean |error| < %s: %s; m3 max |error| < %s: %s.\n",
@@ -358,6 +393,14 @@ func percent(x float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%%", 100*x)
+}
+
+// pp renders a difference of fractions in percentage points.
+func pp(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f pp", 100*x)
 }
 
 func signed(x float64) string {

@@ -82,6 +82,11 @@ func TestTopErrorsMarkdown(t *testing.T) {
 		}
 		prev = math.Abs(e)
 	}
+	// A row combining seeds shows its interval; a single run shows none.
+	rows[17].Seeds, rows[17].Half.ErrorAll = 2, 0.125
+	if md := Markdown(TopErrors(rows, "parsimon", 2)); !strings.Contains(md, "| -90.0% ± 12.5% |") || strings.Count(md, "±") != 1 {
+		t.Errorf("seeds-combined row without its interval, or a single run with one:\n%s", md)
+	}
 	num := &frame.Table{Columns: []frame.Column{frame.Float64Column("x", []float64{1.23456}), frame.StringColumn("s|t", []string{"a|b"})}}
 	if got, want := Markdown(num), "| x | s\\|t |\n| ---: | --- |\n| 1.235 | a\\|b |\n"; got != want {
 		t.Errorf("Markdown:\n%s\nwant\n%s", got, want)

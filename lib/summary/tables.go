@@ -29,8 +29,9 @@ func signedPct(x float64) string {
 }
 
 // TopErrors is Parsimon's Table 4: the k summary rows of estimator with
-// the largest absolute overall p99 error, as display strings: error, max
-// load, matrix, sizes, oversubscription, sigma, scenario id.
+// the largest absolute overall p99 error, as display strings: error (with
+// its confidence interval's half-width for a row that combines seeds),
+// max load, matrix, sizes, oversubscription, sigma, scenario id.
 func TopErrors(rows []metrics.Summary, estimator string, k int) *frame.Table {
 	var sel []metrics.Summary
 	for _, r := range rows {
@@ -42,7 +43,11 @@ func TopErrors(rows []metrics.Summary, estimator string, k int) *frame.Table {
 	sel = sel[:min(k, len(sel))]
 	cols := make([][]string, 7)
 	for _, r := range sel {
-		for i, v := range []string{signedPct(r.P99.ErrorAll), pct(r.MaxLoad), r.Params.Matrix, r.Params.Sizes,
+		e := signedPct(r.P99.ErrorAll)
+		if r.Seeds > 1 && !math.IsNaN(r.Half.ErrorAll) {
+			e += " ± " + pct(r.Half.ErrorAll)
+		}
+		for i, v := range []string{e, pct(r.MaxLoad), r.Params.Matrix, r.Params.Sizes,
 			strconv.FormatFloat(r.Params.Oversub, 'g', -1, 64) + "-to-1", strconv.FormatFloat(r.Params.Sigma, 'g', -1, 64), r.ScenarioID} {
 			cols[i] = append(cols[i], v)
 		}
