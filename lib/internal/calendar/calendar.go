@@ -127,7 +127,12 @@ func (q *Queue) pushOutside(e Event, b int64) {
 	// The bucket being delivered, or earlier: Peek may have moved base
 	// ahead to the next event while the simulator does something not in
 	// the queue (a flow start) first. Insert after the events of equal
-	// time.
+	// time: usually at the end, an append (linksim's fast NICs wake up
+	// within the bucket they sent in).
+	if n := len(q.cur); n == q.pos || q.cur[n-1].T <= e.T {
+		q.cur = append(q.cur, e)
+		return
+	}
 	rest := q.cur[q.pos:]
 	i := q.pos + sort.Search(len(rest), func(i int) bool { return rest[i].T > e.T })
 	q.cur = slices.Insert(q.cur, i, e)
