@@ -673,6 +673,11 @@ func readModel(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("model has %d members; want 1 to 64", h.Members)
 	}
 	get := func(k int) ([]float64, error) {
+		// A corrupt header's layer sizes must not allocate beyond the
+		// machine: no layer of a model this package trains nears 2^26.
+		if k < 0 || k > 1<<26 {
+			return nil, fmt.Errorf("model layer of %d weights", k)
+		}
 		buf := make([]float32, k)
 		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
 			return nil, fmt.Errorf("truncated model weights")
