@@ -126,8 +126,8 @@ func TestM3TrainEncoderFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-encoder", "lstm"}, `bad -encoder "lstm": want pool or hops`},
-		{[]string{"-context", "8"}, "-context and -encoder-hidden need -encoder hops"},
+		{[]string{"-encoder", "lstm"}, `bad -encoder "lstm": want pool, hops or pool+hops`},
+		{[]string{"-context", "8"}, "-context and -encoder-hidden need -encoder hops or pool+hops"},
 		{[]string{"-encoder", "pool", "-encoder-hidden", "16"}, "need -encoder hops"},
 		{[]string{"-encoder", "hops", "-encoder-hidden", "16,0"}, `bad -encoder-hidden "16,0"`},
 		{[]string{"-encoder", "hops", "-context", "0"}, "want an integer from 1 to 65536"},

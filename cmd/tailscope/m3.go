@@ -78,7 +78,7 @@ func runM3Train(args []string) error {
 	hidden := fs.String("hidden", "96,96", "hidden layer widths")
 	members := intFlag(fs, "members", 3, 1, 64, "ensemble members (trained in parallel, corrections averaged)")
 	lr := floatFlag(fs, "lr", 1e-3, positive, "Adam step size at the start (cosine decay to a tenth)")
-	encoder := fs.String("encoder", m3.EncoderPool, "how the per-hop background maps reach the MLP: "+m3.EncoderPool+" (their fixed mean and maximum) or "+m3.EncoderHops+" (a learned per-hop encoder, m3's background context)")
+	encoder := fs.String("encoder", m3.EncoderPool, "how the per-hop background maps reach the MLP: "+m3.EncoderPool+" (their fixed mean and maximum) or "+m3.EncoderHops+" (a learned per-hop encoder, m3's background context) or "+m3.EncoderPoolHops+" (both)")
 	encHidden := fs.String("encoder-hidden", "64", "hidden layer widths of the per-hop encoder (-encoder hops)")
 	context := intFlag(fs, "context", 32, 1, 1<<16, "width of the per-hop encoder's output (-encoder hops)")
 	if err := parseFlags(fs, args); err != nil {
@@ -90,8 +90,8 @@ func runM3Train(args []string) error {
 	}
 	opts := m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")}
 	switch *encoder {
-	case m3.EncoderHops:
-		opts.Encoder, opts.Context = m3.EncoderHops, *context
+	case m3.EncoderHops, m3.EncoderPoolHops:
+		opts.Encoder, opts.Context = *encoder, *context
 		if opts.EncoderHidden, err = parseWidths("encoder-hidden", *encHidden); err != nil {
 			return err
 		}
@@ -99,10 +99,10 @@ func runM3Train(args []string) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if set["context"] || set["encoder-hidden"] {
-			return fmt.Errorf("-context and -encoder-hidden need -encoder %s", m3.EncoderHops)
+			return fmt.Errorf("-context and -encoder-hidden need -encoder %s or %s", m3.EncoderHops, m3.EncoderPoolHops)
 		}
 	default:
-		return fmt.Errorf("bad -encoder %q: want %s or %s", *encoder, m3.EncoderPool, m3.EncoderHops)
+		return fmt.Errorf("bad -encoder %q: want %s, %s or %s", *encoder, m3.EncoderPool, m3.EncoderHops, m3.EncoderPoolHops)
 	}
 	if err := mkdirOut(filepath.Dir(*out)); err != nil {
 		return err

@@ -24,6 +24,9 @@ const (
 	// of how often a hop's map repeats, so a path of any length reads
 	// alike; the hop count is in the spec vector.
 	EncoderHops = "hops"
+	// EncoderPoolHops gives the MLP both: the fixed pooling and the
+	// learned context.
+	EncoderPoolHops = "pool+hops"
 )
 
 // hopInputLen is the length of one hop's map as the encoder reads it.
@@ -225,7 +228,7 @@ func checkEncoder(info ModelInfo, encDims []int) error {
 		if encDims != nil || info.Context != 0 || info.EncoderHidden != nil {
 			return fmt.Errorf("a model with the fixed pooling has encoder layers %v, context %d", encDims, info.Context)
 		}
-	case EncoderHops:
+	case EncoderHops, EncoderPoolHops:
 		if info.Context < 1 {
 			return fmt.Errorf("encoder model with context width %d", info.Context)
 		}
@@ -233,7 +236,7 @@ func checkEncoder(info ModelInfo, encDims []int) error {
 			return fmt.Errorf("encoder layer sizes %v do not fit %d inputs per hop and a context of %d", encDims, hopInputLen(), info.Context)
 		}
 	default:
-		return fmt.Errorf("unknown encoder %q (known: %s, %s)", info.Encoder, EncoderPool, EncoderHops)
+		return fmt.Errorf("unknown encoder %q (known: %s, %s, %s)", info.Encoder, EncoderPool, EncoderHops, EncoderPoolHops)
 	}
 	return nil
 }

@@ -197,6 +197,12 @@ func hotHopSample(r *rand.Rand) *Sample {
 // encoder file version) to the same predictions; a permutation of a
 // path's hops leaves its prediction unchanged.
 func TestEncoderTrainingLearnsAndRoundTrips(t *testing.T) {
+	for _, enc := range []string{EncoderHops, EncoderPoolHops} {
+		t.Run(enc, func(t *testing.T) { testEncoderTraining(t, enc) })
+	}
+}
+
+func testEncoderTraining(t *testing.T, enc string) {
 	r := rand.New(rand.NewPCG(9, 18))
 	var train, val []*Sample
 	for i := range 150 {
@@ -206,7 +212,7 @@ func TestEncoderTrainingLearnsAndRoundTrips(t *testing.T) {
 			val = append(val, s)
 		}
 	}
-	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3, Encoder: EncoderHops, EncoderHidden: []int{8}, Context: 4}
+	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3, Encoder: enc, EncoderHidden: []int{8}, Context: 4}
 	m, err := Train(train, val, o)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +222,7 @@ func TestEncoderTrainingLearnsAndRoundTrips(t *testing.T) {
 	if m.Info.FlowSimLoss < 0.25 || m.Info.ValLoss > m.Info.FlowSimLoss/4 {
 		t.Errorf("validation loss %.3f, flowSim %.3f: training did not learn the hot hop", m.Info.ValLoss, m.Info.FlowSimLoss)
 	}
-	if m.Info.Encoder != EncoderHops || m.Info.Context != 4 || !slices.Equal(m.Info.EncoderHidden, []int{8}) {
+	if m.Info.Encoder != enc || m.Info.Context != 4 || !slices.Equal(m.Info.EncoderHidden, []int{8}) {
 		t.Errorf("model info %+v does not record the encoder", m.Info)
 	}
 	again, _ := Train(train, val, o)
@@ -264,7 +270,7 @@ func TestTrainEncoderOptions(t *testing.T) {
 		o    TrainOptions
 		want string
 	}{
-		{TrainOptions{Encoder: "lstm"}, `unknown encoder "lstm"`},
+		{TrainOptions{Encoder: "lstm"}, `unknown encoder "lstm" (known: pool, hops, pool+hops)`},
 		{TrainOptions{Context: 8}, `need encoder "hops"`},
 		{TrainOptions{Encoder: EncoderPool, EncoderHidden: []int{8}}, `need encoder "hops"`},
 		{TrainOptions{Encoder: EncoderHops, Context: -1}, "must not be negative"},

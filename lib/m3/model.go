@@ -43,8 +43,9 @@ const MinTargetFlows = 20
 // training distribution (low loads, one foreground flow), where single
 // networks disagree by several percent at p99; their mean varies less.
 //
-// With the per-hop encoder (EncoderHops), each member's MLP reads a
-// learned background context in place of the fixed mean and maximum.
+// With the per-hop encoder, each member's MLP reads a learned background
+// context in place of the fixed mean and maximum (EncoderHops) or beside
+// them (EncoderPoolHops).
 type Model struct {
 	nets      []*member
 	mean, std []float64 // head input standardisation (without a learned context), from the training set
@@ -102,7 +103,7 @@ type ModelInfo struct {
 	// (a subset of SpecNames); nil means LegacySpecNames.
 	SpecNames []string `json:"spec_names,omitempty"`
 	// Encoder is how the per-hop background maps reach the MLP: ""
-	// (EncoderPool) or EncoderHops, then with the encoder's hidden widths
+	// (EncoderPool), EncoderHops or EncoderPoolHops, the last two with the encoder's hidden widths
 	// and its output, the context, Context wide (mean and maximum over
 	// hops: twice that many MLP inputs).
 	Encoder       string `json:"encoder,omitempty"`
@@ -126,8 +127,11 @@ func (info ModelInfo) specIndex() ([]int, error) {
 }
 
 // pooled reports whether the model reads the fixed pooling of the
-// background maps rather than a learned context.
-func (info ModelInfo) pooled() bool { return info.Encoder == "" }
+// background maps.
+func (info ModelInfo) pooled() bool { return info.Encoder == "" || info.Encoder == EncoderPoolHops }
+
+// learned reports whether the model has a per-hop encoder.
+func (info ModelInfo) learned() bool { return info.Context > 0 }
 
 // inputLen is the length of a sample's standardised model input with spec
 // entries, with or without the fixed pooling of the background maps.
@@ -206,7 +210,7 @@ func (m *Model) inputs(samples []*Sample) *inputs {
 		}
 	}
 	in := &inputs{x: x}
-	if pooled {
+	if !m.Info.learned() {
 		return in
 	}
 	in.at = make([]int, 1, len(samples)+1)
@@ -311,7 +315,8 @@ func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 // TrainOptions tune Train.
 type TrainOptions struct {
 	Hidden []int // hidden layer widths (default 128, 128)
-	// Encoder is EncoderPool (or "", the default) or EncoderHops, with
+	// Encoder is EncoderPool (or "", the default), EncoderHops or
+	// EncoderPoolHops, the last two with
 	// the encoder's hidden widths (default 64) and its output width
 	// Context (default 32).
 	Encoder       string
@@ -374,17 +379,17 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 		if o.EncoderHidden != nil || o.Context != 0 {
 			return nil, fmt.Errorf("m3: encoder widths %v and context %d need encoder %q", o.EncoderHidden, o.Context, EncoderHops)
 		}
-	case EncoderHops:
+	case EncoderHops, EncoderPoolHops:
 		if o.EncoderHidden == nil {
 			o.EncoderHidden = []int{64}
 		}
 		if o.Context == 0 {
 			o.Context = 32
 		}
-		m.Info.Encoder, m.Info.EncoderHidden, m.Info.Context = EncoderHops, o.EncoderHidden, o.Context
+		m.Info.Encoder, m.Info.EncoderHidden, m.Info.Context = o.Encoder, o.EncoderHidden, o.Context
 		encDims = append(append([]int{hopInputLen()}, o.EncoderHidden...), o.Context)
 	default:
-		return nil, fmt.Errorf("m3: unknown encoder %q (known: %s, %s)", o.Encoder, EncoderPool, EncoderHops)
+		return nil, fmt.Errorf("m3: unknown encoder %q (known: %s, %s, %s)", o.Encoder, EncoderPool, EncoderHops, EncoderPoolHops)
 	}
 	var err error
 	if m.spec, err = m.Info.specIndex(); err != nil {
@@ -475,7 +480,7 @@ func (m *Model) standardise(samples []*Sample) {
 		rows = append(rows, s.input(m.spec, pooled))
 	}
 	m.mean, m.std = meanStd(rows)
-	if pooled {
+	if !m.Info.learned() {
 		return
 	}
 	rows = rows[:0]
@@ -663,7 +668,7 @@ func readModel(r io.Reader) (*Model, error) {
 	if err := checkEncoder(h.Info, h.EncoderDims); err != nil {
 		return nil, err
 	}
-	if (string(magic) == encoderMagic) != (h.Info.Encoder == EncoderHops) {
+	if (string(magic) == encoderMagic) != h.Info.learned() {
 		return nil, fmt.Errorf("model file version %q does not match its encoder %q", strings.TrimSpace(string(magic)), h.Info.Encoder)
 	}
 	if in := h.Info.headInputLen(len(spec)); len(h.Dims) < 2 || h.Dims[0] != in || h.Dims[len(h.Dims)-1] != outputLen() {
