@@ -212,7 +212,7 @@ func testEncoderTraining(t *testing.T, enc string) {
 			val = append(val, s)
 		}
 	}
-	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3, Encoder: enc, EncoderHidden: []int{8}, Context: 4}
+	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 20, LR: 0.01, Seed: 3, Encoder: enc, EncoderHidden: []int{8}, Context: 4}
 	m, err := Train(train, val, o)
 	if err != nil {
 		t.Fatal(err)
