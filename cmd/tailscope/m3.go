@@ -81,6 +81,7 @@ func runM3Train(args []string) error {
 	encoder := fs.String("encoder", m3.EncoderPool, "how the per-hop background maps reach the MLP: "+m3.EncoderPool+" (their fixed mean and maximum) or "+m3.EncoderHops+" (a learned per-hop encoder, m3's background context) or "+m3.EncoderPoolHops+" (both)")
 	encHidden := fs.String("encoder-hidden", "64", "hidden layer widths of the per-hop encoder (-encoder hops)")
 	context := intFlag(fs, "context", 32, 1, 1<<16, "width of the per-hop encoder's output (-encoder hops)")
+	specNames := fs.String("spec-names", "", "spec entries the model reads, comma-separated (default all: "+strings.Join(m3.SpecNames, ",")+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -89,6 +90,11 @@ func runM3Train(args []string) error {
 		return err
 	}
 	opts := m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")}
+	if *specNames != "" {
+		for _, n := range strings.Split(*specNames, ",") {
+			opts.SpecNames = append(opts.SpecNames, strings.TrimSpace(n))
+		}
+	}
 	switch *encoder {
 	case m3.EncoderHops, m3.EncoderPoolHops:
 		opts.Encoder, opts.Context = *encoder, *context

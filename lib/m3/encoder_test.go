@@ -195,7 +195,9 @@ func hotHopSample(r *rand.Rand) *Sample {
 // An encoder model learns a correction that only the background maps
 // carry, is reproducible from its seed, and saves and loads (in the
 // encoder file version) to the same predictions; a permutation of a
-// path's hops leaves its prediction unchanged.
+// path's hops leaves its prediction unchanged. One of them reads the fixed
+// pooling beside the context; the other reads only the spec entries it is
+// told.
 func TestEncoderTrainingLearnsAndRoundTrips(t *testing.T) {
 	for _, enc := range []string{EncoderHops, EncoderPoolHops} {
 		t.Run(enc, func(t *testing.T) { testEncoderTraining(t, enc) })
@@ -213,9 +215,20 @@ func testEncoderTraining(t *testing.T, enc string) {
 		}
 	}
 	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 20, LR: 0.01, Seed: 3, Encoder: enc, EncoderHidden: []int{8}, Context: 4}
+	if enc == EncoderHops { // and reads two spec entries only
+		o.SpecNames = []string{"pfc", "hops/6"}
+	}
 	m, err := Train(train, val, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.SpecNames != nil {
+		s := *val[0]
+		s.Spec = slices.Clone(s.Spec)
+		s.Spec[slices.Index(SpecNames, "log10_fg_share")] = -3
+		if !slices.Equal(m.Info.SpecNames, o.SpecNames) || !reflect.DeepEqual(m.Predict([]*Sample{&s}), m.Predict(val[:1])) {
+			t.Errorf("a model of spec entries %v reads %v or moves with another", o.SpecNames, m.Info.SpecNames)
+		}
 	}
 	// flowSim alone is off by the factor 1 + u: a relative error of
 	// 1 - 1/(1+u), 0.31 on average.
@@ -274,6 +287,8 @@ func TestTrainEncoderOptions(t *testing.T) {
 		{TrainOptions{Context: 8}, `need encoder "hops"`},
 		{TrainOptions{Encoder: EncoderPool, EncoderHidden: []int{8}}, `need encoder "hops"`},
 		{TrainOptions{Encoder: EncoderHops, Context: -1}, "must not be negative"},
+		{TrainOptions{SpecNames: []string{"hops/6", "pfc", "hops/6"}}, `spec entry "hops/6" named twice`},
+		{TrainOptions{SpecNames: []string{"hops/6", "queue"}}, `reads spec entry "queue", which this tailscope does not compute`},
 	} {
 		if _, err := Train(train, val, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.o, err, tc.want)

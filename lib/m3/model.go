@@ -316,9 +316,8 @@ func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 type TrainOptions struct {
 	Hidden []int // hidden layer widths (default 128, 128)
 	// Encoder is EncoderPool (or "", the default), EncoderHops or
-	// EncoderPoolHops, the last two with
-	// the encoder's hidden widths (default 64) and its output width
-	// Context (default 32).
+	// EncoderPoolHops, the last two with the encoder's hidden widths
+	// (default 64) and its output width Context (default 32).
 	Encoder       string
 	EncoderHidden []int
 	Context       int
@@ -328,6 +327,10 @@ type TrainOptions struct {
 	LR            float64 // Adam step at the start, decaying to a tenth (default 1e-3)
 	Decay         float64 // decoupled weight decay (default 1e-4)
 	Seed          uint64  // initialisation and shuffling
+	// SpecNames are the spec entries the model reads (default all of
+	// SpecNames): a model trained on tasks of one foreground share, say,
+	// can leave out the entry it would only extrapolate along.
+	SpecNames []string
 	// Progress, when set, gets every member's every epoch.
 	Progress progress.Reporter
 }
@@ -368,11 +371,20 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if o.Members < 0 || o.Epochs < 0 || o.Batch < 0 || o.LR < 0 || o.Context < 0 {
 		return nil, fmt.Errorf("m3: training options must not be negative: %+v", o)
 	}
-	// A new model reads the whole configuration and records the space
-	// its training data spans.
+	// A new model reads the whole configuration unless told otherwise,
+	// and records the space its training data spans.
+	names := slices.Clone(SpecNames)
+	if o.SpecNames != nil {
+		names = slices.Clone(o.SpecNames)
+		for i, n := range names {
+			if slices.Contains(names[:i], n) {
+				return nil, fmt.Errorf("m3: spec entry %q named twice", n)
+			}
+		}
+	}
 	space := spanned(train)
 	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Members: o.Members, Seed: o.Seed, LR: o.LR, Epochs: o.Epochs,
-		TrainSamples: len(train), ValSamples: len(val), SpecNames: slices.Clone(SpecNames), Space: &space}}
+		TrainSamples: len(train), ValSamples: len(val), SpecNames: names, Space: &space}}
 	var encDims []int
 	switch o.Encoder {
 	case "", EncoderPool:
