@@ -1,6 +1,7 @@
 package m3
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -293,5 +294,39 @@ func TestTrainEncoderOptions(t *testing.T) {
 		if _, err := Train(train, val, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.o, err, tc.want)
 		}
+	}
+}
+
+// BenchmarkPredict times one batched prediction for 500 paths of 1-6 hops
+// (m3's default sample count) by an ensemble of the table4-pfc model's
+// size, with the fixed pooling and with the per-hop encoder (random
+// weights: the cost does not depend on them).
+func BenchmarkPredict(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 0))
+	var samples []*Sample
+	for i := range 500 {
+		samples = append(samples, randomSample(r, 1+i%6))
+	}
+	for _, enc := range []string{"", EncoderHops} {
+		m := &Model{Info: ModelInfo{Encoder: enc, SpecNames: SpecNames}}
+		if enc != "" {
+			m.Info.Context = 32
+		}
+		m.spec, _ = m.Info.specIndex()
+		n := inputLen(len(m.spec), m.Info.pooled())
+		m.mean, m.std = make([]float64, n), slices.Repeat([]float64{1}, n)
+		m.hopMean, m.hopStd = make([]float64, hopInputLen()), slices.Repeat([]float64{1}, hopInputLen())
+		for range 3 {
+			mb := &member{head: newMLP([]int{m.Info.headInputLen(len(m.spec)), 96, 96, outputLen()}, r, 0.01)}
+			if enc != "" {
+				mb.enc = newMLP([]int{hopInputLen(), 64, 32}, r, 1)
+			}
+			m.nets = append(m.nets, mb)
+		}
+		b.Run(cmp.Or(enc, EncoderPool), func(b *testing.B) {
+			for b.Loop() {
+				m.Predict(samples)
+			}
+		})
 	}
 }
