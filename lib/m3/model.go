@@ -103,9 +103,9 @@ type ModelInfo struct {
 	// (a subset of SpecNames); nil means LegacySpecNames.
 	SpecNames []string `json:"spec_names,omitempty"`
 	// Encoder is how the per-hop background maps reach the MLP: ""
-	// (EncoderPool), EncoderHops or EncoderPoolHops, the last two with the encoder's hidden widths
-	// and its output, the context, Context wide (mean and maximum over
-	// hops: twice that many MLP inputs).
+	// (EncoderPool), EncoderHops or EncoderPoolHops, the last two with
+	// the encoder's hidden widths and its output, the context, Context
+	// wide (mean and maximum over hops: twice that many MLP inputs).
 	Encoder       string `json:"encoder,omitempty"`
 	EncoderHidden []int  `json:"encoder_hidden,omitempty"`
 	Context       int    `json:"context,omitempty"`
