@@ -118,3 +118,22 @@ func TestExecutorFlags(t *testing.T) {
 		}
 	}
 }
+
+// m3 train refuses encoder flags that do not fit together before it
+// reads any data.
+func TestM3TrainEncoderFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-encoder", "lstm"}, `bad -encoder "lstm": want pool, hops or pool+hops`},
+		{[]string{"-context", "8"}, "-context and -encoder-hidden need -encoder hops or pool+hops"},
+		{[]string{"-encoder", "pool", "-encoder-hidden", "16"}, "need -encoder hops"},
+		{[]string{"-encoder", "hops", "-encoder-hidden", "16,0"}, `bad -encoder-hidden "16,0"`},
+		{[]string{"-encoder", "hops", "-context", "0"}, "want an integer from 1 to 65536"},
+	} {
+		if err := runM3Train(append([]string{"-data", t.TempDir()}, c.args...)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}

@@ -78,22 +78,43 @@ func runM3Train(args []string) error {
 	hidden := fs.String("hidden", "96,96", "hidden layer widths")
 	members := intFlag(fs, "members", 3, 1, 64, "ensemble members (trained in parallel, corrections averaged)")
 	lr := floatFlag(fs, "lr", 1e-3, positive, "Adam step size at the start (cosine decay to a tenth)")
+	encoder := fs.String("encoder", m3.EncoderPool, "how the per-hop background maps reach the MLP: "+m3.EncoderPool+" (their fixed mean and maximum) or "+m3.EncoderHops+" (a learned per-hop encoder, m3's background context) or "+m3.EncoderPoolHops+" (both)")
+	encHidden := fs.String("encoder-hidden", "64", "hidden layer widths of the per-hop encoder (-encoder hops)")
+	context := intFlag(fs, "context", 32, 1, 1<<16, "width of the per-hop encoder's output (-encoder hops)")
+	specNames := fs.String("spec-names", "", "spec entries the model reads, comma-separated (default all: "+strings.Join(m3.SpecNames, ",")+")")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var widths []int
-	for _, w := range strings.Split(*hidden, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(w))
-		if err != nil || n < 1 || n > 1<<16 {
-			return fmt.Errorf("bad -hidden %q: want widths from 1 to 65536", *hidden)
+	widths, err := parseWidths("hidden", *hidden)
+	if err != nil {
+		return err
+	}
+	opts := m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")}
+	if *specNames != "" {
+		for _, n := range strings.Split(*specNames, ",") {
+			opts.SpecNames = append(opts.SpecNames, strings.TrimSpace(n))
 		}
-		widths = append(widths, n)
+	}
+	switch *encoder {
+	case m3.EncoderHops, m3.EncoderPoolHops:
+		opts.Encoder, opts.Context = *encoder, *context
+		if opts.EncoderHidden, err = parseWidths("encoder-hidden", *encHidden); err != nil {
+			return err
+		}
+	case m3.EncoderPool:
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if set["context"] || set["encoder-hidden"] {
+			return fmt.Errorf("-context and -encoder-hidden need -encoder %s or %s", m3.EncoderHops, m3.EncoderPoolHops)
+		}
+	default:
+		return fmt.Errorf("bad -encoder %q: want %s, %s or %s", *encoder, m3.EncoderPool, m3.EncoderHops, m3.EncoderPoolHops)
 	}
 	if err := mkdirOut(filepath.Dir(*out)); err != nil {
 		return err
 	}
 	_, abls, err := m3study.Train(m3study.TrainConfig{Data: *data, Model: *out, Command: "tailscope m3 train " + strings.Join(args, " "), Log: os.Stderr,
-		Options: m3.TrainOptions{Hidden: widths, Members: *members, Epochs: *epochs, LR: *lr, Seed: *seed, Progress: progress.NewLine(os.Stderr, "m3 train")}})
+		Options: opts})
 	if err != nil {
 		return err
 	}
@@ -107,6 +128,19 @@ func runM3Train(args []string) error {
 		a.Report(os.Stderr)
 	}
 	return nil
+}
+
+// parseWidths reads the comma-separated layer widths of flag name.
+func parseWidths(name, v string) ([]int, error) {
+	var widths []int
+	for _, w := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(w))
+		if err != nil || n < 1 || n > 1<<16 {
+			return nil, fmt.Errorf("bad -%s %q: want widths from 1 to 65536", name, v)
+		}
+		widths = append(widths, n)
+	}
+	return widths, nil
 }
 
 func runM3TestSet(args []string) error {

@@ -21,6 +21,7 @@ func FuzzReadModel(f *testing.F) {
 	f.Add(b)
 	f.Add(b[:len(b)/2])
 	f.Add([]byte(modelMagic))
+	f.Add([]byte(encoderMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ReadModel(bufio.NewReader(bytes.NewReader(b)))
 	})

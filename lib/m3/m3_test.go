@@ -379,8 +379,18 @@ func TestMLPGradient(t *testing.T) {
 		return 0.5 * mat.Sum(mulElem(out, out))
 	}
 	out, tr := m.forward(x)
-	dW, dB := m.backward(tr, mat.DenseCopyOf(out))
+	dW, dB, dX := m.backward(tr, mat.DenseCopyOf(out), true)
 	const h = 1e-6
+	for i, v := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = v + h
+		up := lossOf()
+		x.RawMatrix().Data[i] = v - h
+		down := lossOf()
+		x.RawMatrix().Data[i] = v
+		if num, g := (up-down)/(2*h), dX.RawMatrix().Data[i]; math.Abs(num-g) > 1e-5*max(1, math.Abs(num)) {
+			t.Errorf("input %d: backprop %g, finite difference %g", i, g, num)
+		}
+	}
 	for l := range m.W {
 		w := m.W[l].RawMatrix().Data
 		g := dW[l].RawMatrix().Data
@@ -494,10 +504,10 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 	}
 	// The ensemble is the mean of its members' corrections, and they
 	// differ (own seeds).
-	if len(m.nets) != 2 || reflect.DeepEqual(m.nets[0].W[0], m.nets[1].W[0]) {
+	if len(m.nets) != 2 || reflect.DeepEqual(m.nets[0].head.W[0], m.nets[1].head.W[0]) {
 		t.Fatalf("%d members, identical: the ensemble does not have distinct members", len(m.nets))
 	}
-	x := m.matrix(val)
+	x := m.inputs(val)
 	o0, _ := m.nets[0].forward(x)
 	o1, _ := m.nets[1].forward(x)
 	var mean mat.Dense

@@ -85,8 +85,9 @@ func (m *mlp) forward(x *mat.Dense) (*mat.Dense, *trace) {
 
 // backward takes the trace of a forward pass and the loss gradient with
 // respect to its outputs and returns the gradients of every weight and
-// bias.
-func (m *mlp) backward(tr *trace, dOut *mat.Dense) (dW []*mat.Dense, dB [][]float64) {
+// bias and, when wantIn is set, of the input (for a network fed by
+// another, the per-hop encoder's context into the head).
+func (m *mlp) backward(tr *trace, dOut *mat.Dense, wantIn bool) (dW []*mat.Dense, dB [][]float64, dIn *mat.Dense) {
 	L := len(m.W)
 	dW, dB = make([]*mat.Dense, L), make([][]float64, L)
 	d := dOut
@@ -102,6 +103,10 @@ func (m *mlp) backward(tr *trace, dOut *mat.Dense) (dW []*mat.Dense, dB [][]floa
 			}
 		}
 		if l == 0 {
+			if wantIn {
+				dIn = &mat.Dense{}
+				dIn.Mul(d, m.W[0])
+			}
 			break
 		}
 		var da mat.Dense
@@ -115,7 +120,7 @@ func (m *mlp) backward(tr *trace, dOut *mat.Dense) (dW []*mat.Dense, dB [][]floa
 		}, &da)
 		d = &da
 	}
-	return dW, dB
+	return dW, dB, dIn
 }
 
 // adam is the Adam optimiser with decoupled weight decay (AdamW).

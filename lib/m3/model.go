@@ -42,10 +42,17 @@ const MinTargetFlows = 20
 // whose corrections are averaged: a network's paths lie at the edge of the
 // training distribution (low loads, one foreground flow), where single
 // networks disagree by several percent at p99; their mean varies less.
+//
+// With the per-hop encoder, each member's MLP reads a learned background
+// context in place of the fixed mean and maximum (EncoderHops) or beside
+// them (EncoderPoolHops).
 type Model struct {
-	nets      []*mlp
-	mean, std []float64 // input standardisation, from the training set
-	spec      []int     // the spec entries read (Info.SpecNames), as SpecVector indices
+	nets      []*member
+	mean, std []float64 // head input standardisation (without a learned context), from the training set
+	// hopMean and hopStd standardise each hop's log background map
+	// (encoder models).
+	hopMean, hopStd []float64
+	spec            []int // the spec entries read (Info.SpecNames), as SpecVector indices
 	// Info records how the model was trained.
 	Info ModelInfo
 	// digest is the hash of the file the model was read from.
@@ -95,6 +102,13 @@ type ModelInfo struct {
 	// SpecNames are the network-spec entries the model reads, in order
 	// (a subset of SpecNames); nil means LegacySpecNames.
 	SpecNames []string `json:"spec_names,omitempty"`
+	// Encoder is how the per-hop background maps reach the MLP: ""
+	// (EncoderPool), EncoderHops or EncoderPoolHops, the last two with
+	// the encoder's hidden widths and its output, the context, Context
+	// wide (mean and maximum over hops: twice that many MLP inputs).
+	Encoder       string `json:"encoder,omitempty"`
+	EncoderHidden []int  `json:"encoder_hidden,omitempty"`
+	Context       int    `json:"context,omitempty"`
 }
 
 // specIndex maps the model's spec entries to their places in SpecVector.
@@ -112,38 +126,46 @@ func (info ModelInfo) specIndex() ([]int, error) {
 	return idx, nil
 }
 
-// inputLen is the length of a sample's model input with spec entries.
-func inputLen(spec int) int {
+// pooled reports whether the model reads the fixed pooling of the
+// background maps.
+func (info ModelInfo) pooled() bool { return info.Encoder == "" || info.Encoder == EncoderPoolHops }
+
+// learned reports whether the model has a per-hop encoder.
+func (info ModelInfo) learned() bool { return info.Context > 0 }
+
+// inputLen is the length of a sample's standardised model input with spec
+// entries, with or without the fixed pooling of the background maps.
+func inputLen(spec int, pooled bool) int {
 	in, out := metrics.M3Bins().Len(), metrics.M3OutputBins().Len()
-	return 3*in*NumPercentiles + spec + out + out*NumPercentiles
+	n := in*NumPercentiles + spec + out + out*NumPercentiles
+	if pooled {
+		n += 2 * in * NumPercentiles
+	}
+	return n
+}
+
+// headInputLen is the length of the MLP's input: the standardised input
+// and, for an encoder model, the context's mean and maximum.
+func (info ModelInfo) headInputLen(spec int) int {
+	return inputLen(spec, info.pooled()) + 2*info.Context
 }
 
 // outputLen is the number of model outputs: output buckets x percentiles.
 func outputLen() int { return metrics.M3OutputBins().Len() * NumPercentiles }
 
 // input is the raw (unstandardised) model input of s with the spec
-// entries at spec (indices into SpecVector).
-func (s *Sample) input(spec []int) []float64 {
-	x := make([]float64, 0, inputLen(len(spec)))
+// entries at spec (indices into SpecVector), with the fixed pooling of the
+// background maps if pooled.
+func (s *Sample) input(spec []int, pooled bool) []float64 {
+	x := make([]float64, 0, inputLen(len(spec), pooled))
 	for _, row := range s.FG {
 		for _, v := range row {
 			x = append(x, math.Log(v))
 		}
 	}
-	nb := len(s.FG)
-	mean := make([]float64, nb*NumPercentiles)
-	mx := make([]float64, nb*NumPercentiles)
-	for _, m := range s.BG {
-		for b, row := range m {
-			for p, v := range row {
-				l := math.Log(v)
-				mean[b*NumPercentiles+p] += l / float64(len(s.BG))
-				mx[b*NumPercentiles+p] = max(mx[b*NumPercentiles+p], l)
-			}
-		}
+	if pooled {
+		x = s.appendPooled(x)
 	}
-	x = append(x, mean...)
-	x = append(x, mx...)
 	for _, j := range spec {
 		x = append(x, s.Spec[j])
 	}
@@ -158,14 +180,65 @@ func (s *Sample) input(spec []int) []float64 {
 	return x
 }
 
-// matrix stacks the standardised inputs of samples.
-func (m *Model) matrix(samples []*Sample) *mat.Dense {
-	n := inputLen(len(m.spec))
-	x := mat.NewDense(len(samples), n, nil)
+// appendPooled appends the mean and then the maximum over hops of the log
+// background maps to x.
+func (s *Sample) appendPooled(x []float64) []float64 {
+	nb := len(s.FG)
+	mean := make([]float64, nb*NumPercentiles)
+	mx := make([]float64, nb*NumPercentiles)
+	for _, m := range s.BG {
+		for b, row := range m {
+			for p, v := range row {
+				l := math.Log(v)
+				mean[b*NumPercentiles+p] += l / float64(len(s.BG))
+				mx[b*NumPercentiles+p] = max(mx[b*NumPercentiles+p], l)
+			}
+		}
+	}
+	x = append(x, mean...)
+	return append(x, mx...)
+}
+
+// inputs stacks the standardised inputs of samples.
+func (m *Model) inputs(samples []*Sample) *inputs {
+	pooled := m.Info.pooled()
+	x := mat.NewDense(len(samples), len(m.mean), nil)
 	for i, s := range samples {
-		row := s.input(m.spec)
+		row := s.input(m.spec, pooled)
 		for j, v := range row {
 			x.Set(i, j, (v-m.mean[j])/m.std[j])
+		}
+	}
+	in := &inputs{x: x}
+	if !m.Info.learned() {
+		return in
+	}
+	in.at = make([]int, 1, len(samples)+1)
+	for _, s := range samples {
+		in.at = append(in.at, in.at[len(in.at)-1]+len(s.BG))
+	}
+	if total := in.at[len(samples)]; total > 0 {
+		in.hops = mat.NewDense(total, len(m.hopMean), nil)
+		k := 0
+		for _, s := range samples {
+			for _, bg := range s.BG {
+				row := in.hops.RawRowView(k)
+				for j, v := range logMap(bg) {
+					row[j] = (v - m.hopMean[j]) / m.hopStd[j]
+				}
+				k++
+			}
+		}
+	}
+	return in
+}
+
+// logMap is a feature map's entries in log, row by row.
+func logMap(m [][]float64) []float64 {
+	var x []float64
+	for _, row := range m {
+		for _, v := range row {
+			x = append(x, math.Log(v))
 		}
 	}
 	return x
@@ -174,7 +247,7 @@ func (m *Model) matrix(samples []*Sample) *mat.Dense {
 // Predict returns the model's foreground slowdown percentiles 1..100 per
 // output bucket (M3OutputBins) for each sample.
 func (m *Model) Predict(samples []*Sample) [][][]float64 {
-	out := m.forward(m.matrix(samples))
+	out := m.forward(m.inputs(samples))
 	res := make([][][]float64, len(samples))
 	for i, s := range samples {
 		res[i] = correct(s.Base, out.RawRowView(i))
@@ -183,7 +256,7 @@ func (m *Model) Predict(samples []*Sample) [][][]float64 {
 }
 
 // forward is the members' mean output (log corrections) for inputs x.
-func (m *Model) forward(x *mat.Dense) *mat.Dense {
+func (m *Model) forward(x *inputs) *mat.Dense {
 	sum, _ := m.nets[0].forward(x) // a fresh matrix: accumulate in place
 	for _, n := range m.nets[1:] {
 		out, _ := n.forward(x)
@@ -241,13 +314,23 @@ func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 
 // TrainOptions tune Train.
 type TrainOptions struct {
-	Hidden  []int   // hidden layer widths (default 128, 128)
-	Members int     // ensemble members (default 1)
-	Epochs  int     // default 60
-	Batch   int     // default 32
-	LR      float64 // Adam step at the start, decaying to a tenth (default 1e-3)
-	Decay   float64 // decoupled weight decay (default 1e-4)
-	Seed    uint64  // initialisation and shuffling
+	Hidden []int // hidden layer widths (default 128, 128)
+	// Encoder is EncoderPool (or "", the default), EncoderHops or
+	// EncoderPoolHops, the last two with the encoder's hidden widths
+	// (default 64) and its output width Context (default 32).
+	Encoder       string
+	EncoderHidden []int
+	Context       int
+	Members       int     // ensemble members (default 1)
+	Epochs        int     // default 60
+	Batch         int     // default 32
+	LR            float64 // Adam step at the start, decaying to a tenth (default 1e-3)
+	Decay         float64 // decoupled weight decay (default 1e-4)
+	Seed          uint64  // initialisation and shuffling
+	// SpecNames are the spec entries the model reads (default all of
+	// SpecNames): a model trained on tasks of one foreground share, say,
+	// can leave out the entry it would only extrapolate along.
+	SpecNames []string
 	// Progress, when set, gets every member's every epoch.
 	Progress progress.Reporter
 }
@@ -285,22 +368,49 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if o.Decay == 0 {
 		o.Decay = 1e-4
 	}
-	if o.Members < 0 || o.Epochs < 0 || o.Batch < 0 || o.LR < 0 {
+	if o.Members < 0 || o.Epochs < 0 || o.Batch < 0 || o.LR < 0 || o.Context < 0 {
 		return nil, fmt.Errorf("m3: training options must not be negative: %+v", o)
 	}
-	// A new model reads the whole configuration and records the space
-	// its training data spans.
+	// A new model reads the whole configuration unless told otherwise,
+	// and records the space its training data spans.
+	names := slices.Clone(SpecNames)
+	if o.SpecNames != nil {
+		names = slices.Clone(o.SpecNames)
+		for i, n := range names {
+			if slices.Contains(names[:i], n) {
+				return nil, fmt.Errorf("m3: spec entry %q named twice", n)
+			}
+		}
+	}
 	space := spanned(train)
 	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Members: o.Members, Seed: o.Seed, LR: o.LR, Epochs: o.Epochs,
-		TrainSamples: len(train), ValSamples: len(val), SpecNames: slices.Clone(SpecNames), Space: &space}}
+		TrainSamples: len(train), ValSamples: len(val), SpecNames: names, Space: &space}}
+	var encDims []int
+	switch o.Encoder {
+	case "", EncoderPool:
+		if o.EncoderHidden != nil || o.Context != 0 {
+			return nil, fmt.Errorf("m3: encoder widths %v and context %d need encoder %q", o.EncoderHidden, o.Context, EncoderHops)
+		}
+	case EncoderHops, EncoderPoolHops:
+		if o.EncoderHidden == nil {
+			o.EncoderHidden = []int{64}
+		}
+		if o.Context == 0 {
+			o.Context = 32
+		}
+		m.Info.Encoder, m.Info.EncoderHidden, m.Info.Context = o.Encoder, o.EncoderHidden, o.Context
+		encDims = append(append([]int{hopInputLen()}, o.EncoderHidden...), o.Context)
+	default:
+		return nil, fmt.Errorf("m3: unknown encoder %q (known: %s, %s, %s)", o.Encoder, EncoderPool, EncoderHops, EncoderPoolHops)
+	}
 	var err error
 	if m.spec, err = m.Info.specIndex(); err != nil {
 		return nil, err
 	}
 	m.standardise(train)
-	xTrain, xVal := m.matrix(train), m.matrix(val)
+	xTrain, xVal := m.inputs(train), m.inputs(val)
 	m.Info.FlowSimLoss, _ = loss(mat.NewDense(len(val), outputLen(), nil), val)
-	m.nets = make([]*mlp, o.Members)
+	m.nets = make([]*member, o.Members)
 	m.Info.BestEpochs, m.Info.MemberLoss = make([]int, o.Members), make([]float64, o.Members)
 	var (
 		mu     sync.Mutex
@@ -314,7 +424,7 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	}
 	// Members do not fail, so the pool's error is nil.
 	_ = pool.Run(context.Background(), o.Members, pool.Options{}, func(_ context.Context, k int) error {
-		net, best, epoch := trainMember(k, xTrain, xVal, train, val, o, report)
+		net, best, epoch := trainMember(k, xTrain, xVal, train, val, o, encDims, report)
 		m.nets[k], m.Info.MemberLoss[k], m.Info.BestEpochs[k] = net, best, epoch
 		return nil
 	})
@@ -325,37 +435,42 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	return m, nil
 }
 
-// trainMember trains ensemble member k and returns its best weights, their
-// validation loss and epoch. mu serialises progress lines.
-func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOptions, report func(what string)) (*mlp, float64, int) {
+// trainMember trains ensemble member k, with an encoder of layer sizes
+// encDims unless nil, and returns its best weights, their validation loss
+// and epoch.
+func trainMember(k int, xTrain, xVal *inputs, train, val []*Sample, o TrainOptions, encDims []int, report func(what string)) (*member, float64, int) {
 	r := rand.New(rand.NewPCG(o.Seed, 0x7472+uint64(k))) // "tr"
-	_, in := xTrain.Dims()
-	net := newMLP(append(append([]int{in}, o.Hidden...), outputLen()), r, 0.01)
-	opt := newAdam(net, o.LR, o.Decay)
+	_, in := xTrain.x.Dims()
+	if encDims != nil {
+		in += 2 * encDims[len(encDims)-1]
+	}
+	net := &member{head: newMLP(append(append([]int{in}, o.Hidden...), outputLen()), r, 0.01)}
+	if encDims != nil {
+		// Full-scale outputs: the context is read by the head, not a correction.
+		net.enc = newMLP(encDims, r, 1)
+	}
+	opt := newMemberAdam(net, o.LR, o.Decay)
 	best, bestEpoch := math.Inf(1), 0
-	var keep *mlp
+	var keep *member
 	order := make([]int, len(train))
 	for i := range order {
 		order[i] = i
 	}
 	for e := 1; e <= o.Epochs; e++ {
 		// Cosine decay from LR to LR/10 over the epochs.
-		opt.lr = o.LR * (0.1 + 0.45*(1+math.Cos(math.Pi*float64(e-1)/float64(max(o.Epochs-1, 1)))))
+		opt.setLR(o.LR * (0.1 + 0.45*(1+math.Cos(math.Pi*float64(e-1)/float64(max(o.Epochs-1, 1))))))
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var sum float64
 		for at := 0; at < len(order); at += o.Batch {
 			idx := order[at:min(at+o.Batch, len(order))]
-			x := mat.NewDense(len(idx), in, nil)
 			batch := make([]*Sample, len(idx))
 			for i, j := range idx {
-				x.SetRow(i, xTrain.RawRowView(j))
 				batch[i] = train[j]
 			}
-			out, tr := net.forward(x)
+			out, tr := net.forward(xTrain.rows(idx))
 			l, g := loss(out, batch)
 			sum += l * float64(len(idx))
-			dW, dB := net.backward(tr, g)
-			opt.step(net, dW, dB)
+			opt.step(net, net.backward(tr, g))
 		}
 		out, _ := net.forward(xVal)
 		v, _ := loss(out, val)
@@ -367,29 +482,53 @@ func trainMember(k int, xTrain, xVal *mat.Dense, train, val []*Sample, o TrainOp
 	return keep, best, bestEpoch
 }
 
-// standardise sets the input mean and standard deviation from samples;
+// standardise sets the input mean and standard deviation from samples
+// and, for an encoder model, those of the hops' log background maps;
 // constant inputs get deviation 1.
 func (m *Model) standardise(samples []*Sample) {
-	n := inputLen(len(m.spec))
-	m.mean, m.std = make([]float64, n), make([]float64, n)
+	pooled := m.Info.pooled()
+	var rows [][]float64
 	for _, s := range samples {
-		for j, v := range s.input(m.spec) {
-			m.mean[j] += v / float64(len(samples))
-		}
+		rows = append(rows, s.input(m.spec, pooled))
 	}
+	m.mean, m.std = meanStd(rows)
+	if !m.Info.learned() {
+		return
+	}
+	rows = rows[:0]
 	for _, s := range samples {
-		for j, v := range s.input(m.spec) {
-			m.std[j] += (v - m.mean[j]) * (v - m.mean[j]) / float64(len(samples))
+		for _, bg := range s.BG {
+			rows = append(rows, logMap(bg))
 		}
 	}
-	for j, v := range m.std {
-		m.std[j] = math.Sqrt(v)
-		if m.std[j] < 1e-6 {
-			m.std[j] = 1
+	m.hopMean, m.hopStd = meanStd(rows)
+}
+
+// meanStd returns the mean and standard deviation of each column of rows,
+// rounded to float32 (the model file's precision); constant columns get
+// deviation 1.
+func meanStd(rows [][]float64) (mean, std []float64) {
+	n := len(rows[0])
+	mean, std = make([]float64, n), make([]float64, n)
+	for _, x := range rows {
+		for j, v := range x {
+			mean[j] += v / float64(len(rows))
 		}
 	}
-	roundSlice(m.mean)
-	roundSlice(m.std)
+	for _, x := range rows {
+		for j, v := range x {
+			std[j] += (v - mean[j]) * (v - mean[j]) / float64(len(rows))
+		}
+	}
+	for j, v := range std {
+		std[j] = math.Sqrt(v)
+		if std[j] < 1e-6 {
+			std[j] = 1
+		}
+	}
+	roundSlice(mean)
+	roundSlice(std)
+	return mean, std
 }
 
 // clone copies the weights.
@@ -417,20 +556,27 @@ func roundSlice(xs []float64) {
 	}
 }
 
-// modelMagic starts a model file.
-const modelMagic = "tailscope-m3-model-v2\n"
+// modelMagic starts a model file with the fixed pooling, encoderMagic
+// one with the per-hop encoder (which older readers then refuse as not
+// theirs).
+const (
+	modelMagic   = "tailscope-m3-model-v2\n"
+	encoderMagic = "tailscope-m3-model-v3\n"
+)
 
 // header is the JSON part of a model file.
 type header struct {
-	Dims    []int     `json:"dims"`
-	Members int       `json:"members"`
-	Info    ModelInfo `json:"info"`
+	Dims        []int     `json:"dims"`
+	EncoderDims []int     `json:"encoder_dims,omitempty"`
+	Members     int       `json:"members"`
+	Info        ModelInfo `json:"info"`
 }
 
 // Save writes the model: a magic line, a length-prefixed JSON header
 // (layer sizes, members, provenance), then little-endian float32 input
-// means and deviations and, member by member, each layer's weights
-// (row-major) and biases.
+// means and deviations (for an encoder model, then the hop maps' too) and,
+// member by member, each layer's weights (row-major) and biases, the
+// encoder's layers before the MLP's.
 func (m *Model) Save(path string) (err error) {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
@@ -444,11 +590,15 @@ func (m *Model) Save(path string) (err error) {
 		}
 	}()
 	w := bufio.NewWriter(f)
-	h, err := json.Marshal(header{Dims: m.nets[0].dims(), Members: len(m.nets), Info: m.Info})
+	hd, magic := header{Dims: m.nets[0].head.dims(), Members: len(m.nets), Info: m.Info}, modelMagic
+	if enc := m.nets[0].enc; enc != nil {
+		hd.EncoderDims, magic = enc.dims(), encoderMagic
+	}
+	h, err := json.Marshal(hd)
 	if err != nil {
 		return err
 	}
-	w.WriteString(modelMagic)
+	w.WriteString(magic)
 	binary.Write(w, binary.LittleEndian, uint32(len(h)))
 	w.Write(h)
 	put := func(xs []float64) {
@@ -458,11 +608,19 @@ func (m *Model) Save(path string) (err error) {
 	}
 	put(m.mean)
 	put(m.std)
-	for _, n := range m.nets {
+	put(m.hopMean)
+	put(m.hopStd)
+	putNet := func(n *mlp) {
 		for l, wt := range n.W {
 			put(wt.RawMatrix().Data)
 			put(n.B[l])
 		}
+	}
+	for _, n := range m.nets {
+		if n.enc != nil {
+			putNet(n.enc)
+		}
+		putNet(n.head)
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("m3: %s: %w", path, err)
@@ -500,7 +658,7 @@ func ReadModel(r io.Reader) (*Model, error) {
 
 func readModel(r io.Reader) (*Model, error) {
 	magic := make([]byte, len(modelMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic {
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != modelMagic && string(magic) != encoderMagic {
 		return nil, fmt.Errorf("not a tailscope m3 model file")
 	}
 	var n uint32
@@ -519,13 +677,24 @@ func readModel(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(h.Dims) < 2 || h.Dims[0] != inputLen(len(spec)) || h.Dims[len(h.Dims)-1] != outputLen() {
-		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, inputLen(len(spec)), outputLen())
+	if err := checkEncoder(h.Info, h.EncoderDims); err != nil {
+		return nil, err
+	}
+	if (string(magic) == encoderMagic) != h.Info.learned() {
+		return nil, fmt.Errorf("model file version %q does not match its encoder %q", strings.TrimSpace(string(magic)), h.Info.Encoder)
+	}
+	if in := h.Info.headInputLen(len(spec)); len(h.Dims) < 2 || h.Dims[0] != in || h.Dims[len(h.Dims)-1] != outputLen() {
+		return nil, fmt.Errorf("model layer sizes %v do not fit %d inputs and %d outputs", h.Dims, in, outputLen())
 	}
 	if h.Members < 1 || h.Members > 64 {
 		return nil, fmt.Errorf("model has %d members; want 1 to 64", h.Members)
 	}
 	get := func(k int) ([]float64, error) {
+		// A corrupt header's layer sizes must not allocate beyond the
+		// machine: no layer of a model this package trains nears 2^26.
+		if k < 0 || k > 1<<26 {
+			return nil, fmt.Errorf("model layer of %d weights", k)
+		}
 		buf := make([]float32, k)
 		if err := binary.Read(r, binary.LittleEndian, buf); err != nil {
 			return nil, fmt.Errorf("truncated model weights")
@@ -537,30 +706,45 @@ func readModel(r io.Reader) (*Model, error) {
 		return out, nil
 	}
 	m := &Model{Info: h.Info, spec: spec}
-	if m.mean, err = get(h.Dims[0]); err != nil {
-		return nil, err
-	}
-	if m.std, err = get(h.Dims[0]); err != nil {
-		return nil, err
-	}
-	for range h.Members {
-		n := &mlp{}
-		for l := 0; l+1 < len(h.Dims); l++ {
-			w, err := get(h.Dims[l] * h.Dims[l+1])
-			if err != nil {
-				return nil, err
-			}
-			b, err := get(h.Dims[l+1])
-			if err != nil {
-				return nil, err
-			}
-			n.W = append(n.W, mat.NewDense(h.Dims[l+1], h.Dims[l], w))
-			n.B = append(n.B, b)
-		}
-		if err := n.check(); err != nil {
+	for _, v := range []*[]float64{&m.mean, &m.std} {
+		if *v, err = get(inputLen(len(spec), h.Info.pooled())); err != nil {
 			return nil, err
 		}
-		m.nets = append(m.nets, n)
+	}
+	if h.EncoderDims != nil {
+		for _, v := range []*[]float64{&m.hopMean, &m.hopStd} {
+			if *v, err = get(hopInputLen()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	getNet := func(dims []int) (*mlp, error) {
+		n := &mlp{}
+		for l := 0; l+1 < len(dims); l++ {
+			w, err := get(dims[l] * dims[l+1])
+			if err != nil {
+				return nil, err
+			}
+			b, err := get(dims[l+1])
+			if err != nil {
+				return nil, err
+			}
+			n.W = append(n.W, mat.NewDense(dims[l+1], dims[l], w))
+			n.B = append(n.B, b)
+		}
+		return n, n.check()
+	}
+	for range h.Members {
+		mb := &member{}
+		if h.EncoderDims != nil {
+			if mb.enc, err = getNet(h.EncoderDims); err != nil {
+				return nil, err
+			}
+		}
+		if mb.head, err = getNet(h.Dims); err != nil {
+			return nil, err
+		}
+		m.nets = append(m.nets, mb)
 	}
 	if _, err := r.Read(make([]byte, 1)); err != io.EOF {
 		return nil, fmt.Errorf("trailing bytes after the model weights")

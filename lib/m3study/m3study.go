@@ -286,6 +286,9 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	}
 	trainSec := time.Since(t1).Seconds()
 	model.Info.Notes = "ensemble of MLP corrections of flowSim; see lib/m3 and the provenance file"
+	if model.Info.Encoder != "" {
+		model.Info.Notes = "ensemble of MLP corrections of flowSim over a learned per-hop background encoder (m3's background context); see lib/m3 and the provenance file"
+	}
 	if err := model.Save(cfg.Model); err != nil {
 		return nil, nil, err
 	}
