@@ -39,7 +39,7 @@ type TestSetOptions struct {
 	// the m3 estimator with that model ("m3[<file name>]" in the result).
 	Models []string
 	// Others are the estimators asked beside packetsim and m3 (flowsim
-	// and parsimon if nil).
+	// and parsimon if nil, none if empty).
 	Others []string
 	// Dir holds the runs' frames and journal (experiment.Sweep): a test
 	// set run again reuses what is done.
@@ -128,8 +128,10 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 	if o.Executor == nil {
 		o.Executor = experiment.Local{}
 	}
-	if err := estimator.Check(o.Others...); err != nil {
-		return nil, fmt.Errorf("m3study: %w", err)
+	if len(o.Others) > 0 { // empty (not nil): packetsim and m3 alone
+		if err := estimator.Check(o.Others...); err != nil {
+			return nil, fmt.Errorf("m3study: %w", err)
+		}
 	}
 	type asked struct{ label, est, opts string }
 	ests := []asked{{TestSetBaseline, TestSetBaseline, ""}, {"m3", "m3", ""}}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/experiment"
@@ -158,5 +159,21 @@ func TestRunTestSet(t *testing.T) {
 	jr, err := experiment.ReadJournal(dir)
 	if err != nil || len(jr) != len(res.Rows)+6 || !reflect.DeepEqual(again.Rows, res.Rows) {
 		t.Errorf("rerun: %d journal entries (%v), rows equal %v", len(jr), err, reflect.DeepEqual(again.Rows, res.Rows))
+	}
+}
+
+// An empty (not nil) Others asks packetsim and m3 alone; an unknown
+// estimator is refused by name before any run.
+func TestTestSetOthers(t *testing.T) {
+	res, err := RunTestSet(context.Background(), TestSetOptions{Scenarios: 2, Flows: 200, Others: []string{}, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"m3"}; !reflect.DeepEqual(res.Estimators, want) {
+		t.Errorf("estimators %v, want %v", res.Estimators, want)
+	}
+	_, err = RunTestSet(context.Background(), TestSetOptions{Scenarios: 2, Flows: 200, Others: []string{"nosuch"}, Dir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("unknown estimator: %v", err)
 	}
 }
