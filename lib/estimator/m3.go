@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tailscope/tailscope/internal/cputime"
@@ -11,6 +12,7 @@ import (
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -118,6 +120,15 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 		return nil, err
 	}
 	extra["paths"], extra["paths_simulated"] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
+	if mo.Model != nil && mo.Model.Info.SpecRange != nil {
+		// Models that record their training ranges say how many paths
+		// they extrapolated on (older models cannot tell).
+		extra["paths_outside_training"] = strconv.Itoa(est.Outside)
+		if est.Outside > 0 {
+			progress.Report(reporter(ctx, m3.Name), 0, 0, fmt.Sprintf("warning: %d of %d simulated paths lie outside the model's training range in %s: its corrections there are extrapolations",
+				est.Outside, est.Simulated, strings.Join(est.OutsideEntries, ", ")))
+		}
+	}
 	return &Result{
 		Options: canon,
 		Extra:   extra,

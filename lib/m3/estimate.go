@@ -66,6 +66,11 @@ type Estimate struct {
 	// Paths is the number of distinct paths, Simulated how many distinct
 	// ones were drawn and simulated.
 	Paths, Simulated int
+	// Outside counts the simulated paths whose model input lies outside
+	// the model's training range (Model.Outside), OutsideEntries names
+	// the spec entries that did, sorted.
+	Outside        int
+	OutsideEntries []string
 	// Stats is where the time and memory went.
 	Stats Stats
 }
@@ -165,8 +170,21 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	// cheaper than one matrix-vector product per path.
 	est := make([]PathEstimate, len(todo))
 	var pred [][][]float64
+	var outside []string
+	nOutside := 0
 	if o.Model != nil {
 		pred = o.Model.Predict(samples)
+		for _, s := range samples {
+			if names := o.Model.Outside(s); names != nil {
+				nOutside++
+				for _, n := range names {
+					if !slices.Contains(outside, n) {
+						outside = append(outside, n)
+					}
+				}
+			}
+		}
+		slices.Sort(outside)
 	}
 	for i, s := range samples {
 		est[i] = PathEstimate{Draws: draws[todo[i]], Count: s.Count, Percentiles: s.Base}
@@ -187,7 +205,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	st.phase()
 	st.DecomposeSeconds, st.SimulateSeconds, st.RecordsSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
-	return &Estimate{Dist: dist, Records: recs, Paths: d.NumPaths(), Simulated: len(todo), Stats: st}, nil
+	return &Estimate{Dist: dist, Records: recs, Paths: d.NumPaths(), Simulated: len(todo), Outside: nOutside, OutsideEntries: outside, Stats: st}, nil
 }
 
 // parallel runs job(0..n-1) on up to workers goroutines (lib/internal/pool)

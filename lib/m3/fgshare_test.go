@@ -222,3 +222,56 @@ func TestLowShare(t *testing.T) {
 		}
 	}
 }
+
+// A trained model records each spec entry's training range and names the
+// entries of a sample outside it; models without ranges name none.
+func TestSpecRangeOutside(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	var train, val []*Sample
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range 40 {
+		s := synthSample(r, 1.5)
+		if i < 30 {
+			train = append(train, s)
+			lo, hi = min(lo, s.Spec[0]), max(hi, s.Spec[0])
+		} else {
+			val = append(val, s)
+		}
+	}
+	m, err := Train(train, val, TrainOptions{Hidden: []int{4}, Epochs: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Info.SpecRange; len(got) != len(SpecNames) || got[0] != [2]float64{lo, hi} || got[1] != [2]float64{0, 0} {
+		t.Fatalf("spec ranges %v..., want %d entries starting [%g %g] [0 0]", got[:2], len(SpecNames), lo, hi)
+	}
+	probe := *train[0]
+	probe.Spec = slices.Clone(train[0].Spec)
+	for _, c := range []struct {
+		v0, v1 float64
+		want   []string
+	}{
+		{lo, 0, nil},
+		{hi + 0.04*(hi-lo), 0, nil}, // within the 5% margin
+		{hi + 0.2*(hi-lo), 0, []string{SpecNames[0]}},
+		{lo - 1, 1, []string{SpecNames[0], SpecNames[1]}},
+	} {
+		probe.Spec[0], probe.Spec[1] = c.v0, c.v1
+		if got := m.Outside(&probe); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("entries %g, %g: outside %v, want %v", c.v0, c.v1, got, c.want)
+		}
+	}
+	old, err := EmbeddedModel("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.Spec[0] = 1e6
+	if got := old.Outside(&probe); got != nil || old.Info.SpecRange != nil {
+		t.Errorf("a model without ranges names %v outside", got)
+	}
+	bad := m.Info
+	bad.SpecRange = bad.SpecRange[:3]
+	if _, err := bad.specIndex(); err == nil || !strings.Contains(err.Error(), "spec ranges") {
+		t.Errorf("ranges of the wrong length: %v", err)
+	}
+}

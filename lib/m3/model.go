@@ -109,6 +109,25 @@ type ModelInfo struct {
 	Encoder       string `json:"encoder,omitempty"`
 	EncoderHidden []int  `json:"encoder_hidden,omitempty"`
 	Context       int    `json:"context,omitempty"`
+	// SpecRange holds, per entry of SpecNames, the smallest and largest
+	// value among the training samples; nil for models trained before it
+	// was recorded. Run counts the paths whose entries fall outside
+	// (Model.Outside): there the correction is an extrapolation.
+	SpecRange [][2]float64 `json:"spec_range,omitempty"`
+}
+
+// Outside returns the spec entries of s that lie outside the range the
+// model was trained on (ModelInfo.SpecRange, widened by 5% of its span
+// on each side), nil when all lie inside or the model has no ranges.
+func (m *Model) Outside(s *Sample) []string {
+	var out []string
+	for i, r := range m.Info.SpecRange {
+		tol := 0.05*(r[1]-r[0]) + 1e-9
+		if v := s.Spec[m.spec[i]]; v < r[0]-tol || v > r[1]+tol {
+			out = append(out, m.Info.SpecNames[i])
+		}
+	}
+	return out
 }
 
 // specIndex maps the model's spec entries to their places in SpecVector.
@@ -116,6 +135,9 @@ func (info ModelInfo) specIndex() ([]int, error) {
 	names := info.SpecNames
 	if names == nil {
 		names = LegacySpecNames
+	}
+	if info.SpecRange != nil && len(info.SpecRange) != len(names) {
+		return nil, fmt.Errorf("m3: the model has %d spec ranges for %d spec entries", len(info.SpecRange), len(names))
 	}
 	idx := make([]int, len(names))
 	for i, n := range names {
@@ -406,6 +428,14 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	var err error
 	if m.spec, err = m.Info.specIndex(); err != nil {
 		return nil, err
+	}
+	m.Info.SpecRange = make([][2]float64, len(m.spec))
+	for i, j := range m.spec {
+		r := [2]float64{math.Inf(1), math.Inf(-1)}
+		for _, x := range train {
+			r[0], r[1] = min(r[0], x.Spec[j]), max(r[1], x.Spec[j])
+		}
+		m.Info.SpecRange[i] = r
 	}
 	m.standardise(train)
 	xTrain, xVal := m.inputs(train), m.inputs(val)
