@@ -100,20 +100,6 @@ func TestEncoderGradient(t *testing.T) {
 	}
 	out, tr := m.forward(in)
 	g := m.backward(tr, mat.DenseCopyOf(out))
-	const h = 1e-6
-	check := func(what string, p, grad []float64) {
-		for i := range p {
-			old := p[i]
-			p[i] = old + h
-			up := lossOf()
-			p[i] = old - h
-			down := lossOf()
-			p[i] = old
-			if num := (up - down) / (2 * h); math.Abs(num-grad[i]) > 1e-5*max(1, math.Abs(num)) {
-				t.Errorf("%s %d: backprop %g, finite difference %g", what, i, grad[i], num)
-			}
-		}
-	}
 	for _, n := range []struct {
 		name string
 		net  *mlp
@@ -121,8 +107,8 @@ func TestEncoderGradient(t *testing.T) {
 		dB   [][]float64
 	}{{"head", m.head, g.headW, g.headB}, {"encoder", m.enc, g.encW, g.encB}} {
 		for l := range n.net.W {
-			check(fmt.Sprintf("%s layer %d weight", n.name, l), n.net.W[l].RawMatrix().Data, n.dW[l].RawMatrix().Data)
-			check(fmt.Sprintf("%s layer %d bias", n.name, l), n.net.B[l], n.dB[l])
+			checkGradient(t, fmt.Sprintf("%s layer %d weight", n.name, l), n.net.W[l].RawMatrix().Data, n.dW[l].RawMatrix().Data, lossOf)
+			checkGradient(t, fmt.Sprintf("%s layer %d bias", n.name, l), n.net.B[l], n.dB[l], lossOf)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -380,41 +381,27 @@ func TestMLPGradient(t *testing.T) {
 	}
 	out, tr := m.forward(x)
 	dW, dB, dX := m.backward(tr, mat.DenseCopyOf(out), true)
-	const h = 1e-6
-	for i, v := range x.RawMatrix().Data {
-		x.RawMatrix().Data[i] = v + h
-		up := lossOf()
-		x.RawMatrix().Data[i] = v - h
-		down := lossOf()
-		x.RawMatrix().Data[i] = v
-		if num, g := (up-down)/(2*h), dX.RawMatrix().Data[i]; math.Abs(num-g) > 1e-5*max(1, math.Abs(num)) {
-			t.Errorf("input %d: backprop %g, finite difference %g", i, g, num)
-		}
-	}
+	checkGradient(t, "input", x.RawMatrix().Data, dX.RawMatrix().Data, lossOf)
 	for l := range m.W {
-		w := m.W[l].RawMatrix().Data
-		g := dW[l].RawMatrix().Data
-		for i := range w {
-			old := w[i]
-			w[i] = old + h
-			up := lossOf()
-			w[i] = old - h
-			down := lossOf()
-			w[i] = old
-			if num := (up - down) / (2 * h); math.Abs(num-g[i]) > 1e-5*max(1, math.Abs(num)) {
-				t.Errorf("layer %d weight %d: backprop %g, finite difference %g", l, i, g[i], num)
-			}
-		}
-		for i := range m.B[l] {
-			old := m.B[l][i]
-			m.B[l][i] = old + h
-			up := lossOf()
-			m.B[l][i] = old - h
-			down := lossOf()
-			m.B[l][i] = old
-			if num := (up - down) / (2 * h); math.Abs(num-dB[l][i]) > 1e-5*max(1, math.Abs(num)) {
-				t.Errorf("layer %d bias %d: backprop %g, finite difference %g", l, i, dB[l][i], num)
-			}
+		checkGradient(t, fmt.Sprintf("layer %d weight", l), m.W[l].RawMatrix().Data, dW[l].RawMatrix().Data, lossOf)
+		checkGradient(t, fmt.Sprintf("layer %d bias", l), m.B[l], dB[l], lossOf)
+	}
+}
+
+// checkGradient compares grad, the backpropagated gradient of lossOf
+// with respect to the parameters p, with central finite differences.
+func checkGradient(t *testing.T, what string, p, grad []float64, lossOf func() float64) {
+	t.Helper()
+	const h = 1e-6
+	for i := range p {
+		old := p[i]
+		p[i] = old + h
+		up := lossOf()
+		p[i] = old - h
+		down := lossOf()
+		p[i] = old
+		if num := (up - down) / (2 * h); math.Abs(num-grad[i]) > 1e-5*max(1, math.Abs(num)) {
+			t.Errorf("%s %d: backprop %g, finite difference %g", what, i, grad[i], num)
 		}
 	}
 }
