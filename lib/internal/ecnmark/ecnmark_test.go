@@ -63,3 +63,65 @@ func TestPopMatchesPairwiseCount(t *testing.T) {
 		})
 	}
 }
+
+// A port in a long busy spell, whose waiting packets are always joined
+// by others before the last one reaches the far end, so that the queue
+// never empties: its memory must follow the packets it remembers (at
+// most 4 entries per packet held, plus 64), not the packets it has
+// seen, since a fabric keeps one queue per port for the whole run.
+// Pushes and reads come in time order, as in the simulation, and the
+// reads are still checked against the pairwise count.
+func TestMemoryFollowsBacklog(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		gap   int64 // mean interarrival, ps; service is 8 ps per byte
+		delay int64 // ps from the end of a transmission to the far end
+	}{
+		{"short wire", 5000, 1000},
+		{"long wire", 5000, 200_000},
+		{"near capacity", 4600, 50_000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const n = 50_000
+			r := rand.New(rand.NewPCG(uint64(c.gap), uint64(c.delay)))
+			type pkt struct{ arrive, start, at, wire int64 }
+			pkts := make([]pkt, n)
+			var now, busy int64
+			for i := range pkts {
+				now += r.Int64N(2 * c.gap)
+				wire := 60 + r.Int64N(990)
+				start := max(now, busy)
+				busy = start + wire*8
+				pkts[i] = pkt{now, start, busy + c.delay, wire}
+			}
+			var q Queue
+			pushed, held, resets := 0, 0, 0
+			for i, p := range pkts {
+				if p.start == p.arrive {
+					continue // found the port idle: never pushed or read
+				}
+				for pushed < n && pkts[pushed].arrive <= p.at {
+					if pp := pkts[pushed]; pp.start > pp.arrive {
+						if q.Len() == 0 {
+							resets++
+						}
+						held = max(held, q.Len())
+						q.Push(pp.arrive, pp.start, pp.at, pp.wire)
+					}
+					pushed++
+				}
+				var want int64
+				for j := i + 1; j < n && pkts[j].arrive < p.start; j++ {
+					want += pkts[j].wire
+				}
+				if got := q.Pop(p.at); got != want {
+					t.Fatalf("packet %d: %d bytes behind, pairwise count %d", i, got, want)
+				}
+				if limit := 4*(held+1) + 64; cap(q.buf) > limit {
+					t.Fatalf("after %d packets: room for %d entries, holding at most %d packets (limit %d)", i+1, cap(q.buf), held+1, limit)
+				}
+			}
+			t.Logf("%d packets, at most %d held, %d times empty, room for %d", n, held+1, resets, cap(q.buf))
+		})
+	}
+}
