@@ -558,3 +558,54 @@ func TestM3ResolvesModelDigest(t *testing.T) {
 		t.Errorf("digest %q", model.Digest())
 	}
 }
+
+// A model that records its training ranges reports the paths it
+// extrapolated on in the frame's metadata: all of them when every range
+// excludes the scenario's inputs, none when every range covers them; a
+// model without ranges reports nothing.
+func TestM3OutsideTraining(t *testing.T) {
+	sc := small(t)
+	base, err := m3.DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mustRunM3(t, sc, base)["paths_outside_training"]; ok {
+		t.Error("a model without ranges reports paths outside them")
+	}
+	names := base.Info.SpecNames
+	if names == nil {
+		names = m3.LegacySpecNames
+	}
+	for _, tc := range []struct {
+		r       [2]float64
+		outside func(simulated string) string
+	}{
+		{[2]float64{-1e9, 1e9}, func(string) string { return "0" }},
+		{[2]float64{1e9, 1e9}, func(sim string) string { return sim }},
+	} {
+		m := *base
+		m.Info.SpecRange = make([][2]float64, len(names))
+		for i := range names {
+			m.Info.SpecRange[i] = tc.r
+		}
+		extra := mustRunM3(t, sc, &m)
+		if got, want := extra["paths_outside_training"], tc.outside(extra["paths_simulated"]); got != want {
+			t.Errorf("ranges %v: %s paths outside, want %s of %s", tc.r, got, want, extra["paths_simulated"])
+		}
+	}
+}
+
+// mustRunM3 runs the m3 estimator on sc with model m, saved to a file,
+// and returns its frame metadata.
+func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), "m3", sc, `{"model":"`+path+`","samples":50}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Extra
+}

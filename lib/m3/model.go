@@ -124,18 +124,23 @@ func (m *Model) Outside(s *Sample) []string {
 	for i, r := range m.Info.SpecRange {
 		tol := 0.05*(r[1]-r[0]) + 1e-9
 		if v := s.Spec[m.spec[i]]; v < r[0]-tol || v > r[1]+tol {
-			out = append(out, m.Info.SpecNames[i])
+			out = append(out, m.Info.specNames()[i])
 		}
 	}
 	return out
 }
 
+// specNames are the spec entries the model reads.
+func (info ModelInfo) specNames() []string {
+	if info.SpecNames == nil {
+		return LegacySpecNames
+	}
+	return info.SpecNames
+}
+
 // specIndex maps the model's spec entries to their places in SpecVector.
 func (info ModelInfo) specIndex() ([]int, error) {
-	names := info.SpecNames
-	if names == nil {
-		names = LegacySpecNames
-	}
+	names := info.specNames()
 	if info.SpecRange != nil && len(info.SpecRange) != len(names) {
 		return nil, fmt.Errorf("m3: the model has %d spec ranges for %d spec entries", len(info.SpecRange), len(names))
 	}
