@@ -33,8 +33,8 @@ func me() (holder, error) {
 }
 
 // lockTask takes the lock of the task whose result goes to path: it
-// creates path+".lock" exclusively (O_EXCL, atomic on local and network
-// file systems) holding this process's pid and host. A lock of a process
+// creates path+".lock" exclusively (create), holding this process's pid
+// and host. A lock of a process
 // that is gone from this host is stale and taken over, which takeover
 // describes; a lock of a live process, or of another host (whose
 // processes cannot be seen from here), makes lockTask fail with an error
@@ -86,19 +86,19 @@ func lockTask(path string) (release func(), takeover string, err error) {
 	}
 }
 
-// create makes the lock file, failing if it exists.
+// create makes the lock file, failing if it exists. The holder is
+// written to a file of this process's own first and then linked to the
+// lock's name (link fails if the name exists, atomically, also on network
+// file systems), so a lock never exists without its holder: a process
+// killed between creating and writing would otherwise leave an empty lock
+// that no later run can judge stale.
 func create(lock string, self holder) error {
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
+	tmp := fmt.Sprintf("%s.new-%d", lock, self.pid)
+	err := os.WriteFile(tmp, fmt.Appendf(nil, "%d %s\n", self.pid, self.host), 0o644)
+	if err == nil {
+		err = os.Link(tmp, lock)
 	}
-	_, err = fmt.Fprintf(f, "%d %s\n", self.pid, self.host)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(lock)
-	}
+	os.Remove(tmp)
 	return err
 }
 
@@ -115,7 +115,6 @@ func readLock(lock string) (holder, error) {
 	}
 	fields := strings.Fields(string(b))
 	if len(fields) != 2 {
-		// Also a lock whose holder has not written it yet: taken as held.
 		return holder{}, fmt.Errorf("lock file holds %q, want a pid and a host", b)
 	}
 	pid, err := strconv.Atoi(fields[0])

@@ -299,3 +299,23 @@ func TestSlurmStatusElsewhere(t *testing.T) {
 		t.Errorf("a failure's status read back as %v", err)
 	}
 }
+
+// A lock appears with its holder already in it (never empty, whatever
+// moment a kill comes), exclusively, and leaves no file of its own beside.
+func TestCreateLock(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, "r.parquet.lock")
+	first, second := holder{101, "a"}, holder{202, "b"}
+	if err := create(lock, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(lock, second); !errors.Is(err, os.ErrExist) {
+		t.Errorf("second create: %v, want ErrExist", err)
+	}
+	if h, err := readLock(lock); err != nil || h != first {
+		t.Errorf("lock holds %v (%v), want %v", h, err, first)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files beside the lock, want none: %v", len(ents)-1, ents)
+	}
+}
