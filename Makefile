@@ -66,9 +66,12 @@ reproduce:
 # (hours of CPU); results, report and figures under LARGESCALE_OUT, resumed
 # where a previous run stopped.
 LARGESCALE     ?= ci
+# At paper scale the sensitivity scenarios archived in results/ are
+# reported, not run again (README, "The large-scale reproductions").
 LARGESCALE_OUT ?= $(OUT)/largescale/$(LARGESCALE)
+LARGESCALE_ARCHIVE = $(if $(filter paper,$(LARGESCALE)),--archive results/largescale-paper)
 largescale: tailscope
-	nice $(BIN) largescale run --scale $(LARGESCALE) --out $(LARGESCALE_OUT)
+	nice $(BIN) largescale run --scale $(LARGESCALE) $(LARGESCALE_ARCHIVE) --out $(LARGESCALE_OUT)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)

@@ -13,18 +13,19 @@ import (
 )
 
 func init() {
-	register("largescale", "'largescale run|report': the papers' 6,144-host evaluations and the sensitivity analysis at scale, resumable", runLargescale)
+	register("largescale", "'largescale run|report|archive': the papers' 6,144-host evaluations and the sensitivity analysis at scale, resumable", runLargescale)
 }
 
 func runLargescale(args []string) error {
-	if len(args) == 0 || (args[0] != "run" && args[0] != "report") {
-		return errors.New("usage: tailscope largescale run|report [flags] (\"tailscope largescale run -h\" for flags)")
+	if len(args) == 0 || (args[0] != "run" && args[0] != "report" && args[0] != "archive") {
+		return errors.New("usage: tailscope largescale run|report|archive [flags] (\"tailscope largescale run -h\" for flags)")
 	}
 	verb := args[0]
 	fs := flag.NewFlagSet("largescale "+verb, flag.ContinueOnError)
 	scale := fs.String("scale", "ci", "ci (1/1000 of the papers' flows), mid (1/10) or paper")
 	parts := fs.String("parts", strings.Join(largescale.Parts, ","), "comma-separated parts: "+strings.Join(largescale.Parts, ", "))
 	out := fs.String("out", "out/largescale", "study directory: task results (resumed when run again), largescale.md and largescale.parquet")
+	archive := fs.String("archive", "", "archive of finished sensitivity scenarios, small enough to commit (results/largescale-paper holds the paper scale's): run skips them, report includes them, archive adds the scenarios finished under -out")
 	figs := fs.String("figures", "", "directory of the figures (default <out>/figures)")
 	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -41,6 +42,17 @@ func runLargescale(args []string) error {
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
+	if verb == "archive" {
+		if *archive == "" {
+			return errors.New("largescale archive: -archive is required")
+		}
+		n, err := largescale.Archive(*out, *archive, s)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("largescale: %s holds %d sensitivity scenarios\n", *archive, n)
+		return nil
+	}
 	if verb == "run" {
 		exec, err := executor.build(1)
 		if err != nil {
@@ -48,11 +60,11 @@ func runLargescale(args []string) error {
 		}
 		ctx, stop := interruptible()
 		defer stop()
-		if err := largescale.Run(ctx, *out, s, ps, exec, progress.NewLine(os.Stderr, "largescale")); err != nil {
+		if err := largescale.Run(ctx, *out, *archive, s, ps, exec, progress.NewLine(os.Stderr, "largescale")); err != nil {
 			return err
 		}
 	}
-	r, err := largescale.LoadResults(*out, s, ps)
+	r, err := largescale.LoadResults(*out, *archive, s, ps)
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -293,6 +295,29 @@ func ReadJournal(dir string) (map[string]Cost, error) {
 		costs[f[1]] = c
 	}
 	return costs, nil
+}
+
+// WriteJournal writes a journal holding one done line per key of costs,
+// in key order, to dir, replacing any journal there (a temporary file
+// renamed into place): the record of tasks whose results are kept
+// elsewhere, such as an archive of their summaries, read back by
+// ReadJournal.
+func WriteJournal(dir string, costs map[string]Cost) error {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(costs)) {
+		c := costs[k]
+		fmt.Fprintf(&b, "done %s %.3f %.3f\n", k, c.WallSeconds, c.CPUSeconds)
+	}
+	path := filepath.Join(dir, JournalFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("experiment: journal: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("experiment: journal: %w", err)
+	}
+	return nil
 }
 
 // journal appends one line to the sweep's journal. O_APPEND writes of a

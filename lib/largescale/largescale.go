@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/experiment"
@@ -264,11 +265,12 @@ func partTasks(dir string, s Scale, part string) (string, []experiment.Task, err
 }
 
 // Run runs the tasks of the named parts at scale s that are not yet done
-// under dir, part after part in the order of Parts, through exec
-// (experiment.Local{} runs them here, one at a time), reporting progress
-// to p (may be nil). Finished tasks are kept, so an interrupted study
-// continues where it stopped; a failed task does not stop the others.
-func Run(ctx context.Context, dir string, s Scale, parts []string, exec experiment.Executor, p progress.Reporter) error {
+// under dir nor archived in archive ("" for none; see Archive), part
+// after part in the order of Parts, through exec (experiment.Local{} runs
+// them here, one at a time), reporting progress to p (may be nil).
+// Finished tasks are kept, so an interrupted study continues where it
+// stopped; a failed task does not stop the others.
+func Run(ctx context.Context, dir, archive string, s Scale, parts []string, exec experiment.Executor, p progress.Reporter) error {
 	if err := checkParts(parts); err != nil {
 		return err
 	}
@@ -281,9 +283,20 @@ func Run(ctx context.Context, dir string, s Scale, parts []string, exec experime
 		if err != nil {
 			return err
 		}
+		label := s.Name + " " + part
+		if part == PartSensitivity {
+			a, err := readArchive(archive, ts)
+			if err != nil {
+				return err
+			}
+			n := len(ts)
+			ts = slices.DeleteFunc(ts, func(t experiment.Task) bool { return a.scenarios[t.Spec.ID()] })
+			if n > len(ts) {
+				label += fmt.Sprintf(" (%d of %d tasks archived)", n-len(ts), n)
+			}
+		}
 		var pp progress.Reporter
 		if p != nil {
-			label := s.Name + " " + part
 			pp = progress.Func(func(done, total int, what string) {
 				if what != "" {
 					what = ", " + what

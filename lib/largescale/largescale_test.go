@@ -86,10 +86,10 @@ func TestStudyEndToEnd(t *testing.T) {
 		t.Skip("runs every estimator")
 	}
 	dir := t.TempDir()
-	if err := Run(context.Background(), dir, tiny, Parts, experiment.Local{}, nil); err != nil {
+	if err := Run(context.Background(), dir, "", tiny, Parts, experiment.Local{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, err := LoadResults(dir, tiny, Parts)
+	r, err := LoadResults(dir, "", tiny, Parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,14 +177,14 @@ func TestResumeLosesAtMostOneTask(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	if err := Run(ctx, dir, tiny, parts, experiment.Local{}, nil); err == nil {
+	if err := Run(ctx, dir, "", tiny, parts, experiment.Local{}, nil); err == nil {
 		t.Fatal("the interrupted study reported no error")
 	}
 	starts, dones := journalCounts(t, journal)
 	if sum(dones) < 2 || sum(starts)-sum(dones) > 1 {
 		t.Fatalf("interrupted: %d tasks started, %d done; want at least 2 done and at most one lost", sum(starts), sum(dones))
 	}
-	if err := Run(context.Background(), dir, tiny, parts, experiment.Local{}, nil); err != nil {
+	if err := Run(context.Background(), dir, "", tiny, parts, experiment.Local{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	cases, _ := Cases(tiny, parts)

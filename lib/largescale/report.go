@@ -60,20 +60,39 @@ const (
 	GoalM3Max             = 0.25
 )
 
-// Sensitivity reads the sensitivity analysis' results under dir: one
-// summary row per scenario and estimator, a scenario's seeds combined
-// into means with 95% confidence intervals (summary.CombineSeeds).
-func Sensitivity(dir string) ([]metrics.Summary, error) {
-	rows, err := summary.SummarizeDir(filepath.Join(dir, SensitivityDir), Baseline, Bins(), 99, nil)
+// Sensitivity reads the sensitivity analysis' results at scale s under
+// dir and in archive ("" for none; see Archive): one summary row per
+// scenario and estimator, a scenario's seeds combined into means with 95%
+// confidence intervals (summary.CombineSeeds).
+func Sensitivity(dir, archive string, s Scale) ([]metrics.Summary, error) {
+	sub, ts, err := partTasks(dir, s, PartSensitivity)
 	if err != nil {
 		return nil, err
 	}
+	a, err := readArchive(archive, ts)
+	if err != nil {
+		return nil, err
+	}
+	rows := a.rows
+	if files, _ := filepath.Glob(filepath.Join(sub, "*", "*.parquet")); len(files) > 0 {
+		fresh, err := summary.SummarizeDir(sub, Baseline, Bins(), 99, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range fresh {
+			if !a.scenarios[r.ScenarioID] {
+				rows = append(rows, r)
+			}
+		}
+	}
+	sortRows(rows)
 	return summary.CombineSeeds(rows, 0.95)
 }
 
 // Costs sums the journal's CPU and wall seconds of the finished tasks of
-// each named part at scale s under dir, and counts them.
-func Costs(dir string, s Scale, parts []string) (map[string]PartCost, error) {
+// each named part at scale s under dir and in archive ("" for none), and
+// counts them.
+func Costs(dir, archive string, s Scale, parts []string) (map[string]PartCost, error) {
 	out := map[string]PartCost{}
 	for _, part := range parts {
 		sub, ts, err := partTasks(dir, s, part)
@@ -83,6 +102,15 @@ func Costs(dir string, s Scale, parts []string) (map[string]PartCost, error) {
 		costs, err := experiment.ReadJournal(sub)
 		if err != nil {
 			return nil, err
+		}
+		if part == PartSensitivity {
+			a, err := readArchive(archive, ts)
+			if err != nil {
+				return nil, err
+			}
+			for k, c := range a.costs {
+				costs[k] = c
+			}
 		}
 		pc := PartCost{Tasks: len(ts)}
 		for _, t := range ts {
@@ -444,8 +472,8 @@ type Results struct {
 }
 
 // LoadResults reads whatever of the named parts at scale s is finished
-// under dir.
-func LoadResults(dir string, s Scale, parts []string) (*Results, error) {
+// under dir or archived in archive ("" for none; see Archive).
+func LoadResults(dir, archive string, s Scale, parts []string) (*Results, error) {
 	cases, err := Cases(s, parts)
 	if err != nil {
 		return nil, err
@@ -454,11 +482,11 @@ func LoadResults(dir string, s Scale, parts []string) (*Results, error) {
 	if r.Outcomes, err = Load(dir, cases); err != nil {
 		return nil, err
 	}
-	if r.Costs, err = Costs(dir, s, parts); err != nil {
+	if r.Costs, err = Costs(dir, archive, s, parts); err != nil {
 		return nil, err
 	}
 	if c, ok := r.Costs[PartSensitivity]; ok && c.Done > 0 {
-		if r.Sensitivity, err = Sensitivity(dir); err != nil {
+		if r.Sensitivity, err = Sensitivity(dir, archive, s); err != nil {
 			return nil, err
 		}
 	}
