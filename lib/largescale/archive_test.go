@@ -76,8 +76,20 @@ func TestArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameSensitivity(t, alone.Sensitivity, want.Sensitivity)
-	if c := alone.Costs[PartSensitivity]; c.Done != c.Tasks {
-		t.Errorf("archive alone: %d of %d tasks done", c.Done, c.Tasks)
+	c := alone.Costs[PartSensitivity]
+	if c.Done != c.Tasks || c.Complete != len(specs) {
+		t.Errorf("archive alone: %d of %d tasks done, %d scenarios complete; want all, %d", c.Done, c.Tasks, c.Complete, len(specs))
+	}
+	// Every scenario is complete, so the estimators' CPU sums to the part's.
+	total := 0.0
+	for _, e := range SensitivityEstimators {
+		if !(c.EstimatorCPU[e] > 0) {
+			t.Errorf("%s: %g CPU s", e, c.EstimatorCPU[e])
+		}
+		total += c.EstimatorCPU[e]
+	}
+	if math.Abs(total-c.CPUSeconds) > 1e-9*c.CPUSeconds {
+		t.Errorf("estimators' CPU sums to %g s, the part's is %g s", total, c.CPUSeconds)
 	}
 
 	// A task whose key is no longer in the archive journal (its estimator

@@ -112,16 +112,35 @@ func Costs(dir, archive string, s Scale, parts []string) (map[string]PartCost, e
 				costs[k] = c
 			}
 		}
-		pc := PartCost{Tasks: len(ts)}
+		pc := PartCost{Tasks: len(ts), EstimatorCPU: map[string]float64{}}
+		scen := map[string]map[string]float64{} // scenario -> estimator -> CPU s
+		missing := map[string]bool{}
 		for _, t := range ts {
 			key, err := t.Key()
 			if err != nil {
 				return nil, err
 			}
-			if c, ok := costs[key]; ok {
-				pc.Done++
-				pc.WallSeconds += c.WallSeconds
-				pc.CPUSeconds += c.CPUSeconds
+			id := t.Spec.ID()
+			c, ok := costs[key]
+			if !ok {
+				missing[id] = true
+				continue
+			}
+			pc.Done++
+			pc.WallSeconds += c.WallSeconds
+			pc.CPUSeconds += c.CPUSeconds
+			if scen[id] == nil {
+				scen[id] = map[string]float64{}
+			}
+			scen[id][t.Estimator] = c.CPUSeconds
+		}
+		for id, byEst := range scen {
+			if missing[id] {
+				continue
+			}
+			pc.Complete++
+			for e, cpu := range byEst {
+				pc.EstimatorCPU[e] += cpu
 			}
 		}
 		out[part] = pc
@@ -133,6 +152,11 @@ func Costs(dir, archive string, s Scale, parts []string) (map[string]PartCost, e
 type PartCost struct {
 	Tasks, Done             int
 	WallSeconds, CPUSeconds float64
+	// Complete counts the scenarios whose every task is done, and
+	// EstimatorCPU sums each estimator's CPU seconds over them, so that
+	// estimators compare on the same scenarios.
+	Complete     int
+	EstimatorCPU map[string]float64
 }
 
 // Report writes the study's tables as Markdown: the Table 2 and Table 5
@@ -154,6 +178,13 @@ func Report(w io.Writer, outs []Outcome, sens []metrics.Summary, costs map[strin
 		for _, p := range Parts {
 			if c, ok := costs[p]; ok {
 				fmt.Fprintf(w, "| %s | %d of %d | %.2f | %.2f |\n", p, c.Done, c.Tasks, c.CPUSeconds/3600, c.WallSeconds/3600)
+			}
+		}
+		if c := costs[PartSensitivity]; c.Complete > 0 {
+			base := c.EstimatorCPU[Baseline]
+			fmt.Fprintf(w, "\nSensitivity CPU seconds over the %d scenarios (seeds apart) every estimator finished, and the CPU speed-up against %s:\n\n| estimator | CPU s | CPU speed-up |\n| --- | ---: | ---: |\n", c.Complete, Baseline)
+			for _, e := range SensitivityEstimators {
+				fmt.Fprintf(w, "| %s | %.0f | %s |\n", e, c.EstimatorCPU[e], times(base/c.EstimatorCPU[e]))
 			}
 		}
 	}
