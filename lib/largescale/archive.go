@@ -70,7 +70,7 @@ func readArchive(dir string, ts []experiment.Task) (archived, error) {
 		return a, err
 	}
 	for id, ks := range keys {
-		if all(ks, func(k string) bool { _, ok := costs[k]; return ok }) {
+		if !slices.ContainsFunc(ks, func(k string) bool { _, ok := costs[k]; return !ok }) {
 			a.scenarios[id] = true
 			for _, k := range ks {
 				a.costs[k] = costs[k]
@@ -98,15 +98,6 @@ func readArchive(dir string, ts []experiment.Task) (archived, error) {
 		}
 	}
 	return a, nil
-}
-
-func all(xs []string, f func(string) bool) bool {
-	for _, x := range xs {
-		if !f(x) {
-			return false
-		}
-	}
-	return true
 }
 
 // Archive adds the sensitivity scenarios finished under dir at scale s,
