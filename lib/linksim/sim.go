@@ -66,6 +66,10 @@ type port struct {
 	busyUntil int64 // ps, end of the last transmission scheduled
 	ackPs     int64 // an ACK's serialization plus propagation on the reverse channel
 	bytes     int64 // wire bytes sent, counted for INT only
+	// A full data packet's wire size and serialization time: Parsimon's
+	// ACK-corrected bandwidths seldom divide 8e12, and a 64-bit division
+	// per packet and port was about 5% of a link simulation (perf).
+	full, txFull int64
 }
 
 func newPort(h Hop, cfg netcfg.Config) port {
@@ -74,13 +78,18 @@ func newPort(h Hop, cfg netcfg.Config) port {
 		p.psPerByte = psPerSecondBits / h.Bandwidth
 	}
 	p.ackPs = p.tx(cfg.AckBytes) + p.delay
+	p.txFull = p.tx(cfg.PayloadBytes + cfg.HeaderBytes)
+	p.full = cfg.PayloadBytes + cfg.HeaderBytes
 	return p
 }
 
 // tx is the serialization time of b bytes in ps, rounded as packetsim
 // rounds it.
 func (p *port) tx(b int64) int64 {
-	if p.psPerByte > 0 {
+	switch {
+	case b == p.full:
+		return p.txFull
+	case p.psPerByte > 0:
 		return b * p.psPerByte
 	}
 	return (b*psPerSecondBits + p.bw/2) / p.bw
@@ -129,13 +138,33 @@ type flowState struct {
 	progress int64 // ps, last time sndUna advanced or the flow rewound
 	finish   int64 // ps, -1 until the last byte arrives
 	startPs  int64
+	gap      int64 // ps, the pacing time of a full-sized packet at rate
 	lastNack int32
-	_        [12]byte // a flow is two whole cache lines
+	_        [4]byte // a flow is two whole cache lines
 }
 
-// sync reads the window and rate of f's controller after a call that may
-// have changed them.
-func (f *flowState) sync() { f.win, f.rate = f.cc.WindowBytes(), f.cc.RateBps() }
+// sync reads the window and rate of flow fi's controller after a call
+// that may have changed them.
+// A changed rate changes the flow's pacing time, which is thus
+// computed once per rate rather than once per packet.
+func (s *sim) sync(fi int32, f *flowState) {
+	var r float64
+	if s.dc != nil {
+		d := &s.dc[fi]
+		f.win, r = d.WindowBytes(), d.RateBps()
+	} else {
+		f.win, r = f.cc.WindowBytes(), f.cc.RateBps()
+	}
+	if r != f.rate || f.gap == 0 {
+		f.rate, f.gap = r, pacing(s.fullWire, r)
+	}
+}
+
+// pacing is the time in ps to send wire bytes at rate bits per second,
+// rounded as packetsim rounds it.
+func pacing(wire int64, rate float64) int64 {
+	return int64(float64(wire)*psPerSecondBits/rate + 0.5)
+}
 
 // queued is a data packet on the target's port whose mark is not known
 // yet (marking at dequeue): it starts its transmission there at start and
@@ -165,21 +194,26 @@ type sim struct {
 	// port and waiting[head:] those whose mark is still to be read, in
 	// FIFO order. A packet must be read before the ACK it causes is due:
 	// no later than minAckPs after it reaches the target's far end.
-	dequeue   bool
-	dq        ecnmark.Queue
-	waiting   []queued
-	head      int
-	minAckPs  int64
-	armed     bool // an evDequeue is pending
-	switched  bool // the target is a switch port fed by the sources' first hops
-	nics      []nic
-	dests     []port
-	fs        []flowState
+	dequeue  bool
+	dq       ecnmark.Queue
+	waiting  []queued
+	head     int
+	minAckPs int64
+	armed    bool // an evDequeue is pending
+	switched bool // the target is a switch port fed by the sources' first hops
+	nics     []nic
+	dests    []port
+	fs       []flowState
+	// dc holds every flow's controller when it is the built-in rate-based
+	// DCTCP (the flows' cc is then nil): inline, it costs neither an
+	// interface call nor an allocation per flow.
+	dc        []packetsim.DCTCPRate
 	q         eventQueue
 	now       int64
 	next      int   // next flow to start
 	nextStart int64 // its start in ps, MaxInt64 once all have started
 	rto       int64
+	fullWire  int64 // a full data packet's size on the wire
 	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise:
 	// extra is set when any of it is, and keeps the rest out of the way
@@ -195,6 +229,7 @@ type sim struct {
 
 func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC packetsim.NewCC) *sim {
 	s := &sim{ctx: ctx, cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0, dequeue: cfg.MarkAtDequeue()}
+	s.fullWire = cfg.PayloadBytes + cfg.HeaderBytes
 	if cfg.BufferBytes > 0 {
 		s.rto = cfg.DCTCP.MinRTONanos * 1000
 	}
@@ -231,6 +266,9 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 		s.dests[i] = newPort(h, cfg)
 	}
 	s.fs = make([]flowState, len(flows))
+	if opts.CC == nil && cfg.CC == "dctcp" {
+		s.dc = make([]packetsim.DCTCPRate, len(flows))
+	}
 	s.nextStart = math.MaxInt64
 	if len(flows) > 0 {
 		s.nextStart = flows[0].Start * 1000
@@ -249,14 +287,18 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 		if len(s.dests) > 0 {
 			fs.ackPs += s.dests[f.Dst].ackPs
 		}
-		fs.cc = newCC(cfg, s.nics[f.Src].bw)
-		if b, ok := fs.cc.(packetsim.BaseRTTSetter); ok {
-			b.SetBaseRTT(s.baseRTT(fs))
+		if s.dc != nil {
+			s.dc[i] = packetsim.MakeDCTCPRate(cfg, s.nics[f.Src].bw)
+		} else {
+			fs.cc = newCC(cfg, s.nics[f.Src].bw)
+			if b, ok := fs.cc.(packetsim.BaseRTTSetter); ok {
+				b.SetBaseRTT(s.baseRTT(fs))
+			}
+			if _, ok := fs.cc.(packetsim.Clocked); ok {
+				s.clocked = true
+			}
 		}
-		if _, ok := fs.cc.(packetsim.Clocked); ok {
-			s.clocked = true
-		}
-		fs.sync()
+		s.sync(int32(i), fs)
 		if s.ext != nil {
 			s.ext[i].lastCNP = -1
 		}
@@ -396,7 +438,7 @@ func (s *sim) allocRing(i int32, f *flowState) {
 
 // intRecord is where hop h's INT record of data packet e goes, nil when
 // its flow is done (a stray copy still in flight).
-func (s *sim) intRecord(e *event, h int32) *packetsim.INTHop {
+func (s *sim) intRecord(e event, h int32) *packetsim.INTHop {
 	x := &s.ext[e.flow]
 	if x.ints == nil {
 		return nil
@@ -445,7 +487,7 @@ func (s *sim) pull(n *nic) {
 		if s.clocked {
 			if c, ok := f.cc.(packetsim.Clocked); ok {
 				c.Advance(s.now)
-				f.sync()
+				s.sync(fi, f)
 			}
 		}
 		if pkt < f.maxSent {
@@ -455,7 +497,11 @@ func (s *sim) pull(n *nic) {
 		}
 		s.res.DataPackets++
 		wire := s.wire(f, pkt)
-		f.nextSend = s.now + int64(float64(wire)*psPerSecondBits/f.rate+0.5)
+		gap := f.gap
+		if wire != s.fullWire {
+			gap = pacing(wire, f.rate)
+		}
+		f.nextSend = s.now + gap
 		n.rr = i + 1
 		if f.sndNxt == f.npkts { // nothing left to send: leave the rotation
 			f.active = false
@@ -528,7 +574,7 @@ func (s *sim) onTarget(e event) {
 	p.busyUntil = end
 	s.res.TargetBytes += wire
 	if s.extra {
-		s.stampTarget(&e, start, end)
+		s.stampTarget(e, start, end)
 	}
 	if !s.dequeue {
 		if s.mark(q) {
@@ -544,7 +590,12 @@ func (s *sim) onTarget(e event) {
 		return
 	}
 	s.dq.Push(s.now, start, end+p.delay, wire)
-	s.waiting = append(s.waiting, queued{e, wire, start, end + p.delay})
+	// Field by field: a queued built whole on the stack and copied in
+	// wide loads stalls on its own narrow stores (perf).
+	s.waiting = append(s.waiting, queued{})
+	w := &s.waiting[len(s.waiting)-1]
+	w.e.t, w.e.w, w.e.flow, w.e.pkt = e.t, e.w, e.flow, e.pkt
+	w.wire, w.start, w.at = wire, start, end+p.delay
 	s.release()
 }
 
@@ -562,7 +613,7 @@ func (s *sim) release() {
 			s.res.Marks++
 		}
 		if s.extra {
-			s.stampBehind(&w.e, behind)
+			s.stampBehind(w.e, behind)
 		}
 		s.leave(w.e, w.wire, w.at)
 	}
@@ -599,7 +650,7 @@ func (s *sim) leave(e event, wire, at int64) {
 		end := start + d.tx(wire)
 		d.busyUntil = end
 		if s.extra {
-			s.stampDest(&e, d, wire, at-start, end)
+			s.stampDest(e, d, wire, at-start, end)
 		}
 		at = end + d.delay
 	}
@@ -638,12 +689,15 @@ func (s *sim) onAck(e event) {
 		ECE:     e.flag()&flagECE != 0,
 		RTT:     s.now - e.ts(),
 	}
-	if s.extra {
+	switch {
+	case s.dc != nil:
+		s.dc[e.flow].OnAck(a)
+	case s.extra:
 		s.ackINT(e, f, a)
-	} else {
+	default:
 		f.cc.OnAck(a)
 	}
-	f.sync()
+	s.sync(e.flow, f)
 	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
@@ -666,7 +720,7 @@ func (s *sim) mark(q float64) bool {
 
 // stampTarget writes, under HPCC, the target's INT record of data packet
 // e, which starts its transmission there at start and ends it at end.
-func (s *sim) stampTarget(e *event, start, end int64) {
+func (s *sim) stampTarget(e event, start, end int64) {
 	if s.intHops == 0 || !s.switched {
 		return
 	}
@@ -678,7 +732,7 @@ func (s *sim) stampTarget(e *event, start, end int64) {
 
 // stampBehind replaces, under HPCC with marking at dequeue, the queue of
 // e's target record with the bytes behind it as it started.
-func (s *sim) stampBehind(e *event, behind int64) {
+func (s *sim) stampBehind(e event, behind int64) {
 	if s.intHops == 0 {
 		return
 	}
@@ -690,7 +744,7 @@ func (s *sim) stampBehind(e *event, behind int64) {
 // stampDest writes, under HPCC, the downstream hop's INT record of data
 // packet e of wire bytes, which waited there for wait ps and ended its
 // transmission at end.
-func (s *sim) stampDest(e *event, d *port, wire, wait, end int64) {
+func (s *sim) stampDest(e event, d *port, wire, wait, end int64) {
 	if s.intHops == 0 {
 		return
 	}
@@ -747,8 +801,12 @@ func (s *sim) timeout(e event) {
 	if s.now-f.progress >= s.rto && f.sndNxt > f.sndUna {
 		f.sndNxt = f.sndUna
 		f.progress = s.now
-		f.cc.OnTimeout(s.now)
-		f.sync()
+		if s.dc != nil {
+			s.dc[e.flow].OnTimeout(s.now)
+		} else {
+			f.cc.OnTimeout(s.now)
+		}
+		s.sync(e.flow, f)
 		s.activate(e.flow, f)
 	}
 	s.push(newEvent(s.now+s.rto, evRTO, e.flow, 0, 0, 0))

@@ -152,7 +152,7 @@ func TestDCTCPRateCutAndHold(t *testing.T) {
 		cfg := netcfg.Default()
 		cfg.DCTCP.VarWin = varWin
 		const line = 10e9
-		d := newDCTCPRate(cfg, line)
+		d := MakeDCTCPRate(cfg, line)
 		g, ai := cfg.DCTCP.G, float64(cfg.DCTCP.AIRateBps)
 		alpha, rate := cfg.DCTCP.InitAlpha, line
 		check := func(step string) {

@@ -498,7 +498,7 @@ func (s *sim) start() error {
 	*f = flow{index: index, size: fl.Size, npkts: int32(npkts), lastNack: -1, progress: s.now, nextSend: s.now}
 	line := s.net.Channels[path[0]].Bandwidth
 	if s.fastCC {
-		f.dctcp = newDCTCPRate(s.cfg, line)
+		f.dctcp = MakeDCTCPRate(s.cfg, line)
 	} else {
 		f.cc = s.newCC(s.cfg, line)
 		if b, ok := f.cc.(BaseRTTSetter); ok {

@@ -272,7 +272,7 @@ func (s *sim) tcpAck(e event, f *flow) {
 			s.tcpEnterRecovery(t, f, delivered)
 		}
 	case tcpRecovery:
-		d.est.observe(a)
+		d.est.observe(a.ECE, a.AckSeq, a.NextSeq)
 		if f.sndUna >= t.recover {
 			t.state, t.dupAcks, t.recoverActive, t.firstPartial = tcpOpen, 0, false, true
 			d.cwnd = d.ssthresh
@@ -290,7 +290,7 @@ func (s *sim) tcpAck(e event, f *flow) {
 			s.tcpPRR(t, f, delivered)
 		}
 	case tcpLoss:
-		d.est.observe(a)
+		d.est.observe(a.ECE, a.AckSeq, a.NextSeq)
 		d.grow(acked)
 		if f.sndUna >= t.recover {
 			t.state, t.recoverActive = tcpOpen, false
