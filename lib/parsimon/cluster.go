@@ -77,13 +77,12 @@ func NewFeatures(kind Kind, bandwidth int64, load float64, sizes, starts []int64
 }
 
 // quantiles returns q quantiles of v at probabilities i/(q-1), i = 0..q-1,
-// by nearest rank; all zero for an empty v.
+// by nearest rank; all zero for an empty v. It sorts v.
 func quantiles(v []float64, q int) []float64 {
 	out := make([]float64, q)
 	if len(v) == 0 {
 		return out
 	}
-	v = slices.Clone(v)
 	slices.Sort(v)
 	for i := range out {
 		out[i] = v[int(math.Round(float64(i)/float64(q-1)*float64(len(v)-1)))]

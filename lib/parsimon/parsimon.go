@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/progress"
@@ -201,17 +202,21 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		}
 	}
 	if o.Cluster {
+		// The channels' features on the run's workers: serial, they were
+		// most of Parsimon/C's setup at millions of flows.
 		feats := make([]Features, len(busy))
-		for i, c := range busy {
-			if err := interrupted(ctx); err != nil {
-				return nil, err
-			}
+		err := pool.Run(ctx, len(busy), pool.Options{Workers: o.Workers}, func(ctx context.Context, i int) error {
+			c := busy[i]
 			on := d.On(c)
 			sizes, starts := make([]int64, len(on)), make([]int64, len(on))
 			for j, fi := range on {
 				sizes[j], starts[j] = flows[fi].Size, flows[fi].Start
 			}
 			feats[i] = NewFeatures(d.Kind(c), net.Channels[c].Bandwidth, loads.Channel[c], sizes, starts, o.ClusterOptions.Quantiles)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("parsimon: interrupted: %w", err)
 		}
 		rep, err := Cluster(ctx, feats, o.ClusterOptions)
 		if err != nil {
