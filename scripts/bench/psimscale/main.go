@@ -19,56 +19,44 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/scripts/bench/internal/bins"
 	"github.com/tailscope/tailscope/scripts/bench/internal/records"
 )
 
-type binFlag []string
-
-func (b *binFlag) String() string     { return strings.Join(*b, ",") }
-func (b *binFlag) Set(s string) error { *b = append(*b, s); return nil }
-
 type run struct {
-	cpu, wall float64
-	rssKB     int64
-	hops      int64
+	bins.Usage
+	hops int64
 }
 
 func main() {
-	var bins binFlag
-	flag.Var(&bins, "bin", "name=path of a tailscope binary (repeat; the first is the reference)")
+	var bs bins.Flag
+	flag.Var(&bs, "bin", "name=path of a tailscope binary (repeat; the first is the reference)")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every binary once per spec")
 	out := flag.String("out", os.TempDir(), "directory for the frames")
 	flag.Parse()
-	if len(bins) < 1 || flag.NArg() == 0 {
+	if len(bs) < 1 || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: psimscale -bin name=path [-bin name=path ...] spec.json ...")
 		os.Exit(2)
 	}
-	if err := measure(bins, flag.Args(), *rounds, *out); err != nil {
+	if err := measure(bs, flag.Args(), *rounds, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "psimscale:", err)
 		os.Exit(1)
 	}
 }
 
-func measure(bins, specs []string, rounds int, out string) error {
-	names := make([]string, len(bins))
-	paths := make([]string, len(bins))
-	for i, b := range bins {
-		n, p, ok := strings.Cut(b, "=")
-		if !ok {
-			return fmt.Errorf("-bin %q: want name=path", b)
-		}
-		names[i], paths[i] = n, p
+func measure(bs bins.Flag, specs []string, rounds int, out string) error {
+	names, paths, err := bs.Split()
+	if err != nil {
+		return err
 	}
 	res := map[string][]run{} // spec/bin -> runs
 	for r := 0; r < rounds; r++ {
 		for _, spec := range specs {
 			var ref []metrics.Record
-			for i := range bins {
+			for i := range names {
 				dir := filepath.Join(out, names[i])
 				x, recs, err := runOnce(paths[i], spec, dir)
 				if err != nil {
@@ -82,17 +70,17 @@ func measure(bins, specs []string, rounds int, out string) error {
 				key := spec + "/" + names[i]
 				res[key] = append(res[key], x)
 				fmt.Printf("round %d  %-28s %-6s cpu %8.2f s  wall %8.2f s  rss %7.0f MiB  %6.2fM hops/cpu-s\n",
-					r+1, filepath.Base(spec), names[i], x.cpu, x.wall, float64(x.rssKB)/1024, float64(x.hops)/x.cpu/1e6)
+					r+1, filepath.Base(spec), names[i], x.CPU, x.Wall, float64(x.RSSKB)/1024, float64(x.hops)/x.CPU/1e6)
 			}
 		}
 	}
 	fmt.Println()
 	for _, spec := range specs {
 		base := rate(res[spec+"/"+names[0]])
-		for i := range bins {
+		for i := range names {
 			rs := res[spec+"/"+names[i]]
 			fmt.Printf("%-28s %-6s median %6.2fM hops/cpu-s (x%.2f of %s), cpu s %s, peak rss %s MiB\n",
-				filepath.Base(spec), names[i], rate(rs)/1e6, rate(rs)/base, names[0], list(rs, func(x run) float64 { return x.cpu }), list(rs, func(x run) float64 { return float64(x.rssKB) / 1024 }))
+				filepath.Base(spec), names[i], rate(rs)/1e6, rate(rs)/base, names[0], list(rs, func(x run) float64 { return x.CPU }), list(rs, func(x run) float64 { return float64(x.RSSKB) / 1024 }))
 		}
 	}
 	return nil
@@ -105,13 +93,10 @@ func runOnce(bin, spec, dir string) (run, []metrics.Record, error) {
 	}
 	cmd := exec.Command(bin, "run", "-spec", spec, "-estimator", "packetsim", "-out", dir)
 	cmd.Stderr = os.Stderr
-	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
+	u, err := bins.Run(cmd)
+	if err != nil {
 		return run{}, nil, err
 	}
-	wall := time.Since(t0).Seconds()
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	frames, err := filepath.Glob(filepath.Join(dir, "*", "packetsim.parquet"))
 	if err != nil || len(frames) != 1 {
 		return run{}, nil, fmt.Errorf("want one frame under %s, found %v (%v)", dir, frames, err)
@@ -124,14 +109,14 @@ func runOnce(bin, spec, dir string) (run, []metrics.Record, error) {
 	if err != nil {
 		return run{}, nil, fmt.Errorf("frame has no packet_hops: %w", err)
 	}
-	return run{cpu: cpu, wall: wall, rssKB: ru.Maxrss, hops: hops}, recs, nil
+	return run{Usage: u, hops: hops}, recs, nil
 }
 
 // rate is the median of the runs' packet-hops per CPU second.
 func rate(rs []run) float64 {
 	v := make([]float64, len(rs))
 	for i, x := range rs {
-		v[i] = float64(x.hops) / x.cpu
+		v[i] = float64(x.hops) / x.CPU
 	}
 	return median(v)
 }

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -24,57 +25,43 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/scripts/bench/internal/bins"
 	"github.com/tailscope/tailscope/scripts/bench/internal/records"
 )
 
-type binFlag []string
-
-func (b *binFlag) String() string     { return strings.Join(*b, ",") }
-func (b *binFlag) Set(s string) error { *b = append(*b, s); return nil }
-
-type run struct {
-	cpu, wall float64
-	rssKB     int64
-}
+type run = bins.Usage
 
 func main() {
-	var bins binFlag
-	flag.Var(&bins, "bin", "name=path of a tailscope binary (repeat; the first is the reference for the records)")
+	var bs bins.Flag
+	flag.Var(&bs, "bin", "name=path of a tailscope binary (repeat; the first is the reference for the records)")
 	ests := flag.String("estimators", "packetsim,parsimon,parsimon-c", "comma-separated estimators; the first is the reference of the ratios")
 	rounds := flag.Int("rounds", 2, "rounds; each runs every estimator of every binary once per spec")
 	out := flag.String("out", os.TempDir(), "directory for the frames")
 	flag.Parse()
-	if len(bins) < 1 || flag.NArg() == 0 || *rounds < 1 {
+	if len(bs) < 1 || flag.NArg() == 0 || *rounds < 1 {
 		fmt.Fprintln(os.Stderr, "usage: speedup -bin name=path [-bin name=path ...] [-estimators ref,e1,...] [-rounds N] spec.json ...")
 		os.Exit(2)
 	}
-	if err := measure(bins, strings.Split(*ests, ","), flag.Args(), *rounds, *out); err != nil {
+	if err := measure(bs, strings.Split(*ests, ","), flag.Args(), *rounds, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "speedup:", err)
 		os.Exit(1)
 	}
 }
 
-func measure(bins, ests, specs []string, rounds int, out string) error {
-	names := make([]string, len(bins))
-	paths := make([]string, len(bins))
-	for i, b := range bins {
-		n, p, ok := strings.Cut(b, "=")
-		if !ok {
-			return fmt.Errorf("-bin %q: want name=path", b)
-		}
-		names[i], paths[i] = n, p
+func measure(bs bins.Flag, ests, specs []string, rounds int, out string) error {
+	names, paths, err := bs.Split()
+	if err != nil {
+		return err
 	}
 	res := map[string][]run{} // spec/estimator/bin -> runs, one per round
 	for r := 1; r <= rounds; r++ {
 		for _, spec := range specs {
 			for _, est := range ests {
 				var ref []metrics.Record
-				for i := range bins {
+				for i := range names {
 					x, recs, timings, err := runOnce(paths[i], spec, est, filepath.Join(out, names[i]))
 					if err != nil {
 						return fmt.Errorf("%s %s on %s: %w", names[i], est, spec, err)
@@ -87,7 +74,7 @@ func measure(bins, ests, specs []string, rounds int, out string) error {
 					k := key(spec, est, names[i])
 					res[k] = append(res[k], x)
 					fmt.Printf("round %d  %-20s %-11s %-6s wall %8.2f s  cpu %8.2f s  rss %6.0f MiB  %s\n",
-						r, filepath.Base(spec), est, names[i], x.wall, x.cpu, float64(x.rssKB)/1024, timings)
+						r, filepath.Base(spec), est, names[i], x.Wall, x.CPU, float64(x.RSSKB)/1024, timings)
 				}
 			}
 		}
@@ -108,8 +95,8 @@ func measure(bins, ests, specs []string, rounds int, out string) error {
 
 func key(spec, est, bin string) string { return spec + "/" + est + "/" + bin }
 
-func wall(x run) float64 { return x.wall }
-func cpu(x run) float64  { return x.cpu }
+func wall(x run) float64 { return x.Wall }
+func cpu(x run) float64  { return x.CPU }
 
 // runOnce runs one estimator of one binary on one spec and reads its
 // frame and, when the run records them, its timings back.
@@ -118,13 +105,12 @@ func runOnce(bin, spec, est, dir string) (run, []metrics.Record, string, error) 
 		return run{}, nil, "", err
 	}
 	cmd := exec.Command(bin, "run", "-spec", spec, "-estimator", est, "-out", dir)
-	t0 := time.Now()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return run{}, nil, "", fmt.Errorf("%w: %s", err, b)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	x, err := bins.Run(cmd)
+	if err != nil {
+		return run{}, nil, "", fmt.Errorf("%w: %s", err, log.Bytes())
 	}
-	wall := time.Since(t0).Seconds()
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	x := run{wall: wall, cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), rssKB: ru.Maxrss}
 	frames, err := filepath.Glob(filepath.Join(dir, "*", est+"*.parquet"))
 	if err != nil || len(frames) != 1 {
 		return run{}, nil, "", fmt.Errorf("want one %s frame under %s, found %v (%v)", est, dir, frames, err)
