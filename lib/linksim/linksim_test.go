@@ -181,6 +181,37 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestInlineDCTCP: the built-in rate DCTCP, held inline, gives the same
+// run as the same controller reached through the CC interface, with and
+// without a finite buffer (timeouts) and with a bandwidth that does not
+// divide 8e12 (serialization by division).
+func TestInlineDCTCP(t *testing.T) {
+	link := Link{
+		Target: Hop{9_876_543_210, 1000}, KBytes: 30_000,
+		Sources: []Hop{{10 * gbps, 1000}, {7_777_777_777, 2000}, {25 * gbps, 3000}},
+		Dests:   []Hop{{100 * gbps, 1000}, {33_333_333_333, 3000}},
+	}
+	flows := randomFlows(400, 3, 2, 2000, 4)
+	for _, buffer := range []int64{0, 40_000} {
+		cfg := netcfg.Default()
+		cfg.BufferBytes = buffer
+		inline, err := Run(context.Background(), link, flows, cfg, Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		iface, err := Run(context.Background(), link, flows, cfg, Options{Seed: 1, CC: packetsim.NewDCTCPRate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(inline, iface) {
+			t.Errorf("buffer %d: inline DCTCP differs from the interface's (FCT %v... against %v...)", buffer, inline.FCT[:3], iface.FCT[:3])
+		}
+		if buffer > 0 && inline.Retransmits == 0 {
+			t.Errorf("buffer %d: no retransmission, so the timeout path went untested", buffer)
+		}
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	good := shapes[1].link
 	flow := workload.Flow{ID: 3, Size: 1000}

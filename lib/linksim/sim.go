@@ -144,9 +144,8 @@ type flowState struct {
 }
 
 // sync reads the window and rate of flow fi's controller after a call
-// that may have changed them.
-// A changed rate changes the flow's pacing time, which is thus
-// computed once per rate rather than once per packet.
+// that may have changed them. The pacing time of a full packet follows
+// the rate, so it is computed once per rate rather than once per packet.
 func (s *sim) sync(fi int32, f *flowState) {
 	var r float64
 	if s.dc != nil {
