@@ -13,7 +13,10 @@ import (
 // Flag is a repeatable flag of name=path pairs.
 type Flag []string
 
-func (b *Flag) String() string     { return strings.Join(*b, ",") }
+// String implements flag.Value.
+func (b *Flag) String() string { return strings.Join(*b, ",") }
+
+// Set implements flag.Value: each use of the flag adds one pair.
 func (b *Flag) Set(s string) error { *b = append(*b, s); return nil }
 
 // Split returns the binaries' names and paths, in flag order.
