@@ -13,7 +13,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,20 +117,7 @@ func rate(rs []run) float64 {
 	for i, x := range rs {
 		v[i] = float64(x.hops) / x.CPU
 	}
-	return median(v)
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	return s[len(s)/2]
+	return metrics.Percentile(v, 50)
 }
 
 func list(rs []run, f func(run) float64) string {

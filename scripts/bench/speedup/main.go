@@ -16,7 +16,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -99,7 +98,7 @@ func wall(x run) float64 { return x.Wall }
 func cpu(x run) float64  { return x.CPU }
 
 // runOnce runs one estimator of one binary on one spec and reads its
-// frame and, when the run records them, its timings back.
+// frame and its timings back.
 func runOnce(bin, spec, est, dir string) (run, []metrics.Record, string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return run{}, nil, "", err
@@ -115,31 +114,17 @@ func runOnce(bin, spec, est, dir string) (run, []metrics.Record, string, error) 
 	if err != nil || len(frames) != 1 {
 		return run{}, nil, "", fmt.Errorf("want one %s frame under %s, found %v (%v)", est, dir, frames, err)
 	}
-	recs, _, err := frame.ReadRecords(frames[0])
+	recs, meta, err := frame.ReadRecords(frames[0])
 	if err != nil {
 		return run{}, nil, "", err
 	}
-	return x, recs, timings(frames[0] + ".run.json"), nil
-}
-
-// timings are the estimator's own timings from the run's sidecar file,
-// as "name=seconds ..." ("" when it has none).
-func timings(file string) string {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return ""
-	}
-	var side struct {
-		Timings map[string]float64 `json:"timings"`
-	}
-	if json.Unmarshal(b, &side) != nil {
-		return ""
-	}
+	// The estimator's own timings (from the frame's run log), as
+	// "name=seconds ...".
 	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(side.Timings)) {
-		parts = append(parts, fmt.Sprintf("%s=%.2f", k, side.Timings[k]))
+	for _, k := range slices.Sorted(maps.Keys(meta.Timings)) {
+		parts = append(parts, fmt.Sprintf("%s=%.2f", k, meta.Timings[k]))
 	}
-	return strings.Join(parts, " ")
+	return x, recs, strings.Join(parts, " "), nil
 }
 
 // ratios are base's times over rs's, round by round.
@@ -156,7 +141,5 @@ func median(rs []run, f func(run) float64) float64 {
 	for i, x := range rs {
 		v[i] = f(x)
 	}
-	slices.Sort(v)
-	n := len(v)
-	return (v[(n-1)/2] + v[n/2]) / 2
+	return metrics.Percentile(v, 50)
 }
