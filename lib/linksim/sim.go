@@ -78,7 +78,7 @@ func newPort(h Hop, cfg netcfg.Config) port {
 		p.psPerByte = psPerSecondBits / h.Bandwidth
 	}
 	p.ackPs = p.tx(cfg.AckBytes) + p.delay
-	p.txFull = p.tx(cfg.PayloadBytes + cfg.HeaderBytes)
+	p.txFull = p.tx(cfg.PayloadBytes + cfg.HeaderBytes) // by the formula: full is not set yet
 	p.full = cfg.PayloadBytes + cfg.HeaderBytes
 	return p
 }
