@@ -292,8 +292,11 @@ func compareBackendRuns(b *testing.B, sc *scenario.Scenario) {
 // TAILSCOPE_PARSIMON_FLOWS flows (default 400000): the decomposition, and
 // the convolution over every flow with each busy channel's delays
 // bucketed from its flows (a synthetic delay of one ns per byte, since
-// only the sampling's cost matters here), in wall and process CPU time
-// (cpu-ns/op, the measure on a shared machine). These steps look at the
+// only the sampling's cost matters here), and the two steps of the link
+// simulations' pool that are not simulation (tasks: building every busy
+// channel's task; buckets: bucketing as many delays as it carries), in
+// wall and process CPU time (cpu-ns/op, the measure on a shared
+// machine). The decomposition and the convolution look at the
 // context every few thousand flows; the -stop benchmarks cancel each
 // step a quarter of the way through (by the time of one uncancelled run)
 // and report the longest time from the cancel to its return
@@ -321,10 +324,11 @@ func BenchmarkSetupConvolution(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	steps := []struct {
+	type step struct {
 		name string
 		run  func(ctx context.Context) error
-	}{
+	}
+	steps := []step{
 		{"decompose", func(ctx context.Context) error {
 			_, err := parsimon.Decompose(ctx, sc.Net, sc.Flows, cfg)
 			return err
@@ -334,7 +338,35 @@ func BenchmarkSetupConvolution(b *testing.B) {
 			return err
 		}},
 	}
-	for _, st := range steps {
+	// Steps of the link simulations' pool that do not simulate: building
+	// every busy channel's task, and bucketing its delays.
+	pool := []step{
+		{"tasks", func(context.Context) error {
+			for c := range sc.Net.Channels {
+				if _, err := d.Task(c, parsimon.DefaultInflation); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"buckets", func(context.Context) error {
+			for c := range sc.Net.Channels {
+				on := d.On(c)
+				if len(on) == 0 {
+					continue
+				}
+				sizes, delays := make([]int64, len(on)), make([]float64, len(on))
+				for j, i := range on {
+					sizes[j], delays[j] = sc.Flows[i].Size, float64(i%1000)
+				}
+				if _, err := parsimon.NewBuckets(sizes, delays, parsimon.DefaultBucketSize, parsimon.DefaultBucketRatio); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	}
+	for _, st := range append(steps, pool...) {
 		b.Run(st.name, func(b *testing.B) {
 			c0 := cputime.Used()
 			for range b.N {

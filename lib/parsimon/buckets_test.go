@@ -90,6 +90,38 @@ func TestBucketBoundaries(t *testing.T) {
 	}
 }
 
+// TestBucketOrder checks that the buckets hold the delays by size, ties
+// in record order: Sample draws by position, so the order is part of a
+// run's results. Sizes of 2^32 bytes and more take another sort.
+func TestBucketOrder(t *testing.T) {
+	for _, base := range []int64{1, 1 << 32} {
+		// Many ties over a few sizes, in an order a sort would disturb.
+		sizes, delays := make([]int64, 500), make([]float64, 500)
+		for i := range sizes {
+			sizes[i], delays[i] = base+int64(i*7919%11), float64(i)
+		}
+		bk, err := NewBuckets(sizes, delays, 100, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, b := range bk.Delays {
+			for _, d := range b {
+				got = append(got, int(d))
+			}
+		}
+		if len(got) != len(sizes) {
+			t.Fatalf("sizes from %d: buckets hold %d records of %d", base, len(got), len(sizes))
+		}
+		for k := 1; k < len(got); k++ {
+			i, j := got[k-1], got[k]
+			if sizes[i] > sizes[j] || sizes[i] == sizes[j] && i > j {
+				t.Fatalf("sizes from %d: record %d (size %d) follows record %d (size %d)", base, j, sizes[j], i, sizes[i])
+			}
+		}
+	}
+}
+
 func TestBucketLookup(t *testing.T) {
 	bk, err := NewBuckets(seq(1, 250), make([]float64, 250), 100, 2)
 	if err != nil {

@@ -111,7 +111,12 @@ func WMAPE(a, b []float64) float64 {
 // Close reports whether candidate c may join the cluster of representative
 // r under o (zero thresholds taking their defaults).
 func (o ClusterOptions) Close(r, c Features) bool {
-	o = o.withDefaults()
+	return o.withDefaults().close(r, c, [2]float64{absSum(r.Sizes), absSum(r.Gaps)})
+}
+
+// close is Close with defaults set and r's quantile sums (WMAPE's
+// denominators) given.
+func (o ClusterOptions) close(r, c Features, sums [2]float64) bool {
 	if r.Kind != c.Kind || r.Bandwidth != c.Bandwidth || len(r.Sizes) != len(c.Sizes) || len(r.Gaps) != len(c.Gaps) {
 		return false
 	}
@@ -121,7 +126,25 @@ func (o ClusterOptions) Close(r, c Features) bool {
 	if o.MaxLoadError > 0 && !(math.Abs(r.Load-c.Load) < o.MaxLoadError*r.Load) {
 		return false
 	}
-	return max(WMAPE(r.Sizes, c.Sizes), WMAPE(r.Gaps, c.Gaps)) < o.MaxWMAPE
+	return wmapeBelow(r.Sizes, c.Sizes, sums[0], o.MaxWMAPE) && wmapeBelow(r.Gaps, c.Gaps, sums[1], o.MaxWMAPE)
+}
+
+// wmapeBelow reports whether WMAPE(a, b) < t, given den = absSum(a). It
+// stops once a partial sum decides: the terms are not negative, so a
+// partial numerator over den at or above t stays there, and most pairs
+// compared are far apart (Cluster spent most of its time here).
+func wmapeBelow(a, b []float64, den, t float64) bool {
+	if den == 0 {
+		return WMAPE(a, b) < t
+	}
+	var num float64
+	for i := range a {
+		num += math.Abs(a[i] - b[i])
+		if i&63 == 63 && !(num/den < t) {
+			return false
+		}
+	}
+	return num/den < t
 }
 
 // Cluster groups items greedily (Parsimon Alg. 1): the first unclustered
@@ -177,7 +200,7 @@ func Cluster(ctx context.Context, feats []Features, o ClusterOptions) ([]int, er
 		lo, hi := f.Load-2*o.MaxLoadDiff, f.Load+2*o.MaxLoadDiff
 		k, _ := slices.BinarySearchFunc(m, lo, func(j int, v float64) int { return cmp.Compare(feats[j].Load, v) })
 		for ; k < len(m) && !(feats[m[k]].Load > hi); k++ {
-			if j := m[k]; j > i && rep[j] < 0 && !far(sums[i], sums[j], o.MaxWMAPE) && o.Close(f, feats[j]) {
+			if j := m[k]; j > i && rep[j] < 0 && !far(sums[i], sums[j], o.MaxWMAPE) && o.close(f, feats[j], sums[i]) {
 				rep[j] = i
 			}
 		}

@@ -25,6 +25,29 @@ func TestWMAPE(t *testing.T) {
 	}
 }
 
+// TestWMAPEBelow checks that the early-stopping comparison decides as
+// WMAPE(a, b) < t does, at thresholds on both sides of the exact value.
+func TestWMAPEBelow(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 300 {
+		a, b := make([]float64, 1000), make([]float64, 1000)
+		spread := float64(n%7) / 20 // from equal to far apart
+		for i := range a {
+			a[i] = r.ExpFloat64() * 1e4
+			b[i] = a[i] * (1 + spread*r.NormFloat64())
+		}
+		if n%50 == 0 {
+			clear(a) // a zero denominator
+		}
+		w := WMAPE(a, b)
+		for _, th := range []float64{0.1, w, math.Nextafter(w, 0), math.Nextafter(w, 1), w / 2, 2 * w} {
+			if got, want := wmapeBelow(a, b, absSum(a), th), w < th; got != want {
+				t.Fatalf("case %d: wmapeBelow(t = %g) = %v, WMAPE %g < t is %v", n, th, got, w, want)
+			}
+		}
+	}
+}
+
 func TestQuantiles(t *testing.T) {
 	// 5 quantiles of 0..100 at probabilities 0, .25, .5, .75, 1.
 	v := make([]float64, 101)
