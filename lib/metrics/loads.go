@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/tailscope/tailscope/lib/topo"
@@ -34,13 +35,18 @@ func LinkLoads(net *topo.Network, flows []workload.Flow) (Loads, error) {
 	for _, f := range flows {
 		lo, hi = min(lo, f.Start), max(hi, f.Start)
 	}
-	return loads(net, bytes, hi-lo)
+	return ChannelLoads(net, bytes, hi-lo)
 }
 
 var errNoSpan = errors.New("metrics: link loads need at least two flows (a span of start times)")
 
-// loads turns channel payload bytes over a span of start times into Loads.
-func loads(net *topo.Network, bytes []int64, span int64) (Loads, error) {
+// ChannelLoads turns the payload bytes of flows on each channel of net
+// (bytes[c] for channel c) and the span of their start times in ns into
+// Loads: what LinkLoads gives, for a caller that routed the flows itself.
+func ChannelLoads(net *topo.Network, bytes []int64, span int64) (Loads, error) {
+	if len(bytes) != len(net.Channels) {
+		return Loads{}, fmt.Errorf("metrics: bytes of %d channels for a network of %d", len(bytes), len(net.Channels))
+	}
 	if span == 0 {
 		return Loads{}, errors.New("metrics: all flows start at the same time; load is undefined")
 	}
@@ -99,5 +105,5 @@ func (m *LoadMeter) Loads() (Loads, error) {
 	if m.n < 2 {
 		return Loads{}, errNoSpan
 	}
-	return loads(m.net, m.bytes, m.hi-m.lo)
+	return ChannelLoads(m.net, m.bytes, m.hi-m.lo)
 }

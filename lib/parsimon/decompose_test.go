@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -280,5 +282,96 @@ func TestDecomposeErrors(t *testing.T) {
 	}
 	if _, err := d.Task(4, 0.5); err == nil {
 		t.Error("inflation 0.5 accepted")
+	}
+}
+
+// TestTaskPath checks the paths Task.Records takes from a link-level
+// topology's shape against routing on it, for every task of the hand
+// network and of the default fabric, and that a topology of another
+// shape is left to routing.
+func TestTaskPath(t *testing.T) {
+	spec := scenario.Default()
+	spec.Workload.Flows = 3000
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		net   *topo.Network
+		flows []workload.Flow
+	}{{handNet(t), handFlows}, {sc.Net, sc.Flows}} {
+		d, err := Decompose(context.Background(), c.net, c.flows, netcfg.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[Kind]int{}
+		for ch := range c.net.Channels {
+			task, err := d.Task(ch, DefaultInflation)
+			if err != nil || task == nil {
+				continue
+			}
+			kinds[task.Kind]++
+			nom, err := task.Network(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, out := task.hops()
+			for _, f := range task.Flows {
+				want, err := nom.AppendPath(nil, f.ID, f.Src, f.Dst)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := task.path(nil, in, out, f); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s channel %d (%s), flow %d from node %d to %d: path %v, routing says %v", c.net.Name, ch, task.Kind, f.ID, f.Src, f.Dst, got, want)
+				}
+			}
+		}
+		if len(kinds) < 3 {
+			t.Errorf("%s: tasks of kinds %v, want uplink, core and downlink", c.net.Name, kinds)
+		}
+	}
+	d, err := Decompose(context.Background(), handNet(t), handFlows, netcfg.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := d.Task(0, DefaultInflation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := task.hops(); in == nil {
+		t.Fatal("hops refused the uplink task of channel 0")
+	}
+	task.Nodes[2].ID, task.Nodes[3].ID = 3, 2
+	if in, out := task.hops(); in != nil || out != nil {
+		t.Errorf("node IDs out of position: hops gave %v, %v, want nil (routing decides)", in, out)
+	}
+}
+
+// TestDecompositionLoads checks the loads a run takes from its
+// decomposition against metrics.LinkLoads, which routes the flows itself.
+func TestDecompositionLoads(t *testing.T) {
+	spec := scenario.Default()
+	spec.Workload.Flows = 3000
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decompose(context.Background(), sc.Net, sc.Flows, netcfg.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.loads()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := metrics.LinkLoads(sc.Net, sc.Flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("loads from the decomposition differ from metrics.LinkLoads: max %g on channel %d, want %g on %d", got.Max, got.MaxChannel, want.Max, want.MaxChannel)
+	}
+	if _, err := (&Decomposition{Net: sc.Net, Flows: sc.Flows[:1]}).loads(); err == nil {
+		t.Error("loads of one flow: no error, want the missing span's")
 	}
 }

@@ -185,7 +185,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if err != nil {
 		return nil, err
 	}
-	loads, err := metrics.LinkLoads(net, flows)
+	loads, err := d.loads()
 	if err != nil {
 		return nil, fmt.Errorf("parsimon: %w", err)
 	}
@@ -285,9 +285,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		res.Net.Channel[c] = res.Net.Channel[res.Channels[c].Representative]
 	}
 	if o.Emit != nil {
-		err = res.Net.EmitFlows(ctx, flows, o.Seed, o.Emit)
+		err = res.Net.emitFlows(ctx, flows, d, o.Seed, o.Emit)
 	} else {
-		res.Records, err = res.Net.EstimateFlows(ctx, flows, o.Seed)
+		res.Records, err = res.Net.estimateFlows(ctx, flows, d, o.Seed)
 	}
 	if err != nil {
 		return nil, err

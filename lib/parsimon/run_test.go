@@ -129,6 +129,15 @@ func TestEndToEndTinyFabric(t *testing.T) {
 				t.Fatalf("flow %d: ideal %d, packetsim's %d", f.ID, r.Ideal, base.Records[i].Ideal)
 			}
 		}
+		// The run draws on the paths of its decomposition; routed again,
+		// every flow draws the same.
+		again, err := res.Net.EstimateFlows(context.Background(), flows, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again, res.Records) {
+			t.Errorf("cluster=%v: records differ from the delay network's on routed paths", cluster)
+		}
 		for _, q := range []float64{0.5, 0.99} {
 			est, truth := quantile(res.Records, q), quantile(base.Records, q)
 			t.Logf("cluster=%v: p%.0f slowdown %.3f, packetsim %.3f (%+.1f%%); %d simulated, %d pruned", cluster, 100*q, est, truth, 100*(est-truth)/truth, res.Simulated, res.Pruned)
