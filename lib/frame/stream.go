@@ -22,10 +22,18 @@ const GroupRecords = 1 << 18
 // group at a time, for runs whose records do not fit in memory. The frame
 // reads back like one written by WriteRecords. It is written beside its
 // path and renamed into place by Close, so that no reader sees half a
-// frame.
+// frame. A full group is encoded and written on a goroutine of its own
+// while the next one fills, so an error writing it may be returned by a
+// later Write or by Close.
 type RecordWriter struct {
+	// While a group is being written (done is not nil) its goroutine owns
+	// groupWriter and the spare buffer, which holds the group's records;
+	// wait hands them back.
 	groupWriter
-	buf []metrics.Record
+	buf, spare []metrics.Record
+	done       chan struct{}
+	failed     error // groupWriter's error as of the last wait
+	handed     int   // records handed to groups
 }
 
 // NewRecordWriter starts a records frame at path (.parquet or .arrow)
@@ -38,25 +46,49 @@ func NewRecordWriter(path string, meta Meta) (*RecordWriter, error) {
 	return &RecordWriter{groupWriter: g}, nil
 }
 
-// Write adds one record, writing a group when GroupRecords are waiting.
+// Write adds one record, handing a group to be written when GroupRecords
+// are waiting.
 func (w *RecordWriter) Write(r metrics.Record) error {
-	if w.err != nil {
-		return w.err
+	if w.failed != nil {
+		return w.failed
 	}
 	w.buf = append(w.buf, r)
 	if len(w.buf) == w.group {
 		w.flush()
 	}
-	return w.err
+	return w.failed
 }
 
 // Len is the number of records written so far.
-func (w *RecordWriter) Len() int { return w.n + len(w.buf) }
+func (w *RecordWriter) Len() int { return w.handed + len(w.buf) }
 
-// flush writes the waiting records as one group.
+// flush starts writing the waiting records as one group, once the group
+// before is written. Encoding and compressing a group is most of the
+// cost of writing records, and a run that produces them on every core
+// (Parsimon's convolution) waited on it.
 func (w *RecordWriter) flush() {
-	w.writeGroup(RecordsTable(w.buf, w.meta))
-	w.buf = w.buf[:0]
+	w.wait()
+	if w.failed != nil {
+		return
+	}
+	group := w.buf
+	w.buf, w.spare = w.spare[:0], group
+	w.handed += len(group)
+	done := make(chan struct{})
+	w.done = done
+	go func() {
+		defer close(done)
+		w.writeGroup(RecordsTable(group, w.meta))
+	}()
+}
+
+// wait returns once no group is being written.
+func (w *RecordWriter) wait() {
+	if w.done != nil {
+		<-w.done
+		w.done = nil
+		w.failed = w.err
+	}
 }
 
 // Close writes the last group, adds extra to the frame's metadata (as
@@ -65,10 +97,17 @@ func (w *RecordWriter) flush() {
 // (Meta.WallSeconds and Meta.Timings, see RunLogPath) and moves the frame
 // into place. On error the partial frame is removed.
 func (w *RecordWriter) Close(extra map[string]string, wallSeconds float64, timings map[string]float64) error {
+	w.wait()
 	if w.err == nil && (len(w.buf) > 0 || w.n == 0) {
-		w.flush()
+		w.writeGroup(RecordsTable(w.buf, w.meta))
 	}
 	return w.close(extra, wallSeconds, timings)
+}
+
+// Abort discards the frame: nothing is left at or beside its path.
+func (w *RecordWriter) Abort() {
+	w.wait()
+	w.groupWriter.Abort()
 }
 
 // FlowWriter writes a workload's flows to a frame as they are drawn
@@ -164,6 +203,13 @@ func newGroupWriter(path string, meta Meta) (groupWriter, error) {
 func (w *groupWriter) writeGroup(t *Table) {
 	rec := t.record(w.md)
 	defer rec.Release()
+	defer func() {
+		// arrow-go's Parquet writer panics when it cannot write its
+		// file's header (a full disk, say): an error like any other.
+		if p := recover(); p != nil {
+			w.err = fmt.Errorf("frame: writing %s: %v", w.path, p)
+		}
+	}()
 	if w.pq == nil && w.ipc == nil {
 		w.err = w.open(rec.Schema())
 	}

@@ -84,6 +84,37 @@ func TestRecordWriterAbort(t *testing.T) {
 	}
 }
 
+// A group that fails to be written (here its file is closed under it)
+// fails a later Write or Close, which leaves nothing behind: groups are
+// written in the background.
+func TestRecordWriterGroupError(t *testing.T) {
+	for _, ext := range exts {
+		dir := t.TempDir()
+		w, err := NewRecordWriter(filepath.Join(dir, "records"+ext), testMeta())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.group = 4
+		w.tmp.Close()
+		var werr error
+		for _, r := range testRecords(12) {
+			if werr = w.Write(r); werr != nil {
+				break
+			}
+		}
+		cerr := w.Close(nil, 1, nil)
+		if werr == nil && cerr == nil {
+			t.Errorf("%s: no error from Write or Close on a closed file", ext)
+		}
+		if cerr == nil {
+			t.Errorf("%s: Close succeeded after a group failed", ext)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%s: %d files left after a failed write", ext, len(ents))
+		}
+	}
+}
+
 // encodedFlows are n flows with few distinct hosts and classes (dictionary
 // encoded) and random sizes and starts (which outgrow a dictionary page
 // past about 130k flows, so the writer falls back to plain encoding).
