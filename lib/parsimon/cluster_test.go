@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -50,9 +51,9 @@ func TestWMAPEBelow(t *testing.T) {
 
 func TestQuantiles(t *testing.T) {
 	// 5 quantiles of 0..100 at probabilities 0, .25, .5, .75, 1.
-	v := make([]float64, 101)
+	v := make([]int64, 101)
 	for i := range v {
-		v[100-i] = float64(i) // unsorted input
+		v[100-i] = int64(i) // unsorted input
 	}
 	if got, want := quantiles(v, 5), []float64{0, 25, 50, 75, 100}; !reflect.DeepEqual(got, want) {
 		t.Errorf("quantiles = %v, want %v", got, want)
@@ -60,6 +61,38 @@ func TestQuantiles(t *testing.T) {
 	if got := quantiles(nil, 3); !reflect.DeepEqual(got, []float64{0, 0, 0}) {
 		t.Errorf("quantiles of nothing = %v", got)
 	}
+}
+
+// TestSortInts checks the byte-wise sort of non-negative values (and the
+// comparison sort it falls back to) against slices.Sort.
+func TestSortInts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		n      int
+		lo, hi int64
+	}{
+		{0, 0, 1}, {1, 0, 1}, {63, 0, 1 << 20}, {64, 0, 1 << 20}, {3000, 0, 1 << 25},
+		{3000, 1 << 40, 1<<40 + 255}, {3000, 5, 6}, {5000, 0, math.MaxInt64}, {3000, -1 << 30, 1 << 30},
+	} {
+		v := make([]int64, c.n)
+		for i := range v {
+			v[i] = c.lo + r.Int64N(c.hi-c.lo)
+		}
+		want := slices.Sorted(slices.Values(v))
+		sortInts(v)
+		if !slices.Equal(v, want) {
+			t.Errorf("%d values in [%d, %d): not sorted as slices.Sort sorts them", c.n, c.lo, c.hi)
+		}
+	}
+}
+
+// ints are the integral values v as int64s.
+func ints(v []float64) []int64 {
+	out := make([]int64, len(v))
+	for i, x := range v {
+		out[i] = int64(x)
+	}
+	return out
 }
 
 // Synthetic channels: sizes and gaps on grids, scaled to make them as
@@ -135,7 +168,7 @@ func TestClusterMatchesAllPairs(t *testing.T) {
 		feats := make([]Features, 400)
 		for i := range feats {
 			f := synth(Kind(r.IntN(2)), int64(1+r.IntN(2))*10*gbps, 0.3+0.04*r.Float64(), 1+0.15*r.Float64(), 1+0.15*r.Float64())
-			f.Sizes, f.Gaps = quantiles(f.Sizes, o.withDefaults().Quantiles), quantiles(f.Gaps, o.withDefaults().Quantiles)
+			f.Sizes, f.Gaps = quantiles(ints(f.Sizes), o.withDefaults().Quantiles), quantiles(ints(f.Gaps), o.withDefaults().Quantiles)
 			feats[i] = f
 		}
 		got, err := Cluster(context.Background(), feats, o)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tailscope/tailscope/lib/internal/pool"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -65,25 +66,40 @@ func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cf
 		packets: make([]int64, len(net.Channels)),
 		bytes:   make([]int64, len(net.Channels)),
 	}
-	var buf []int
-	for i, f := range flows {
-		if i%ctxEvery == 0 {
-			if err := interrupted(ctx); err != nil {
-				return nil, err
+	// Routing is most of the cost (seconds at millions of flows): chunks
+	// of flows are routed on the workers and merged in flow order as
+	// they finish, so the paths are held once.
+	const chunk = 1 << 16
+	parts := make([]routed, (len(flows)+chunk-1)/chunk)
+	collect := func(k int) (bool, error) {
+		r, base := parts[k], int32(len(d.paths))
+		parts[k] = routed{}
+		prev := int32(0)
+		for j, end := range r.ends {
+			i := k*chunk + j
+			f := flows[i]
+			p := cfg.Packets(f.Size)
+			for _, c := range r.paths[prev:end] {
+				d.onOff[c+1]++
+				d.packets[c] += p
+				d.bytes[c] += f.Size
 			}
+			d.pathOff[i+1] = base + end
+			prev = end
 		}
+		d.paths = append(d.paths, r.paths...)
+		return false, nil
+	}
+	err := pool.Run(ctx, len(parts), pool.Options{InOrder: collect}, func(ctx context.Context, k int) error {
 		var err error
-		if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
-			return nil, fmt.Errorf("parsimon: %w", err)
+		parts[k], err = route(ctx, net, flows[k*chunk:min(len(flows), (k+1)*chunk)])
+		return err
+	})
+	if err != nil {
+		if e := interrupted(ctx); e != nil {
+			return nil, e
 		}
-		p := cfg.Packets(f.Size)
-		for _, c := range buf {
-			d.paths = append(d.paths, int32(c))
-			d.onOff[c+1]++
-			d.packets[c] += p
-			d.bytes[c] += f.Size
-		}
-		d.pathOff[i+1] = int32(len(d.paths))
+		return nil, err
 	}
 	for c := range net.Channels {
 		d.onOff[c+1] += d.onOff[c]
@@ -110,6 +126,34 @@ func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cf
 		d.AckBps[c] = float64(acks*cfg.AckBytes*8) * 1e9 / float64(span)
 	}
 	return d, nil
+}
+
+// routed is a chunk of flows routed: flow j's path is paths[ends[j-1]:ends[j]].
+type routed struct {
+	paths []int32
+	ends  []int32
+}
+
+// route routes flows over net, looking at ctx every ctxEvery flows.
+func route(ctx context.Context, net *topo.Network, flows []workload.Flow) (routed, error) {
+	r := routed{paths: make([]int32, 0, 4*len(flows)), ends: make([]int32, len(flows))}
+	var buf []int
+	for j, f := range flows {
+		if j%ctxEvery == 0 {
+			if err := interrupted(ctx); err != nil {
+				return routed{}, err
+			}
+		}
+		var err error
+		if buf, err = net.AppendPath(buf[:0], f.ID, f.Src, f.Dst); err != nil {
+			return routed{}, fmt.Errorf("parsimon: %w", err)
+		}
+		for _, c := range buf {
+			r.paths = append(r.paths, int32(c))
+		}
+		r.ends[j] = int32(len(r.paths))
+	}
+	return r, nil
 }
 
 // loads is metrics.LinkLoads of the decomposed flows from the bytes

@@ -375,3 +375,35 @@ func TestDecompositionLoads(t *testing.T) {
 		t.Error("loads of one flow: no error, want the missing span's")
 	}
 }
+
+// TestDecomposeChunks checks the decomposition of flows routed in several
+// chunks against each flow's own route, and every channel's flows.
+func TestDecomposeChunks(t *testing.T) {
+	net, flows := tinyScenario(t, 150_000)
+	d, err := Decompose(context.Background(), net, flows, netcfg.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := make([][]int32, len(net.Channels))
+	for i, f := range flows {
+		want, err := net.AppendPath(nil, f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := d.Path(i)
+		if len(got) != len(want) {
+			t.Fatalf("flow %d: path %v, want %v", i, got, want)
+		}
+		for k, c := range want {
+			if int(got[k]) != c {
+				t.Fatalf("flow %d: path %v, want %v", i, got, want)
+			}
+			on[c] = append(on[c], int32(i))
+		}
+	}
+	for c := range net.Channels {
+		if !reflect.DeepEqual(d.On(c), on[c]) && (len(on[c]) > 0 || len(d.On(c)) > 0) {
+			t.Fatalf("channel %d carries %d flows, want %d", c, len(d.On(c)), len(on[c]))
+		}
+	}
+}
