@@ -309,20 +309,30 @@ func BenchmarkSetupConvolution(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// bucket buckets every busy channel's flows with a synthetic delay of
+	// one ns per byte.
+	bucket := func() ([]*parsimon.Buckets, error) {
+		out := make([]*parsimon.Buckets, len(sc.Net.Channels))
+		for c := range sc.Net.Channels {
+			on := d.On(c)
+			if len(on) == 0 {
+				continue
+			}
+			sizes, delays := make([]int64, len(on)), make([]float64, len(on))
+			for j, i := range on {
+				sizes[j] = sc.Flows[i].Size
+				delays[j] = float64(sizes[j])
+			}
+			var err error
+			if out[c], err = parsimon.NewBuckets(sizes, delays, parsimon.DefaultBucketSize, parsimon.DefaultBucketRatio); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 	dn := parsimon.NewDelayNet(sc.Net, cfg)
-	for c := range sc.Net.Channels {
-		on := d.On(c)
-		if len(on) == 0 {
-			continue
-		}
-		sizes, delays := make([]int64, len(on)), make([]float64, len(on))
-		for j, i := range on {
-			sizes[j] = sc.Flows[i].Size
-			delays[j] = float64(sizes[j])
-		}
-		if dn.Channel[c], err = parsimon.NewBuckets(sizes, delays, parsimon.DefaultBucketSize, parsimon.DefaultBucketRatio); err != nil {
-			b.Fatal(err)
-		}
+	if dn.Channel, err = bucket(); err != nil {
+		b.Fatal(err)
 	}
 	type step struct {
 		name string
@@ -350,20 +360,8 @@ func BenchmarkSetupConvolution(b *testing.B) {
 			return nil
 		}},
 		{"buckets", func(context.Context) error {
-			for c := range sc.Net.Channels {
-				on := d.On(c)
-				if len(on) == 0 {
-					continue
-				}
-				sizes, delays := make([]int64, len(on)), make([]float64, len(on))
-				for j, i := range on {
-					sizes[j], delays[j] = sc.Flows[i].Size, float64(i%1000)
-				}
-				if _, err := parsimon.NewBuckets(sizes, delays, parsimon.DefaultBucketSize, parsimon.DefaultBucketRatio); err != nil {
-					return err
-				}
-			}
-			return nil
+			_, err := bucket()
+			return err
 		}},
 	}
 	for _, st := range append(steps, pool...) {

@@ -285,17 +285,24 @@ func TestDecomposeErrors(t *testing.T) {
 	}
 }
 
+// defaultScenario is the default fabric and workload with n flows.
+func defaultScenario(t *testing.T, n int) *scenario.Scenario {
+	t.Helper()
+	spec := scenario.Default()
+	spec.Workload.Flows = n
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
 // TestTaskPath checks the paths Task.Records takes from a link-level
 // topology's shape against routing on it, for every task of the hand
 // network and of the default fabric, and that a topology of another
 // shape is left to routing.
 func TestTaskPath(t *testing.T) {
-	spec := scenario.Default()
-	spec.Workload.Flows = 3000
-	sc, err := scenario.Build(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := defaultScenario(t, 3000)
 	for _, c := range []struct {
 		net   *topo.Network
 		flows []workload.Flow
@@ -350,12 +357,7 @@ func TestTaskPath(t *testing.T) {
 // TestDecompositionLoads checks the loads a run takes from its
 // decomposition against metrics.LinkLoads, which routes the flows itself.
 func TestDecompositionLoads(t *testing.T) {
-	spec := scenario.Default()
-	spec.Workload.Flows = 3000
-	sc, err := scenario.Build(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := defaultScenario(t, 3000)
 	d, err := Decompose(context.Background(), sc.Net, sc.Flows, netcfg.Default())
 	if err != nil {
 		t.Fatal(err)
