@@ -259,8 +259,15 @@ func (d *Decomposition) Task(c int, inflation float64) (*Task, error) {
 		at[j] = d.pathOff[i]
 	}
 	var srcs, dsts []end
-	// The ends by host, +1 (0: none yet), for hosts of the full network.
-	srcIdx, dstIdx := make([]int32, len(d.Net.Nodes)), make([]int32, len(d.Net.Nodes))
+	// The ends by host, +1 (0: none yet), for hosts of the full network;
+	// only on a switch's side.
+	var srcIdx, dstIdx []int32
+	if t.Nodes[0].Switch {
+		srcIdx = make([]int32, len(d.Net.Nodes))
+	}
+	if t.Nodes[1].Switch {
+		dstIdx = make([]int32, len(d.Net.Nodes))
+	}
 	for j, i := range on {
 		f := &t.Flows[j]
 		path := d.paths[at[j]:d.pathOff[i+1]]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -348,9 +349,22 @@ func TestTaskPath(t *testing.T) {
 	if in, _ := task.hops(); in == nil {
 		t.Fatal("hops refused the uplink task of channel 0")
 	}
-	task.Nodes[2].ID, task.Nodes[3].ID = 3, 2
-	if in, out := task.hops(); in != nil || out != nil {
-		t.Errorf("node IDs out of position: hops gave %v, %v, want nil (routing decides)", in, out)
+	for _, c := range []struct {
+		name  string
+		shape func(*Task)
+	}{
+		{"node IDs out of position", func(t *Task) { t.Nodes[2].ID, t.Nodes[3].ID = 3, 2 }},
+		// Node 2 would be one hop from node 0 by this link's reverse.
+		{"a destination that also feeds node 0", func(t *Task) { t.Links = append(t.Links, TaskLink{A: 2, B: 0, Bandwidth: gbps}) }},
+		{"a second link between the target's ends", func(t *Task) { t.Links = append(t.Links, TaskLink{A: 1, B: 0, Bandwidth: gbps}) }},
+		{"a link into node 1", func(t *Task) { t.Links = append(t.Links, TaskLink{A: 3, B: 1, Bandwidth: gbps}) }},
+	} {
+		odd := *task
+		odd.Nodes, odd.Links = slices.Clone(task.Nodes), slices.Clone(task.Links)
+		c.shape(&odd)
+		if in, out := odd.hops(); in != nil || out != nil {
+			t.Errorf("%s: hops gave %v, %v, want nil (routing decides)", c.name, in, out)
+		}
 	}
 }
 

@@ -175,9 +175,11 @@ func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, 
 // hops indexes the channels of a link-level topology shaped as
 // Decomposition.Task builds it: in[n] is the channel from node n into
 // node 0, out[n] the one from node 1 to node n, -1 where there is none.
-// Both are nil for a topology of another shape: node IDs that are not
-// their positions, link 0 not from node 0 to node 1, or a node with two
-// links into node 0 or out of node 1.
+// Both are nil for a topology of another shape, where routing may find
+// other paths: node IDs that are not their positions, link 0 not from
+// node 0 to node 1, another link between them or one that neither
+// enters node 0 nor leaves node 1, or a node with two links into node 0,
+// two out of node 1, or one of each.
 func (t *Task) hops() (in, out []int) {
 	if len(t.Links) == 0 || t.Links[0].A != 0 || t.Links[0].B != 1 {
 		return nil, nil
@@ -198,6 +200,8 @@ func (t *Task) hops() (in, out []int) {
 		// Channel 2i runs from link i's A to its B (topo.New).
 		var at *int
 		switch {
+		case l.A <= 1 && l.B <= 1:
+			return nil, nil
 		case l.B == 0:
 			at = &in[l.A]
 		case l.A == 1:
@@ -209,6 +213,9 @@ func (t *Task) hops() (in, out []int) {
 			return nil, nil
 		}
 		*at = 2 * (i + 1)
+		if in[l.A] >= 0 && out[l.A] >= 0 || in[l.B] >= 0 && out[l.B] >= 0 {
+			return nil, nil
+		}
 	}
 	return in, out
 }
