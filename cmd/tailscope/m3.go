@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,6 +144,22 @@ func parseWidths(name, v string) ([]int, error) {
 	return widths, nil
 }
 
+// printTestSetSpec writes scenario k of the test set (n scenarios of flows
+// flows, drawn from seed) to w as JSON, and to log where a run under out
+// keeps its results.
+func printTestSetSpec(w, log io.Writer, k, n, flows int, seed uint64, out string) error {
+	if k >= n {
+		return fmt.Errorf("-print-spec %d: the test set has scenarios 0..%d", k, n-1)
+	}
+	specs, err := m3study.TestSetSpecs(n, flows, seed)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "m3 testset: scenario %d has its results under %s\n", k, filepath.Join(out, specs[k].ID()))
+	_, err = fmt.Fprintln(w, specs[k].JSON())
+	return err
+}
+
 func runM3TestSet(args []string) error {
 	fs := flag.NewFlagSet("m3 testset", flag.ContinueOnError)
 	out := fs.String("out", "out/m3testset", "results directory: one directory per scenario, the journal, and testset.parquet (a rerun resumes)")
@@ -156,9 +173,13 @@ func runM3TestSet(args []string) error {
 	})
 	others := fs.String("others", "flowsim,parsimon", "estimators asked beside packetsim and m3, comma-separated (may be empty)")
 	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: runs in parallel (1 keeps each run's CPU time its own)")
+	printSpec := intFlag(fs, "print-spec", -1, -1, math.MaxInt, "print scenario k's spec as JSON and its results directory, and exit (-1: run the set)")
 	executor := executorFlags(fs, "local (goroutines) or slurm (job arrays)", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *printSpec >= 0 {
+		return printTestSetSpec(os.Stdout, os.Stderr, *printSpec, *scenarios, *flows, *seed, *out)
 	}
 	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
