@@ -40,10 +40,16 @@ type Decomposition struct {
 	bytes   []int64 // payload bytes per channel, summed over its flows
 }
 
-// Decompose routes flows over net. Flows must pass workload.Check. It
-// stops with an error wrapping ctx.Err() once ctx is done: routing
-// millions of flows takes seconds.
+// Decompose routes flows over net, on GOMAXPROCS goroutines. Flows must
+// pass workload.Check. It stops with an error wrapping ctx.Err() once ctx
+// is done: routing millions of flows takes seconds.
 func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config) (*Decomposition, error) {
+	return decompose(ctx, net, flows, cfg, 0)
+}
+
+// decompose is Decompose routing on workers goroutines (<= 0:
+// GOMAXPROCS); the decomposition does not depend on them.
+func decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, workers int) (*Decomposition, error) {
 	if net == nil {
 		return nil, fmt.Errorf("parsimon: nil network")
 	}
@@ -90,7 +96,7 @@ func Decompose(ctx context.Context, net *topo.Network, flows []workload.Flow, cf
 		d.paths = append(d.paths, r.paths...)
 		return false, nil
 	}
-	err := pool.Run(ctx, len(parts), pool.Options{InOrder: collect}, func(ctx context.Context, k int) error {
+	err := pool.Run(ctx, len(parts), pool.Options{Workers: workers, InOrder: collect}, func(ctx context.Context, k int) error {
 		var err error
 		parts[k], err = route(ctx, net, flows[k*chunk:min(len(flows), (k+1)*chunk)])
 		return err

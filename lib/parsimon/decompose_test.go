@@ -400,6 +400,10 @@ func TestDecomposeChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One worker (Options.Workers 1) decomposes alike.
+	if one, err := decompose(context.Background(), net, flows, netcfg.Default(), 1); err != nil || !reflect.DeepEqual(one, d) {
+		t.Errorf("decomposed on one worker: %v, same as on GOMAXPROCS %v; want no error and the same", err, err == nil && reflect.DeepEqual(one, d))
+	}
 	on := make([][]int32, len(net.Channels))
 	for i, f := range flows {
 		want, err := net.AppendPath(nil, f.ID, f.Src, f.Dst)

@@ -39,8 +39,8 @@ type Options struct {
 	// set, takes precedence, and with neither the default is LinkSim.
 	// It is the estimator's "backend" option.
 	BackendName string `json:"backend,omitempty"`
-	// Workers is the size of the link simulation pool (default
-	// runtime.NumCPU()).
+	// Workers is the size of the pools that route the flows and run the
+	// link simulations (default runtime.NumCPU()).
 	Workers int `json:"workers,omitempty"`
 	// Seed seeds the Monte-Carlo convolution.
 	Seed uint64 `json:"seed,omitempty"`
@@ -181,7 +181,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		return nil, err
 	}
 	t0 := time.Now()
-	d, err := Decompose(ctx, net, flows, cfg)
+	d, err := decompose(ctx, net, flows, cfg, o.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg 
 		return nil, 0, err
 	}
 	o := opts.withDefaults()
-	d, err := Decompose(ctx, net, flows, cfg)
+	d, err := decompose(ctx, net, flows, cfg, o.Workers)
 	if err != nil {
 		return nil, 0, err
 	}
