@@ -43,7 +43,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
-	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) or table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) or table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork); "+m3study.NetworkSpace+": whole 32-rack networks drawn as the Table-4 test set's with this seed (not 1, the test set's), run by packetsim, whose paths training draws (-tasks scenarios of -flows flows)")
 	minShare := floatFlag(fs, "min-share", 0, nonNegative, "when positive, foreground shares log-uniform from this (a fabric path's are 1e-4 or less) to -max-share instead of 20-50%")
 	maxShare := floatFlag(fs, "max-share", 0.2, positive, "with -min-share: the largest foreground share")
 	fgFlows := intFlag(fs, "fg-flows", 100, 1, math.MaxInt, "with -min-share: foreground flows a task aims at (its flows: this over its share, at least -flows, at most -max-flows)")
@@ -71,7 +71,7 @@ func runM3Gendata(args []string) error {
 
 func runM3Train(args []string) error {
 	fs := flag.NewFlagSet("m3 train", flag.ContinueOnError)
-	data := fs.String("data", "out/m3data", "directory of task frames from 'm3 gendata'")
+	data := fs.String("data", "out/m3data", "data directory from 'm3 gendata', or several, comma-separated")
 	out := fs.String("out", "datasets/models/m3.model", "model file to write; provenance goes to <out>.json")
 	report := fs.String("report", "out/m3eval", "directory for the held-out ablation frames and figure")
 	seed := fs.Uint64("seed", 1, "training seed (initialisation, shuffling, thinning)")
@@ -83,6 +83,7 @@ func runM3Train(args []string) error {
 	encHidden := fs.String("encoder-hidden", "64", "hidden layer widths of the per-hop encoder (-encoder hops)")
 	context := intFlag(fs, "context", 32, 1, 1<<16, "width of the per-hop encoder's output (-encoder hops)")
 	specNames := fs.String("spec-names", "", "spec entries the model reads, comma-separated (default all: "+strings.Join(m3.SpecNames, ",")+")")
+	paths := intFlag(fs, "paths", m3study.DefaultNetworkPaths, 1, math.MaxInt, "paths drawn per scenario of a data set of space "+m3study.NetworkSpace)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func runM3Train(args []string) error {
 		return err
 	}
 	_, abls, err := m3study.Train(m3study.TrainConfig{Data: *data, Model: *out, Command: "tailscope m3 train " + strings.Join(args, " "), Log: os.Stderr,
-		Options: opts})
+		NetworkPaths: *paths, Options: opts})
 	if err != nil {
 		return err
 	}

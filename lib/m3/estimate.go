@@ -127,42 +127,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	}
 	var st Stats
 	t0 := time.Now()
-	d, err := decompose(ctx, net, flows, o.Workers)
-	if err != nil {
-		return nil, err
-	}
-	draws, err := d.Sample(o.Samples, o.Seed)
-	if err != nil {
-		return nil, err
-	}
-	st.phase()
-	t1 := time.Now()
-	var todo []int
-	for p, n := range draws {
-		if n > 0 {
-			todo = append(todo, p)
-		}
-	}
-	// Largest parking lots first, so that no worker is left with a big
-	// one at the end; a path's flows on its channels measure its size.
-	work := make([]int, len(todo))
-	for i, p := range todo {
-		for _, c := range d.Channels(p) {
-			work[i] += d.chanOff[c+1] - d.chanOff[c]
-		}
-	}
-	order := make([]int, len(todo))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return work[order[a]] > work[order[b]] })
-	samples := make([]*Sample, len(todo))
-	err = parallel(ctx, o.Workers, len(order), func(k int) error {
-		i := order[k]
-		var err error
-		samples[i], err = d.simulatePath(ctx, net, flows, cfg, todo[i], o.BackgroundHosts)
-		return err
-	})
+	d, draws, todo, samples, err := simulateDrawn(ctx, net, flows, cfg, o, &st)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +169,58 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		return nil, err
 	}
 	st.phase()
-	st.DecomposeSeconds, st.SimulateSeconds, st.RecordsSeconds = t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), time.Since(t2).Seconds()
+	st.SimulateSeconds = t2.Sub(t0).Seconds() - st.DecomposeSeconds
+	st.RecordsSeconds = time.Since(t2).Seconds()
 	return &Estimate{Dist: dist, Records: recs, Paths: d.NumPaths(), Simulated: len(todo), Outside: nOutside, OutsideEntries: outside, Stats: st}, nil
+}
+
+// simulateDrawn decomposes flows on net into paths, draws o.Samples of
+// them (o.Seed) in proportion to their foreground flows and simulates
+// each drawn path's parking lot with flowSim on o.Workers goroutines. It
+// returns the decomposition, every path's draws, the drawn paths and
+// their samples (in that order), and sets st's decomposition time.
+func simulateDrawn(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, o Options, st *Stats) (*Decomposition, []int, []int, []*Sample, error) {
+	t0 := time.Now()
+	d, err := decompose(ctx, net, flows, o.Workers)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	draws, err := d.Sample(o.Samples, o.Seed)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	st.phase()
+	st.DecomposeSeconds = time.Since(t0).Seconds()
+	var todo []int
+	for p, n := range draws {
+		if n > 0 {
+			todo = append(todo, p)
+		}
+	}
+	// Largest parking lots first, so that no worker is left with a big
+	// one at the end; a path's flows on its channels measure its size.
+	work := make([]int, len(todo))
+	for i, p := range todo {
+		for _, c := range d.Channels(p) {
+			work[i] += d.chanOff[c+1] - d.chanOff[c]
+		}
+	}
+	order := make([]int, len(todo))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return work[order[a]] > work[order[b]] })
+	samples := make([]*Sample, len(todo))
+	err = parallel(ctx, o.Workers, len(order), func(k int) error {
+		i := order[k]
+		var err error
+		samples[i], err = d.simulatePath(ctx, net, flows, cfg, todo[i], o.BackgroundHosts)
+		return err
+	})
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return d, draws, todo, samples, nil
 }
 
 // parallel runs job(0..n-1) on up to workers goroutines (lib/internal/pool)

@@ -181,6 +181,12 @@ type Sample struct {
 	// when known, and TargetCount the flows behind each bucket's row.
 	Target      [][]float64
 	TargetCount []int
+	// TargetFlows, when set, holds the packet-level slowdowns of the
+	// foreground flows themselves per output bucket (NetworkSamples): a
+	// path of a network carries too few flows for percentiles, so the
+	// model learns its percentiles from such samples by quantile
+	// (pinball) loss instead.
+	TargetFlows [][]float64
 
 	// the foreground flows' sizes and flowSim slowdowns, for Thin
 	fgSize []int64

@@ -308,14 +308,39 @@ func correct(base [][]float64, c []float64) [][]float64 {
 	return res
 }
 
-// loss is the mean relative L1 error of outputs out (log corrections) over
-// the usable entries of samples' targets, and its gradient.
+// loss is the mean error of outputs out (log corrections) over the usable
+// entries of samples' targets, and its gradient: the relative L1 error of
+// each percentile of a target with at least MinTargetFlows flows, and the
+// pinball loss of each percentile in log space against each flow of a
+// flow-level target (Sample.TargetFlows), which is least where the
+// percentile is the flows' conditional quantile.
 func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 	rows, cols := out.Dims()
 	grad := mat.NewDense(rows, cols, nil)
 	var sum float64
 	n := 0
 	for i, s := range samples {
+		if s.TargetFlows != nil {
+			for b, ys := range s.TargetFlows {
+				for _, y := range ys {
+					ly := math.Log(y)
+					for p := range NumPercentiles {
+						c := out.At(i, b*NumPercentiles+p)
+						d := ly - math.Log(s.Base[b][p]) - c
+						tau := pinballLevel(p)
+						if d > 0 {
+							sum += tau * d
+							grad.Set(i, b*NumPercentiles+p, grad.At(i, b*NumPercentiles+p)-tau)
+						} else {
+							sum -= (1 - tau) * d
+							grad.Set(i, b*NumPercentiles+p, grad.At(i, b*NumPercentiles+p)+1-tau)
+						}
+						n++
+					}
+				}
+			}
+			continue
+		}
 		for b, row := range s.Target {
 			if s.TargetCount[b] < MinTargetFlows {
 				continue
@@ -337,6 +362,14 @@ func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 	}
 	grad.Scale(1/float64(n), grad)
 	return sum / float64(n), grad
+}
+
+// pinballLevel is the quantile level of output percentile index p
+// (0..NumPercentiles-1): (p+1)/100, except that the maximum learns the
+// 99.5th percentile, since the loss of the 100th would only ever push it
+// up.
+func pinballLevel(p int) float64 {
+	return min(float64(p+1), NumPercentiles-0.5) / NumPercentiles
 }
 
 // TrainOptions tune Train.

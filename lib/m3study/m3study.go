@@ -110,6 +110,9 @@ func Gendata(ctx context.Context, dir string, o m3.GenOptions, exec experiment.E
 	if o.Space == "dctcp" {
 		o.Space = "" // as the manifests of data sets made before spaces existed
 	}
+	if o.Space == NetworkSpace {
+		return gendataNetwork(ctx, dir, o, exec, p)
+	}
 	if _, err := m3.TaskFrames(dir); err != nil {
 		return experiment.Report{}, err
 	}
@@ -208,6 +211,9 @@ type TrainConfig struct {
 	Options m3.TrainOptions
 	// Command is the command line that trained, for the provenance.
 	Command string
+	// NetworkPaths is the number of paths drawn per scenario of a
+	// network data set (NetworkSpace; DefaultNetworkPaths if 0).
+	NetworkPaths int
 	// Log gets the data set's size and the training time (may be nil).
 	Log io.Writer
 }
@@ -273,7 +279,7 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	manifest := manifests[0]
 	seed := cfg.Options.Seed
 	t0 := time.Now()
-	ds, err := m3.LoadData(dirs, seed)
+	ds, err := loadData(dirs, manifests, seed, cfg.NetworkPaths, cfg.Options.Progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -320,6 +326,36 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 		fmt.Fprintf(log, "held out %-12s bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC+e.Buffer, e.Bucket, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
 	}
 	return model, abls, writeJSON(cfg.Model+".json", p)
+}
+
+// loadData loads the data directories dirs with manifests as one data
+// set: task frames by m3.LoadData, network data sets (NetworkSpace) with
+// paths paths drawn per scenario, reporting each scenario to p.
+func loadData(dirs []string, manifests []Manifest, seed uint64, paths int, p progress.Reporter) (*m3.DataSet, error) {
+	if paths == 0 {
+		paths = DefaultNetworkPaths
+	}
+	var taskDirs []string
+	for i, dir := range dirs {
+		if manifests[i].Space != NetworkSpace {
+			taskDirs = append(taskDirs, dir)
+		}
+	}
+	ds := &m3.DataSet{}
+	if len(taskDirs) > 0 {
+		var err error
+		if ds, err = m3.LoadData(taskDirs, seed); err != nil {
+			return nil, err
+		}
+	}
+	for i, dir := range dirs {
+		if manifests[i].Space == NetworkSpace {
+			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ds, nil
 }
 
 // by is the held-out ablation t per congestion control (column "cc") or

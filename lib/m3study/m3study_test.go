@@ -120,3 +120,74 @@ func TestGendataTrain(t *testing.T) {
 		t.Errorf("two data sets: %d tasks, data sets %+v, gendata %q", p.DataTasks, p.DataSets, g)
 	}
 }
+
+// A network data set runs packetsim on whole scenarios; training draws
+// their paths, splits them by scenario and learns from the packet-level
+// slowdowns of the drawn paths' own flows.
+func TestGendataNetwork(t *testing.T) {
+	dir := t.TempDir()
+	o := m3.GenOptions{Tasks: 10, Flows: 300, Seed: 1, Space: NetworkSpace}
+	if _, err := Gendata(context.Background(), dir, o, experiment.Local{Workers: 2}, nil); err == nil || !strings.Contains(err.Error(), "test set's own scenarios") {
+		t.Fatalf("seed 1: %v, want a refusal", err)
+	}
+	o.Seed = 5
+	if _, _, err := Train(TrainConfig{Data: dir, Model: filepath.Join(dir, "m.model")}); err == nil {
+		t.Fatal("trained on an empty directory")
+	}
+	m := Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: NetworkSpace}
+	if err := WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadData([]string{dir}, []Manifest{m}, 1, 20, nil); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
+		t.Fatalf("loading before the runs: %v", err)
+	}
+	rep, err := Gendata(context.Background(), dir, o, experiment.Local{Workers: 2}, nil)
+	if err != nil || rep.Ran != 10 {
+		t.Fatalf("gendata: %+v, %v", rep, err)
+	}
+	ds, err := loadData([]string{dir}, []Manifest{m}, 1, 20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Tasks != 10 || ds.Flows != 3000 || len(ds.Train) == 0 || len(ds.Val) == 0 || len(ds.Test) == 0 || len(ds.Train) < 4*len(ds.Val) {
+		t.Fatalf("data set: %d scenarios, %d flows, %d / %d / %d samples", ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test))
+	}
+	// Scenario 9 is held out: its samples' targets are its packetsim
+	// run's slowdowns.
+	specs, err := TestSetSpecs(10, 300, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := experiment.Task{Spec: specs[9], Estimator: TestSetBaseline}.Records(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := map[float64]bool{}
+	for _, r := range recs {
+		truth[r.Slowdown] = true
+	}
+	for k, s := range ds.Test {
+		for _, ys := range s.TargetFlows {
+			for _, y := range ys {
+				if !truth[y] {
+					t.Fatalf("held-out sample %d: target %v is no slowdown of scenario 9's packetsim run", k, y)
+				}
+			}
+		}
+	}
+	model := filepath.Join(t.TempDir(), "m.model")
+	if _, _, err := Train(TrainConfig{Data: dir, Model: model, NetworkPaths: 20, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(model + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Provenance
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.DataTasks != 10 || !strings.Contains(p.Commands["gendata"], "-space "+NetworkSpace) {
+		t.Errorf("provenance: %d tasks, gendata %q", p.DataTasks, p.Commands["gendata"])
+	}
+}

@@ -1,0 +1,103 @@
+package m3study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/progress"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// NetworkSpace is the gendata space whose tasks are whole networks, not
+// parking lots: scenarios drawn as the Table-4 test set's (TestSetSpecs)
+// with the data set's own seed, each run by packetsim. Training draws
+// paths of each and learns from their foreground flows' packet-level
+// slowdowns (m3.NetworkSamples).
+const NetworkSpace = "table4-fabric"
+
+// DefaultNetworkPaths is the number of paths drawn per scenario of a
+// network data set when training.
+const DefaultNetworkPaths = 100
+
+// gendataNetwork simulates the missing packetsim runs of network data
+// set o in dir.
+func gendataNetwork(ctx context.Context, dir string, o m3.GenOptions, exec experiment.Executor, p progress.Reporter) (experiment.Report, error) {
+	if o.LowShare != nil {
+		return experiment.Report{}, fmt.Errorf("m3study: space %s draws whole networks: it has no foreground share to lower", NetworkSpace)
+	}
+	if o.Seed == 1 {
+		// TestSetSpecs(n, flows, 1) is the test set itself.
+		return experiment.Report{}, fmt.Errorf("m3study: space %s with seed 1 would draw the Table-4 test set's own scenarios; choose another seed", NetworkSpace)
+	}
+	specs, err := TestSetSpecs(o.Tasks, o.Flows, o.Seed)
+	if err != nil {
+		return experiment.Report{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return experiment.Report{}, err
+	}
+	if err := WriteManifest(dir, Manifest{Tasks: o.Tasks, Flows: o.Flows, Seed: o.Seed, Space: o.Space, GitCommit: gitCommit()}); err != nil {
+		return experiment.Report{}, err
+	}
+	tasks := make([]experiment.Task, len(specs))
+	for i, s := range specs {
+		tasks[i] = experiment.Task{Spec: s, Estimator: TestSetBaseline}
+	}
+	return experiment.Sweep(ctx, dir, tasks, exec, p)
+}
+
+// loadNetwork adds the samples of network data set m in dir to ds: paths
+// drawn from each scenario (with the scenario's seed), split by scenario
+// index as m3.LoadData splits tasks.
+func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, p progress.Reporter) error {
+	specs, err := TestSetSpecs(m.Tasks, m.Flows, m.Seed)
+	if err != nil {
+		return err
+	}
+	for k, spec := range specs {
+		t := experiment.Task{Spec: spec, Estimator: TestSetBaseline}
+		recs, _, err := t.Records(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("m3study: %s: scenario %d has no packetsim run yet (run its gendata command again): %w", dir, k, err)
+		}
+		if err != nil {
+			return fmt.Errorf("m3study: %s: scenario %d: %w", dir, k, err)
+		}
+		sc, err := scenario.Build(spec)
+		if err != nil {
+			return err
+		}
+		at := make(map[int]int, len(sc.Flows))
+		for i, f := range sc.Flows {
+			at[f.ID] = i
+		}
+		sd := make([]float64, len(sc.Flows))
+		for _, r := range recs {
+			i, ok := at[r.FlowID]
+			if !ok {
+				return fmt.Errorf("m3study: %s: scenario %d: packetsim's flow %d is not in the scenario", dir, k, r.FlowID)
+			}
+			sd[i] = r.Slowdown
+		}
+		samples, err := m3.NetworkSamples(ctx, sc.Net, sc.Flows, sc.Spec.Network, sd, m3.Options{Samples: paths, Seed: spec.Seed})
+		if err != nil {
+			return fmt.Errorf("m3study: %s: scenario %d: %w", dir, k, err)
+		}
+		ds.Tasks++
+		ds.Flows += len(sc.Flows)
+		switch k % 10 {
+		case 9:
+			ds.Test = append(ds.Test, samples...)
+		case 8:
+			ds.Val = append(ds.Val, samples...)
+		default:
+			ds.Train = append(ds.Train, samples...)
+		}
+		progress.Report(p, k+1, len(specs), fmt.Sprintf("scenario %d: %d paths", k, len(samples)))
+	}
+	return nil
+}
