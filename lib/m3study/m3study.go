@@ -265,24 +265,18 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	dirs := strings.Split(cfg.Data, ",")
-	var manifests []Manifest
-	var gendata []string
-	for _, dir := range dirs {
-		m, err := ReadManifest(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("m3study: %w (the data directory must come from 'tailscope m3 gendata')", err)
-		}
-		manifests = append(manifests, m)
-		gendata = append(gendata, m.command(dir))
-	}
-	manifest := manifests[0]
 	seed := cfg.Options.Seed
 	t0 := time.Now()
-	ds, err := loadData(dirs, manifests, seed, cfg.NetworkPaths, cfg.Options.Progress)
+	ds, manifests, err := LoadData(cfg.Data, seed, cfg.NetworkPaths, cfg.Options.Progress)
 	if err != nil {
 		return nil, nil, err
 	}
+	dirs := strings.Split(cfg.Data, ",")
+	var gendata []string
+	for i, m := range manifests {
+		gendata = append(gendata, m.command(dirs[i]))
+	}
+	manifest := manifests[0]
 	fmt.Fprintf(log, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
 		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
 	t1 := time.Now()
@@ -328,16 +322,25 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	return model, abls, writeJSON(cfg.Model+".json", p)
 }
 
-// loadData loads the data directories dirs with manifests as one data
-// set: task frames by m3.LoadData, network data sets (NetworkSpace) with
-// paths paths drawn per scenario, reporting each scenario to p.
-func loadData(dirs []string, manifests []Manifest, seed uint64, paths int, p progress.Reporter) (*m3.DataSet, error) {
+// LoadData loads the data directories named in data (comma-separated,
+// each from Gendata) as one data set, with their manifests: task frames by
+// m3.LoadData (thinned with seed), network data sets (NetworkSpace) with
+// paths paths drawn per scenario (DefaultNetworkPaths if 0), each
+// scenario reported to p.
+func LoadData(data string, seed uint64, paths int, p progress.Reporter) (*m3.DataSet, []Manifest, error) {
 	if paths == 0 {
 		paths = DefaultNetworkPaths
 	}
+	dirs := strings.Split(data, ",")
+	var manifests []Manifest
 	var taskDirs []string
-	for i, dir := range dirs {
-		if manifests[i].Space != NetworkSpace {
+	for _, dir := range dirs {
+		m, err := ReadManifest(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("m3study: %w (the data directory must come from 'tailscope m3 gendata')", err)
+		}
+		manifests = append(manifests, m)
+		if m.Space != NetworkSpace {
 			taskDirs = append(taskDirs, dir)
 		}
 	}
@@ -345,17 +348,17 @@ func loadData(dirs []string, manifests []Manifest, seed uint64, paths int, p pro
 	if len(taskDirs) > 0 {
 		var err error
 		if ds, err = m3.LoadData(taskDirs, seed); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for i, dir := range dirs {
 		if manifests[i].Space == NetworkSpace {
 			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return ds, nil
+	return ds, manifests, nil
 }
 
 // by is the held-out ablation t per congestion control (column "cc") or

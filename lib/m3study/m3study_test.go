@@ -138,14 +138,14 @@ func TestGendataNetwork(t *testing.T) {
 	if err := WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadData([]string{dir}, []Manifest{m}, 1, 20, nil); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
+	if _, _, err := LoadData(dir, 1, 20, nil); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
 		t.Fatalf("loading before the runs: %v", err)
 	}
 	rep, err := Gendata(context.Background(), dir, o, experiment.Local{Workers: 2}, nil)
 	if err != nil || rep.Ran != 10 {
 		t.Fatalf("gendata: %+v, %v", rep, err)
 	}
-	ds, err := loadData([]string{dir}, []Manifest{m}, 1, 20, nil)
+	ds, _, err := LoadData(dir, 1, 20, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
