@@ -30,10 +30,10 @@ import (
 // Manifest is <data dir>/gendata.json: what a data set was generated
 // with and the commit that started it, for the model's provenance.
 type Manifest struct {
-	Tasks int    `json:"tasks"`
-	Flows int    `json:"flows"`
+	Tasks int    `json:"tasks"` // parking lots; scenarios in NetworkSpace
+	Flows int    `json:"flows"` // per task
 	Seed  uint64 `json:"seed"`
-	Space string `json:"space,omitempty"` // m3.Spaces; empty: dctcp
+	Space string `json:"space,omitempty"` // m3.Spaces or NetworkSpace; empty: dctcp
 	// LowShare is the data set's low-share draw (m3.GenOptions), nil
 	// for none.
 	LowShare  *m3.LowShare `json:"low_share,omitempty"`
@@ -330,6 +330,9 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 func LoadData(data string, seed uint64, paths int, p progress.Reporter) (*m3.DataSet, []Manifest, error) {
 	if paths == 0 {
 		paths = DefaultNetworkPaths
+	}
+	if paths < 0 {
+		return nil, nil, fmt.Errorf("m3study: %d paths per scenario: want a positive number", paths)
 	}
 	dirs := strings.Split(data, ",")
 	var manifests []Manifest
