@@ -38,7 +38,10 @@ func TestRunLoneFlowsAreIdeal(t *testing.T) {
 	}
 }
 
-func TestRunRecordsFollowTheEstimate(t *testing.T) {
+// parkingLotFlows draws n WebServer flows between every pair of hosts of
+// a 3-hop parking lot, log-normal arrivals of sigma at max load.
+func parkingLotFlows(t *testing.T, n int, sigma, load float64, seed uint64) (*topo.Network, []workload.Flow) {
+	t.Helper()
 	net, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: 3, BackgroundHosts: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -51,12 +54,17 @@ func TestRunRecordsFollowTheEstimate(t *testing.T) {
 			}
 		}
 	}
-	flows, err := workload.Generate(net, workload.Spec{Flows: 3000, Components: []workload.Component{{
-		Pairs: pairs, Sizes: workload.SizeSpec{Dist: "webserver"}, Arrival: workload.Arrival{Sigma: 2}, MaxLoad: 0.5,
-	}}}, 4)
+	flows, err := workload.Generate(net, workload.Spec{Flows: n, Components: []workload.Component{{
+		Pairs: pairs, Sizes: workload.SizeSpec{Dist: "webserver"}, Arrival: workload.Arrival{Sigma: sigma}, MaxLoad: load,
+	}}}, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return net, flows
+}
+
+func TestRunRecordsFollowTheEstimate(t *testing.T) {
+	net, flows := parkingLotFlows(t, 3000, 2, 0.5, 4)
 	cfg := netcfg.Default()
 	est, err := Run(context.Background(), net, flows, cfg, Options{Samples: 200, Seed: 2})
 	if err != nil {

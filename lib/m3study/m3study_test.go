@@ -69,14 +69,7 @@ func TestGendataTrain(t *testing.T) {
 	if len(abls) != 2 || abls[0].Thin != 0 || abls[1].Thin != 1 {
 		t.Fatalf("ablations %+v", abls)
 	}
-	b, err := os.ReadFile(model + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p Provenance
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
+	p := readProvenance(t, model)
 	if p.DataSeed != 3 || p.DataTasks != 20 || p.Commands["train"] != "test" || len(p.TestModelErr) != len(abls[0].ModErr) || len(p.Thin1Model) != len(abls[1].ModErr) {
 		t.Errorf("provenance %+v does not match the data set and ablations", p)
 	}
@@ -107,13 +100,7 @@ func TestGendataTrain(t *testing.T) {
 	if _, _, err := Train(TrainConfig{Data: data + "," + low, Model: model, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = os.ReadFile(model + ".json"); err != nil {
-		t.Fatal(err)
-	}
-	p = Provenance{}
-	if err := json.Unmarshal(b, &p); err != nil {
-		t.Fatal(err)
-	}
+	p = readProvenance(t, model)
 	g := p.Commands["gendata"]
 	if p.DataTasks != 30 || len(p.DataSets) != 2 || !reflect.DeepEqual(p.DataSets[1].LowShare, ls) ||
 		!strings.Contains(g, "-out "+data+" -seed 3 -tasks 20 -flows 150; ") || !strings.Contains(g, "-out "+low+" -seed 4 -tasks 10 -flows 150 -min-share 0.01 -max-share 0.2 -fg-flows 20 -max-flows 600") {
@@ -179,6 +166,14 @@ func TestGendataNetwork(t *testing.T) {
 	if _, _, err := Train(TrainConfig{Data: dir, Model: model, NetworkPaths: 20, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
 		t.Fatal(err)
 	}
+	if p := readProvenance(t, model); p.DataTasks != 10 || !strings.Contains(p.Commands["gendata"], "-space "+NetworkSpace) {
+		t.Errorf("provenance: %d tasks, gendata %q", p.DataTasks, p.Commands["gendata"])
+	}
+}
+
+// readProvenance reads the provenance Train wrote beside model.
+func readProvenance(t *testing.T, model string) Provenance {
+	t.Helper()
 	b, err := os.ReadFile(model + ".json")
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +182,5 @@ func TestGendataNetwork(t *testing.T) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.DataTasks != 10 || !strings.Contains(p.Commands["gendata"], "-space "+NetworkSpace) {
-		t.Errorf("provenance: %d tasks, gendata %q", p.DataTasks, p.Commands["gendata"])
-	}
+	return p
 }
