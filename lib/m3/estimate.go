@@ -119,12 +119,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			return nil, err
 		}
 	}
-	if o.Samples == 0 {
-		o.Samples = DefaultSamples
-	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
+	o = o.withDefaults()
 	var st Stats
 	t0 := time.Now()
 	d, draws, todo, samples, err := simulateDrawn(ctx, net, flows, cfg, o, &st)
@@ -172,6 +167,18 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	st.SimulateSeconds = t2.Sub(t0).Seconds() - st.DecomposeSeconds
 	st.RecordsSeconds = time.Since(t2).Seconds()
 	return &Estimate{Dist: dist, Records: recs, Paths: d.NumPaths(), Simulated: len(todo), Outside: nOutside, OutsideEntries: outside, Stats: st}, nil
+}
+
+// withDefaults is o with its zero Samples and Workers set to their
+// defaults.
+func (o Options) withDefaults() Options {
+	if o.Samples == 0 {
+		o.Samples = DefaultSamples
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	return o
 }
 
 // simulateDrawn decomposes flows on net into paths, draws o.Samples of

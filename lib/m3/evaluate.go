@@ -84,16 +84,22 @@ func (ds *DataSet) load(dir string, seed uint64) error {
 		if i > 0 && t.index == tasks[i-1].index {
 			return fmt.Errorf("m3: %s holds task %d twice (data sets of other seeds, flows or spaces mixed)", dir, t.index)
 		}
-		switch t.index % 10 {
-		case 9:
-			ds.Test = append(ds.Test, t.samples...)
-		case 8:
-			ds.Val = append(ds.Val, t.samples...)
-		default:
-			ds.Train = append(ds.Train, t.samples...)
-		}
+		ds.Add(t.index, t.samples...)
 	}
 	return nil
+}
+
+// Add adds the samples of task (or scenario) index to the part of ds the
+// index selects: % 10 == 9 test, == 8 validation, else training.
+func (ds *DataSet) Add(index int, samples ...*Sample) {
+	switch index % 10 {
+	case 9:
+		ds.Test = append(ds.Test, samples...)
+	case 8:
+		ds.Val = append(ds.Val, samples...)
+	default:
+		ds.Train = append(ds.Train, samples...)
+	}
 }
 
 // Ablation compares flowSim alone with the model on held-out samples

@@ -321,19 +321,20 @@ func loss(out *mat.Dense, samples []*Sample) (float64, *mat.Dense) {
 	n := 0
 	for i, s := range samples {
 		if s.TargetFlows != nil {
+			o, g := out.RawRowView(i), grad.RawRowView(i)
 			for b, ys := range s.TargetFlows {
 				for _, y := range ys {
 					ly := math.Log(y)
 					for p := range NumPercentiles {
-						c := out.At(i, b*NumPercentiles+p)
-						d := ly - math.Log(s.Base[b][p]) - c
+						j := b*NumPercentiles + p
+						d := ly - math.Log(s.Base[b][p]) - o[j] // log target over log prediction
 						tau := pinballLevel(p)
 						if d > 0 {
 							sum += tau * d
-							grad.Set(i, b*NumPercentiles+p, grad.At(i, b*NumPercentiles+p)-tau)
+							g[j] -= tau
 						} else {
 							sum -= (1 - tau) * d
-							grad.Set(i, b*NumPercentiles+p, grad.At(i, b*NumPercentiles+p)+1-tau)
+							g[j] += 1 - tau
 						}
 						n++
 					}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -32,14 +31,8 @@ func NetworkSamples(ctx context.Context, net *topo.Network, flows []workload.Flo
 			return nil, fmt.Errorf("m3: flow %d (id %d) has slowdown %v; a packet-level slowdown is finite and at least 1", i, flows[i].ID, s)
 		}
 	}
-	if o.Samples == 0 {
-		o.Samples = DefaultSamples
-	}
-	if o.Workers <= 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
 	var st Stats
-	d, _, todo, samples, err := simulateDrawn(ctx, net, flows, cfg, o, &st)
+	d, _, todo, samples, err := simulateDrawn(ctx, net, flows, cfg, o.withDefaults(), &st)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func gendataNetwork(ctx context.Context, dir string, o m3.GenOptions, exec exper
 
 // loadNetwork adds the samples of network data set m in dir to ds: paths
 // drawn from each scenario (with the scenario's seed), split by scenario
-// index as m3.LoadData splits tasks.
+// index (m3.DataSet.Add).
 func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, p progress.Reporter) error {
 	specs, err := TestSetSpecs(m.Tasks, m.Flows, m.Seed)
 	if err != nil {
@@ -70,6 +70,9 @@ func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, pa
 		sc, err := scenario.Build(spec)
 		if err != nil {
 			return err
+		}
+		if len(recs) != len(sc.Flows) {
+			return fmt.Errorf("m3study: %s: scenario %d: packetsim recorded %d of its %d flows", dir, k, len(recs), len(sc.Flows))
 		}
 		at := make(map[int]int, len(sc.Flows))
 		for i, f := range sc.Flows {
@@ -89,14 +92,7 @@ func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, pa
 		}
 		ds.Tasks++
 		ds.Flows += len(sc.Flows)
-		switch k % 10 {
-		case 9:
-			ds.Test = append(ds.Test, samples...)
-		case 8:
-			ds.Val = append(ds.Val, samples...)
-		default:
-			ds.Train = append(ds.Train, samples...)
-		}
+		ds.Add(k, samples...)
 		progress.Report(p, k+1, len(specs), fmt.Sprintf("scenario %d: %d paths", k, len(samples)))
 	}
 	return nil
