@@ -125,6 +125,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 		// they extrapolated on (older models cannot tell).
 		extra["paths_outside_training"] = strconv.Itoa(est.Outside)
 		if est.Outside > 0 {
+			extra["entries_outside_training"] = strings.Join(est.OutsideEntries, ",")
 			progress.Report(reporter(ctx, m3.Name), 0, 0, fmt.Sprintf("warning: %d of %d simulated paths lie outside the model's training range in %s: its corrections there are extrapolations",
 				est.Outside, est.Simulated, strings.Join(est.OutsideEntries, ", ")))
 		}

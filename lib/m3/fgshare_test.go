@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -273,5 +274,62 @@ func TestSpecRangeOutside(t *testing.T) {
 	bad.SpecRange = bad.SpecRange[:3]
 	if _, err := bad.specIndex(); err == nil || !strings.Contains(err.Error(), "spec ranges") {
 		t.Errorf("ranges of the wrong length: %v", err)
+	}
+}
+
+// A congestion control's own parameters keep the other CCs' defaults in
+// their samples, so the ranges over all samples cover values one CC never
+// had: the model keeps ranges per CC too, and a path of that CC outside
+// its CC's range is named although the whole range covers it. The ranges
+// survive saving.
+func TestSpecRangeByCC(t *testing.T) {
+	ai := slices.Index(SpecNames, "hpcc_ai_rate/1Gbps")
+	r := rand.New(rand.NewPCG(5, 5))
+	var train, val []*Sample
+	for i := range 40 {
+		s := synthSample(r, 1.5)
+		s.Network.CC, s.Spec[ai] = "dctcp", 0.05 // HPCC's default, as Table4Network leaves it
+		if i%2 == 0 {
+			s.Network.CC, s.Spec[ai] = "hpcc", 0.5+0.5*r.Float64()
+		}
+		if i < 30 {
+			train = append(train, s)
+		} else {
+			val = append(val, s)
+		}
+	}
+	m, err := Train(train, val, TrainOptions{Hidden: []int{4}, Epochs: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if m, err = LoadModel(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cc   string
+		v    float64
+		want []string
+	}{
+		{"hpcc", 0.75, nil},
+		{"hpcc", 0.05, []string{"hpcc_ai_rate/1Gbps"}},
+		{"dctcp", 0.05, nil},
+		{"dctcp", 0.75, []string{"hpcc_ai_rate/1Gbps"}},
+		{"timely", 0.05, nil}, // no ranges of its own: the whole range's
+	} {
+		probe := *train[0]
+		probe.Spec = slices.Clone(train[0].Spec)
+		probe.Network.CC, probe.Spec[ai] = c.cc, c.v
+		if got := m.Outside(&probe); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s with rate AI %g: outside %v, want %v", c.cc, c.v, got, c.want)
+		}
+	}
+	bad := m.Info
+	bad.SpecRangeCC = map[string][][2]float64{"hpcc": bad.SpecRange[:3]}
+	if _, err := bad.specIndex(); err == nil || !strings.Contains(err.Error(), "congestion control hpcc") {
+		t.Errorf("per-CC ranges of the wrong length: %v", err)
 	}
 }

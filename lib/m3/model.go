@@ -114,14 +114,41 @@ type ModelInfo struct {
 	// was recorded. Run counts the paths whose entries fall outside
 	// (Model.Outside): there the correction is an extrapolation.
 	SpecRange [][2]float64 `json:"spec_range,omitempty"`
+	// SpecRangeCC holds the same ranges per congestion control, over that
+	// CC's training samples; nil for models trained before it was
+	// recorded. A CC's own parameters (HPCC's eta and rate AI, ...) keep
+	// the other CCs' defaults in their samples, so only the CC's ranges
+	// tell whether a path of that CC lies inside what the model saw.
+	SpecRangeCC map[string][][2]float64 `json:"spec_range_cc,omitempty"`
+}
+
+// specRange is the smallest and largest value of each spec entry the
+// model reads among the samples for which keep holds.
+func (m *Model) specRange(samples []*Sample, keep func(*Sample) bool) [][2]float64 {
+	rs := make([][2]float64, len(m.spec))
+	for i, j := range m.spec {
+		r := [2]float64{math.Inf(1), math.Inf(-1)}
+		for _, x := range samples {
+			if keep(x) {
+				r[0], r[1] = min(r[0], x.Spec[j]), max(r[1], x.Spec[j])
+			}
+		}
+		rs[i] = r
+	}
+	return rs
 }
 
 // Outside returns the spec entries of s that lie outside the range the
-// model was trained on (ModelInfo.SpecRange, widened by 5% of its span
-// on each side), nil when all lie inside or the model has no ranges.
+// model was trained on (ModelInfo.SpecRangeCC for s's congestion control,
+// else ModelInfo.SpecRange, widened by 5% of its span on each side), nil
+// when all lie inside or the model has no ranges.
 func (m *Model) Outside(s *Sample) []string {
+	ranges := m.Info.SpecRange
+	if r, ok := m.Info.SpecRangeCC[s.Network.CC]; ok {
+		ranges = r
+	}
 	var out []string
-	for i, r := range m.Info.SpecRange {
+	for i, r := range ranges {
 		tol := 0.05*(r[1]-r[0]) + 1e-9
 		if v := s.Spec[m.spec[i]]; v < r[0]-tol || v > r[1]+tol {
 			out = append(out, m.Info.specNames()[i])
@@ -143,6 +170,11 @@ func (info ModelInfo) specIndex() ([]int, error) {
 	names := info.specNames()
 	if info.SpecRange != nil && len(info.SpecRange) != len(names) {
 		return nil, fmt.Errorf("m3: the model has %d spec ranges for %d spec entries", len(info.SpecRange), len(names))
+	}
+	for cc, r := range info.SpecRangeCC {
+		if len(r) != len(names) {
+			return nil, fmt.Errorf("m3: the model has %d spec ranges for congestion control %s, for %d spec entries", len(r), cc, len(names))
+		}
 	}
 	idx := make([]int, len(names))
 	for i, n := range names {
@@ -468,13 +500,10 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if m.spec, err = m.Info.specIndex(); err != nil {
 		return nil, err
 	}
-	m.Info.SpecRange = make([][2]float64, len(m.spec))
-	for i, j := range m.spec {
-		r := [2]float64{math.Inf(1), math.Inf(-1)}
-		for _, x := range train {
-			r[0], r[1] = min(r[0], x.Spec[j]), max(r[1], x.Spec[j])
-		}
-		m.Info.SpecRange[i] = r
+	m.Info.SpecRange = m.specRange(train, func(*Sample) bool { return true })
+	m.Info.SpecRangeCC = map[string][][2]float64{}
+	for _, cc := range space.CCs {
+		m.Info.SpecRangeCC[cc] = m.specRange(train, func(x *Sample) bool { return x.Network.CC == cc })
 	}
 	m.standardise(train)
 	xTrain, xVal := m.inputs(train), m.inputs(val)
