@@ -12,7 +12,9 @@ import (
 
 // Table is the result as a frame, one row per value, estimator and class:
 // param, value, x, estimator, class, flows, p99 and p99_ci, error and
-// error_ci (relative to the baseline), seeds.
+// error_ci (relative to the baseline), seeds, and outside_training: the
+// share of the estimator's model inputs at that value outside its training
+// ranges (Extrapolation; 0 where it has none or reports none).
 func (r *Result) Table() *frame.Table {
 	n := len(r.Points)
 	str := func(get func(Point) string) []string {
@@ -45,6 +47,12 @@ func (r *Result) Table() *frame.Table {
 		frame.Float64Column("error", num(func(p Point) float64 { return p.Error })),
 		frame.Float64Column("error_ci", num(func(p Point) float64 { return p.ErrorHalf })),
 		frame.Int64Column("seeds", seeds),
+		frame.Float64Column("outside_training", num(func(p Point) float64 {
+			if x := r.extrapolation(p.Value, p.Estimator); x != nil {
+				return float64(x.Paths) / float64(x.Of)
+			}
+			return 0
+		})),
 	}}
 }
 
@@ -137,6 +145,17 @@ func (r *Result) x(v string) float64 {
 	return math.NaN()
 }
 
+// extrapolation is estimator e's extrapolation at value v, nil if it
+// answered v inside its training ranges (or has none).
+func (r *Result) extrapolation(v, e string) *Extrapolation {
+	for i, x := range r.Extrapolations {
+		if x.Value == v && x.Estimator == e {
+			return &r.Extrapolations[i]
+		}
+	}
+	return nil
+}
+
 // point finds estimator e's point at value v in class.
 func (r *Result) point(v, e, class string) (Point, bool) {
 	for _, p := range r.Points {
@@ -148,8 +167,9 @@ func (r *Result) point(v, e, class string) (Point, bool) {
 }
 
 // String renders the result as text: per class, a row per value with each
-// estimator's p99 (± its interval) and error against the baseline; then
-// the speed of each estimator and the refusals.
+// estimator's p99 (± its interval) and error against the baseline, marked
+// "~" where the estimator extrapolated; then the speed of each estimator,
+// the refusals and the extrapolations.
 func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "what if %s = %s: p%g slowdown, %d seed(s), baseline %s, workload %s\n", r.Param, strings.Join(r.Values, ", "), r.Percentile, r.Seeds, r.Baseline, r.WorkloadID)
@@ -169,7 +189,11 @@ func (r *Result) String() string {
 				case e == r.Baseline:
 					fmt.Fprintf(&b, " %22s", withCI(p.P99, p.Half))
 				default:
-					fmt.Fprintf(&b, " %14s %+6.1f%%", withCI(p.P99, p.Half), 100*p.Error)
+					mark := " "
+					if r.extrapolation(v, e) != nil {
+						mark = "~"
+					}
+					fmt.Fprintf(&b, " %13s%s %+6.1f%%", withCI(p.P99, p.Half), mark, 100*p.Error)
 				}
 			}
 			b.WriteByte('\n')
@@ -193,6 +217,10 @@ func (r *Result) String() string {
 			}
 		}
 		fmt.Fprintf(&b, "refused at %s = %s: %s\n", r.Param, strings.Join(at, ", "), reason)
+	}
+	for _, x := range r.Extrapolations {
+		fmt.Fprintf(&b, "extrapolated at %s = %s: %s, %d of %d simulated paths outside its model's training ranges (%s)\n",
+			r.Param, x.Value, x.Estimator, x.Paths, x.Of, strings.Join(x.Entries, ", "))
 	}
 	return b.String()
 }

@@ -10,7 +10,8 @@
 // and estimator with intervals over seeds, each estimator's error against
 // the baseline at the same value and seed, the CPU time of every run, and
 // the estimators that refused a configuration (estimator.Models) with
-// their reasons. Result.Table, Result.Costs and Result.Figure turn it into
+// their reasons, and those that answered by extrapolating beyond what
+// they were trained on (m3 outside its model's training ranges). Result.Table, Result.Costs and Result.Figure turn it into
 // frames and an m3-style figure. The API is non-generic so that the
 // gophernotes interpreter can call it.
 package whatif
@@ -28,6 +29,7 @@ import (
 	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -108,6 +110,16 @@ type Refusal struct {
 	Value, Estimator, Reason string
 }
 
+// Extrapolation is an estimator that answered a value with a model whose
+// training data did not reach it: Paths of the Of model inputs it drew
+// over the seeds (m3's simulated paths) lay outside the training ranges,
+// in the inputs Entries.
+type Extrapolation struct {
+	Value, Estimator string
+	Paths, Of        int
+	Entries          []string
+}
+
 // Result is a what-if sweep's outcome.
 type Result struct {
 	Param              string
@@ -117,10 +129,11 @@ type Result struct {
 	Percentile, Level  float64
 	Classes            []string // the size bins' labels, then All
 	// WorkloadID names the flows every value ran (scenario.Spec).
-	WorkloadID string
-	Points     []Point
-	Costs      []Cost
-	Refusals   []Refusal
+	WorkloadID     string
+	Points         []Point
+	Costs          []Cost
+	Refusals       []Refusal
+	Extrapolations []Extrapolation
 }
 
 // Run runs the sweep o describes and collects its result.
@@ -182,11 +195,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				return nil, err
 			}
 			for i, t := range ts {
-				recs, _, err := t.Records(o.Dir)
+				recs, meta, err := t.Records(o.Dir)
 				if err != nil {
 					return nil, err
 				}
 				per[i] = append(per[i], metrics.Compare(recs, base, o.Bins, o.Percentile))
+				res.extrapolated(val, t.Estimator, meta)
 			}
 		}
 		for i, e := range asked[v] {
@@ -222,6 +236,30 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// extrapolated records what a run of estimator e at value val says in its
+// frame's metadata about inputs outside its model's training ranges
+// (lib/estimator's m3: paths_outside_training of paths_simulated, and
+// entries_outside_training), summed over seeds.
+func (r *Result) extrapolated(val, e string, meta frame.Meta) {
+	out, err1 := strconv.Atoi(meta.Extra["paths_outside_training"])
+	of, err2 := strconv.Atoi(meta.Extra["paths_simulated"])
+	if err1 != nil || err2 != nil || out == 0 {
+		return
+	}
+	i := slices.IndexFunc(r.Extrapolations, func(x Extrapolation) bool { return x.Value == val && x.Estimator == e })
+	if i < 0 {
+		r.Extrapolations = append(r.Extrapolations, Extrapolation{Value: val, Estimator: e})
+		i = len(r.Extrapolations) - 1
+	}
+	x := &r.Extrapolations[i]
+	x.Paths, x.Of = x.Paths+out, x.Of+of
+	for _, n := range strings.Split(meta.Extra["entries_outside_training"], ",") {
+		if n != "" && !slices.Contains(x.Entries, n) {
+			x.Entries = append(x.Entries, n)
+		}
+	}
 }
 
 // defaults checks o and fills in its defaults.

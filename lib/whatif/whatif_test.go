@@ -138,3 +138,44 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+// A sweep of HPCC's rate AI across the edge of m3 Table 4's range: the
+// embedded table4-pfc model answers both values, and the result names the
+// one outside its training ranges (the HPCC fork's 50 Mbps, every path, in
+// the rate AI input), marks its cells and gives its share in the frame;
+// inside the range (the what-if preset's 750 Mbps) nothing is flagged.
+func TestRunExtrapolation(t *testing.T) {
+	o := Options{Spec: scenario.WhatIfHPCC(1000, 1), Param: "hpcc.ai_rate_bps", Values: []string{"50000000", "750000000"},
+		Estimators: []string{"packetsim", "m3"}, EstimatorOptions: map[string]string{"m3": `{"model":"table4-pfc","samples":50}`},
+		Dir: t.TempDir()}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Refusals) != 0 {
+		t.Fatalf("refusals %+v", res.Refusals)
+	}
+	if len(res.Extrapolations) != 1 {
+		t.Fatalf("extrapolations %+v, want m3 at 50000000 only", res.Extrapolations)
+	}
+	x := res.Extrapolations[0]
+	if x.Value != "50000000" || x.Estimator != "m3" || x.Paths == 0 || x.Paths != x.Of || !reflect.DeepEqual(x.Entries, []string{"hpcc_ai_rate/1Gbps"}) {
+		t.Errorf("extrapolation %+v, want m3 at 50000000, every path, in hpcc_ai_rate/1Gbps", x)
+	}
+	if s := res.String(); !strings.Contains(s, "~") || !strings.Contains(s, "extrapolated at hpcc.ai_rate_bps = 50000000: m3") {
+		t.Errorf("the text does not mark the extrapolation:\n%s", s)
+	}
+	tab := res.Table()
+	share, _ := tab.Float64s("outside_training")
+	value, _ := tab.Strings("value")
+	est, _ := tab.Strings("estimator")
+	for i := range share {
+		want := 0.0
+		if value[i] == "50000000" && est[i] == "m3" {
+			want = 1
+		}
+		if share[i] != want {
+			t.Errorf("row %d (%s, %s): outside_training %g, want %g", i, value[i], est[i], share[i], want)
+		}
+	}
+}
