@@ -595,6 +595,33 @@ func TestM3OutsideTraining(t *testing.T) {
 	}
 }
 
+// The what-if preset (m3 §5.4) lies inside what the embedded table4-pfc
+// model was trained on, every path of it: HPCC's rate AI in Table 4's
+// range, not the HPCC fork's 50 Mbps, which lies outside on every path.
+func TestM3WhatIfInsideTable4(t *testing.T) {
+	for _, tc := range []struct {
+		ai      int64
+		outside func(simulated string) string
+	}{
+		{scenario.WhatIfHPCC(1, 1).Network.HPCC.AIRateBps, func(string) string { return "0" }},
+		{netcfg.Default().HPCC.AIRateBps, func(sim string) string { return sim }},
+	} {
+		spec := scenario.WhatIfHPCC(2000, 1)
+		spec.Network.HPCC.AIRateBps = tc.ai
+		sc, err := scenario.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.Extra["paths_outside_training"], tc.outside(res.Extra["paths_simulated"]); got != want {
+			t.Errorf("rate AI %d bps: %q of %s paths outside the training ranges, want %q", tc.ai, got, res.Extra["paths_simulated"], want)
+		}
+	}
+}
+
 // mustRunM3 runs the m3 estimator on sc with model m, saved to a file,
 // and returns its frame metadata.
 func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]string {

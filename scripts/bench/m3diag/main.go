@@ -4,8 +4,9 @@
 // the p99 slowdown of:
 //
 //   - the network (packetsim, all flows);
-//   - the sampled paths' foreground flows in packetsim, weighted by draws:
-//     the error of sampling alone;
+//   - the sampled paths' foreground flows in packetsim, each path's flows
+//     sharing its draws (paths are drawn in proportion to their flows, so
+//     every flow counts alike in expectation): the error of sampling alone;
 //   - flowSim on the sampled parking lots, pooled as m3 pools them: the
 //     error before the model;
 //   - m3 (the model's corrections, pooled by Aggregate) and, beside it,
@@ -196,6 +197,29 @@ func p99(xs []float64) float64 {
 	return metrics.Percentile(xs, 99)
 }
 
+// weighted is a value with its mass.
+type weighted struct{ v, w float64 }
+
+// weightedP99 is the smallest value whose cumulative mass reaches 99% of
+// the total, NaN of nothing.
+func weightedP99(xs []weighted) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	slices.SortFunc(xs, func(a, b weighted) int { return cmp.Compare(a.v, b.v) })
+	var total float64
+	for _, x := range xs {
+		total += x.w
+	}
+	cum := 0.0
+	for _, x := range xs {
+		if cum += x.w; cum >= 0.99*total {
+			return x.v
+		}
+	}
+	return xs[len(xs)-1].v
+}
+
 func pct(est, truth float64) string { return fmt.Sprintf("%.3f (%+.1f%%)", est, 100*(est/truth-1)) }
 
 // estimates pools the drawn paths j for which keep(j) holds: flowSim's
@@ -227,13 +251,12 @@ func (s *study) estimates(dr *drawn, keep func(j int) bool) (flowSim, model, uni
 
 // errors prints the per-bucket decomposition of m3's error.
 func (s *study) errors(dr *drawn) {
-	sampled := make([][]float64, s.out.Len())
+	sampled := make([][]weighted, s.out.Len())
 	for j, p := range dr.paths {
-		for range dr.draws[j] {
-			for _, f := range s.d.Foreground(p) {
-				b := s.out.Index(s.sc.Flows[f].Size)
-				sampled[b] = append(sampled[b], s.sd[f])
-			}
+		fg := s.d.Foreground(p)
+		for _, f := range fg {
+			b := s.out.Index(s.sc.Flows[f].Size)
+			sampled[b] = append(sampled[b], weighted{s.sd[f], float64(dr.draws[j]) / float64(len(fg))})
 		}
 	}
 	fs, m, u, err := s.estimates(dr, func(int) bool { return true })
@@ -244,7 +267,7 @@ func (s *study) errors(dr *drawn) {
 	for b, label := range s.out.Labels {
 		t := p99(s.all[b])
 		fmt.Printf("  %-9s network %.3f | sampled flows (%d) %s | flowSim %s | m3 %s | m3 uniform %s\n", label, t,
-			len(sampled[b]), pct(p99(sampled[b]), t), pct(fs.Buckets[b][98], t), pct(m.Buckets[b][98], t), pct(u.Buckets[b][98], t))
+			len(sampled[b]), pct(weightedP99(sampled[b]), t), pct(fs.Buckets[b][98], t), pct(m.Buckets[b][98], t), pct(u.Buckets[b][98], t))
 	}
 }
 
