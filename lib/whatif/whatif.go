@@ -11,9 +11,10 @@
 // the baseline at the same value and seed, the CPU time of every run, and
 // the estimators that refused a configuration (estimator.Models) with
 // their reasons, and those that answered by extrapolating beyond what
-// they were trained on (m3 outside its model's training ranges). Result.Table, Result.Costs and Result.Figure turn it into
-// frames and an m3-style figure. The API is non-generic so that the
-// gophernotes interpreter can call it.
+// they were trained on (m3 outside its model's training ranges).
+// Result.Table, Result.Costs and Result.Figure turn it into frames and an
+// m3-style figure. The API is non-generic so that the gophernotes
+// interpreter can call it.
 package whatif
 
 import (
@@ -235,17 +236,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.Costs = append(res.Costs, cost)
 		}
 	}
+	res.Extrapolations = slices.DeleteFunc(res.Extrapolations, func(x Extrapolation) bool { return x.Paths == 0 })
 	return res, nil
 }
 
 // extrapolated records what a run of estimator e at value val says in its
 // frame's metadata about inputs outside its model's training ranges
 // (lib/estimator's m3: paths_outside_training of paths_simulated, and
-// entries_outside_training), summed over seeds.
+// entries_outside_training), summed over seeds; Run then drops the values
+// where no seed's run had any.
 func (r *Result) extrapolated(val, e string, meta frame.Meta) {
 	out, err1 := strconv.Atoi(meta.Extra["paths_outside_training"])
 	of, err2 := strconv.Atoi(meta.Extra["paths_simulated"])
-	if err1 != nil || err2 != nil || out == 0 {
+	if err1 != nil || err2 != nil {
 		return
 	}
 	i := slices.IndexFunc(r.Extrapolations, func(x Extrapolation) bool { return x.Value == val && x.Estimator == e })

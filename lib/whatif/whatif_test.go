@@ -11,6 +11,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -177,5 +178,22 @@ func TestRunExtrapolation(t *testing.T) {
 		if share[i] != want {
 			t.Errorf("row %d (%s, %s): outside_training %g, want %g", i, value[i], est[i], share[i], want)
 		}
+	}
+}
+
+// A value's extrapolation sums every seed's paths, those of a seed inside
+// the ranges included.
+func TestExtrapolatedSumsSeeds(t *testing.T) {
+	var r Result
+	for _, m := range []map[string]string{
+		{"paths_outside_training": "0", "paths_simulated": "40"},
+		{"paths_outside_training": "10", "paths_simulated": "50", "entries_outside_training": "hpcc_eta,k_first/bdp"},
+		{}, // an estimator that reports no ranges
+	} {
+		r.extrapolated("0.7", "m3", frame.Meta{Extra: m})
+	}
+	want := []Extrapolation{{Value: "0.7", Estimator: "m3", Paths: 10, Of: 90, Entries: []string{"hpcc_eta", "k_first/bdp"}}}
+	if !reflect.DeepEqual(r.Extrapolations, want) {
+		t.Errorf("extrapolations %+v, want %+v", r.Extrapolations, want)
 	}
 }
