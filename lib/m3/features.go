@@ -47,7 +47,11 @@ func FeatureMap(sizes []int64, slowdowns []float64, bins metrics.Bins) [][]float
 // one-hot entries, the initial window of the CC in use, DCQCN's marking
 // thresholds, HPCC's eta and rate AI, TIMELY's thresholds, the PFC flag,
 // and whether the buffer is shared by a switch's ports with its dynamic
-// threshold's alpha.
+// threshold's alpha; last the ECN threshold again where the CC reads it
+// (DCTCP and window DCTCP; 0 under DCQCN, which marks by RED, and TIMELY
+// and HPCC, which read no marks): a model that reads these two instead of
+// k_first/bdp and k_max/bdp cannot answer differently for a threshold the
+// network ignores.
 var NetworkSpecNames = []string{
 	"hops/6", "bdp/100KB", "infinite_buffer", "buffer/bdp", "window/bdp",
 	"k_first/bdp", "k_max/bdp", "cc_dctcp", "cc_dctcp_window", "dctcp_g",
@@ -55,7 +59,7 @@ var NetworkSpecNames = []string{
 	"cc_dcqcn", "cc_timely", "cc_hpcc", "init_window/bdp",
 	"dcqcn_kmin/bdp", "dcqcn_kmax/bdp", "hpcc_eta", "hpcc_ai_rate/1Gbps",
 	"timely_tlow/100us", "timely_thigh/100us", "pfc",
-	"shared_buffer", "buffer_alpha",
+	"shared_buffer", "buffer_alpha", "ecn_k_first/bdp", "ecn_k_max/bdp",
 }
 
 // SpecNames names the entries of a sample's spec vector (Sample.Spec):
@@ -144,18 +148,22 @@ func SpecVector(bandwidths, delays []int64, cfg netcfg.Config) []float64 {
 			window = bdp
 		}
 	}
+	kFirst, kMax := float64(cfg.KBytesFor(bandwidths[0]))/bdp, float64(cfg.KBytesFor(maxBw))/bdp
+	ecnFirst, ecnMax := 0.0, 0.0
+	if cfg.CC == "dctcp" || cfg.CC == "dctcp-window" {
+		ecnFirst, ecnMax = kFirst, kMax
+	}
 	return []float64{
 		float64(len(bandwidths)) / 6, bdp / 1e5, inf, buf,
 		float64(cfg.DCTCP.WindowBytes) / bdp,
-		float64(cfg.KBytesFor(bandwidths[0])) / bdp,
-		float64(cfg.KBytesFor(maxBw)) / bdp,
+		kFirst, kMax,
 		oneHot("dctcp"), oneHot("dctcp-window"),
 		cfg.DCTCP.G, float64(cfg.DCTCP.AIRateBps) / 1e9, float64(cfg.DCTCP.MinRateBps) / 1e10,
 		oneHot("dcqcn"), oneHot("timely"), oneHot("hpcc"), window / bdp,
 		float64(cfg.DCQCN.KminBytes) / bdp, float64(cfg.DCQCN.KmaxBytes) / bdp,
 		cfg.HPCC.Eta, float64(cfg.HPCC.AIRateBps) / 1e9,
 		float64(cfg.TIMELY.TLowNanos) / 1e5, float64(cfg.TIMELY.THighNanos) / 1e5,
-		float64(boolInt(cfg.PFC.Enabled)), shared, alpha,
+		float64(boolInt(cfg.PFC.Enabled)), shared, alpha, ecnFirst, ecnMax,
 	}
 }
 

@@ -683,6 +683,20 @@ func TestSpecVectorConfiguration(t *testing.T) {
 			t.Errorf("%s: %d one-hot entries set, %s = %g", cc, ones, want, at(v, want))
 		}
 	}
+	// The ECN threshold's own entries follow K only where the CC reads
+	// marks by it; k_first/bdp and k_max/bdp follow it always.
+	for _, cc := range netcfg.CCs {
+		cfg := netcfg.Default()
+		cfg.CC, cfg.KBytes = cc, 12_000
+		v := SpecVector(bw, dl, cfg)
+		want := 0.0
+		if cc == "dctcp" || cc == "dctcp-window" {
+			want = 12_000 / bdp
+		}
+		if math.Abs(at(v, "k_first/bdp")-12_000/bdp) > 1e-12 || math.Abs(at(v, "ecn_k_first/bdp")-want) > 1e-12 || math.Abs(at(v, "ecn_k_max/bdp")-want) > 1e-12 {
+			t.Errorf("%s: K %g, ECN K %g and %g BDP, want %g", cc, at(v, "k_first/bdp"), at(v, "ecn_k_first/bdp"), at(v, "ecn_k_max/bdp"), want)
+		}
+	}
 	cfg, _ := netcfg.Preset("hpcc")
 	cfg.HPCC.Eta, cfg.HPCC.AIRateBps = 0.8, 700e6
 	v := SpecVector(bw, dl, cfg)
