@@ -622,6 +622,30 @@ func TestM3WhatIfInsideTable4(t *testing.T) {
 	}
 }
 
+// HPCC does not read ECN marks, so neither may m3's embedded table4-pfc
+// model: its records under the what-if preset are the same at any
+// threshold (its model reads the threshold only where the CC does).
+func TestM3HPCCIgnoresK(t *testing.T) {
+	var first []metrics.Record
+	for _, k := range []int64{0, 5_000, 20_000} { // 0: netcfg's 3 KB per Gbps
+		spec := scenario.WhatIfHPCC(2000, 1)
+		spec.Network.KBytes = k
+		sc, err := scenario.Build(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res.Records
+		} else if !reflect.DeepEqual(res.Records, first) {
+			t.Errorf("K %d bytes: m3's records differ from those at netcfg's K", k)
+		}
+	}
+}
+
 // mustRunM3 runs the m3 estimator on sc with model m, saved to a file,
 // and returns its frame metadata.
 func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]string {

@@ -19,6 +19,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// hashedSpecNames is the spec layout of TestEmbeddedModelsUnchanged's
+// hashes: the 25 network entries of m3 Table 4 and the foreground share.
+var hashedSpecNames = append(slices.Clone(NetworkSpecNames[:25]), "log10_fg_share")
+
 // randomSample is a sample of the given hop count with random
 // non-decreasing percentile rows (at least 1), a random spec vector and
 // foreground counts, drawn from r; it has no target.
@@ -38,9 +42,14 @@ func randomSample(r *rand.Rand, hops int) *Sample {
 	for range hops {
 		s.BG = append(s.BG, rows(10, 4*r.Float64()))
 	}
-	for i := range s.Spec {
-		s.Spec[i] = r.Float64()
+	// Entries are drawn by name in the layout TestEmbeddedModelsUnchanged's
+	// hashes were computed with, so that every sample keeps its values;
+	// the ECN threshold's own entries, added since, copy the threshold's.
+	at := func(n string) *float64 { return &s.Spec[slices.Index(SpecNames, n)] }
+	for _, n := range hashedSpecNames {
+		*at(n) = r.Float64()
 	}
+	*at("ecn_k_first/bdp"), *at("ecn_k_max/bdp") = *at("k_first/bdp"), *at("k_max/bdp")
 	s.Spec[0] = float64(hops) / 6
 	for range 4 {
 		s.Count = append(s.Count, r.IntN(60))
@@ -48,14 +57,16 @@ func randomSample(r *rand.Rand, hops int) *Sample {
 	return s
 }
 
-// The embedded models answer exactly as the code before the per-hop
-// encoder did: the hash of their predictions on fixed random samples was
-// computed by that code (commit 8b2b993's lib/m3, this test's first
-// version), so any change to the fixed-pooling path shows here.
+// The embedded models answer exactly as they did: the hash of the default
+// model's predictions on fixed random samples was computed by the code
+// before the per-hop encoder (commit 8b2b993's lib/m3, this test's first
+// version), so any change to the fixed-pooling path shows here;
+// table4-pfc's is that of the model embedded in stop 35 (it reads the ECN
+// threshold's own entries), computed when it was embedded.
 func TestEmbeddedModelsUnchanged(t *testing.T) {
 	for _, tc := range []struct{ name, want string }{
 		{"", "0f7bd68e957e74c1"},
-		{"table4-pfc", "90f0d49753635259"},
+		{"table4-pfc", "2eb5c1811d527dde"},
 	} {
 		m, err := EmbeddedModel(tc.name)
 		if err != nil {
@@ -201,7 +212,9 @@ func testEncoderTraining(t *testing.T, enc string) {
 			val = append(val, s)
 		}
 	}
-	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 20, LR: 0.01, Seed: 3, Encoder: enc, EncoderHidden: []int{8}, Context: 4}
+	// A step of 0.003: at 0.01 the pooled variant learned the hot hop
+	// from some initializations only (four of six seeds missed).
+	o := TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 20, LR: 0.003, Seed: 3, Encoder: enc, EncoderHidden: []int{8}, Context: 4}
 	if enc == EncoderHops { // and reads two spec entries only
 		o.SpecNames = []string{"pfc", "hops/6"}
 	}

@@ -210,15 +210,12 @@ func Validation(topology string, flows int, load float64, seed uint64) (Spec, er
 // WebServer sizes, matrix C, log-normal arrivals (sigma 2) at 50% max
 // load, PFC on and a 200 KB buffer shared by each switch's ports, HPCC
 // with eta 0.9 and a 20 KB initial window (each figure's fixed setting),
-// flows flows. What the paper does not give lies inside m3's Table 4, on
-// which its model is trained: HPCC's rate AI at 750 Mbps, the middle of
+// flows flows. HPCC's rate AI, which the paper does not give, lies inside
+// m3's Table 4, on which its model is trained: 750 Mbps, the middle of
 // Table 4's 500-1000 Mbps (at the HPCC fork's configured 50 Mbps,
 // netcfg's default, the model would extrapolate, and there packetsim
 // shows none of the initial window's effect on small flows that the
-// paper's Fig. 13 is about; BENCHMARKS.md, "What if"), and the ECN
-// threshold at 12 KB, inside Table 4's 5-20 KB: HPCC does not read ECN
-// marks, so packetsim's records are the same at any K, but the model
-// reads K.
+// paper's Fig. 13 is about; BENCHMARKS.md, "Inside m3's Table 4").
 func WhatIfHPCC(flows int, seed uint64) Spec {
 	s := Default()
 	s.Name = "whatif-hpcc"
@@ -226,7 +223,6 @@ func WhatIfHPCC(flows int, seed uint64) Spec {
 	s.Workload.Components[0].Matrix = "C"
 	n := &s.Network
 	n.CC, n.HPCC.Eta, n.HPCC.WindowBytes, n.HPCC.AIRateBps = "hpcc", 0.9, 20_000, 750_000_000
-	n.KBytes = 12_000
 	n.Buffer.SharedBytes, n.PFC.Enabled = 200_000, true
 	s.Seed = seed
 	return s
