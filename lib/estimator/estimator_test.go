@@ -606,16 +606,7 @@ func TestM3WhatIfInsideTable4(t *testing.T) {
 		{scenario.WhatIfHPCC(1, 1).Network.HPCC.AIRateBps, func(string) string { return "0" }},
 		{netcfg.Default().HPCC.AIRateBps, func(sim string) string { return sim }},
 	} {
-		spec := scenario.WhatIfHPCC(2000, 1)
-		spec.Network.HPCC.AIRateBps = tc.ai
-		sc, err := scenario.Build(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runWhatIfM3(t, func(n *netcfg.Config) { n.HPCC.AIRateBps = tc.ai })
 		if got, want := res.Extra["paths_outside_training"], tc.outside(res.Extra["paths_simulated"]); got != want {
 			t.Errorf("rate AI %d bps: %q of %s paths outside the training ranges, want %q", tc.ai, got, res.Extra["paths_simulated"], want)
 		}
@@ -628,22 +619,30 @@ func TestM3WhatIfInsideTable4(t *testing.T) {
 func TestM3HPCCIgnoresK(t *testing.T) {
 	var first []metrics.Record
 	for _, k := range []int64{0, 5_000, 20_000} { // 0: netcfg's 3 KB per Gbps
-		spec := scenario.WhatIfHPCC(2000, 1)
-		spec.Network.KBytes = k
-		sc, err := scenario.Build(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := runWhatIfM3(t, func(n *netcfg.Config) { n.KBytes = k })
 		if first == nil {
 			first = res.Records
 		} else if !reflect.DeepEqual(res.Records, first) {
 			t.Errorf("K %d bytes: m3's records differ from those at netcfg's K", k)
 		}
 	}
+}
+
+// runWhatIfM3 runs m3 with the embedded table4-pfc model on 2,000 flows
+// of the what-if preset, its network changed by edit.
+func runWhatIfM3(t *testing.T, edit func(*netcfg.Config)) *Result {
+	t.Helper()
+	spec := scenario.WhatIfHPCC(2000, 1)
+	edit(&spec.Network)
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // mustRunM3 runs the m3 estimator on sc with model m, saved to a file,
