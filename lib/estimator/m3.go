@@ -97,6 +97,31 @@ func m3Resolve(opts []byte) (m3.Options, string, error) {
 	return o, encode(o), nil
 }
 
+// The frame metadata (Result.Extra) in which an m3 run counts its
+// simulated paths and, when its model records training ranges, those
+// outside them and the inputs that were.
+const (
+	extraSimulated = "paths_simulated"
+	extraOutside   = "paths_outside_training"
+	extraEntries   = "entries_outside_training"
+)
+
+// Outside reads a run's frame metadata extra for the inputs outside its
+// model's training ranges: paths of the simulated paths lay outside, in
+// the inputs entries. ok is false where the run cannot tell (another
+// estimator, or an m3 model that records no ranges).
+func Outside(extra map[string]string) (paths, simulated int, entries []string, ok bool) {
+	paths, err1 := strconv.Atoi(extra[extraOutside])
+	simulated, err2 := strconv.Atoi(extra[extraSimulated])
+	if err1 != nil || err2 != nil {
+		return 0, 0, nil, false
+	}
+	if e := extra[extraEntries]; e != "" {
+		entries = strings.Split(e, ",")
+	}
+	return paths, simulated, entries, true
+}
+
 func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 	o, canon, err := m3Resolve(opts)
 	if err != nil {
@@ -119,13 +144,13 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 	if err != nil {
 		return nil, err
 	}
-	extra["paths"], extra["paths_simulated"] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
+	extra["paths"], extra[extraSimulated] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
 	if mo.Model != nil && mo.Model.Info.SpecRange != nil {
 		// Models that record their training ranges say how many paths
 		// they extrapolated on (older models cannot tell).
-		extra["paths_outside_training"] = strconv.Itoa(est.Outside)
+		extra[extraOutside] = strconv.Itoa(est.Outside)
 		if est.Outside > 0 {
-			extra["entries_outside_training"] = strings.Join(est.OutsideEntries, ",")
+			extra[extraEntries] = strings.Join(est.OutsideEntries, ",")
 			progress.Report(reporter(ctx, m3.Name), 0, 0, fmt.Sprintf("warning: %d of %d simulated paths lie outside the model's training range in %s: its corrections there are extrapolations",
 				est.Outside, est.Simulated, strings.Join(est.OutsideEntries, ", ")))
 		}

@@ -242,13 +242,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // extrapolated records what a run of estimator e at value val says in its
 // frame's metadata about inputs outside its model's training ranges
-// (lib/estimator's m3: paths_outside_training of paths_simulated, and
-// entries_outside_training), summed over seeds; Run then drops the values
-// where no seed's run had any.
+// (estimator.Outside), summed over seeds; Run then drops the values where
+// no seed's run had any.
 func (r *Result) extrapolated(val, e string, meta frame.Meta) {
-	out, err1 := strconv.Atoi(meta.Extra["paths_outside_training"])
-	of, err2 := strconv.Atoi(meta.Extra["paths_simulated"])
-	if err1 != nil || err2 != nil {
+	out, of, entries, ok := estimator.Outside(meta.Extra)
+	if !ok {
 		return
 	}
 	i := slices.IndexFunc(r.Extrapolations, func(x Extrapolation) bool { return x.Value == val && x.Estimator == e })
@@ -258,8 +256,8 @@ func (r *Result) extrapolated(val, e string, meta frame.Meta) {
 	}
 	x := &r.Extrapolations[i]
 	x.Paths, x.Of = x.Paths+out, x.Of+of
-	for _, n := range strings.Split(meta.Extra["entries_outside_training"], ",") {
-		if n != "" && !slices.Contains(x.Entries, n) {
+	for _, n := range entries {
+		if !slices.Contains(x.Entries, n) {
 			x.Entries = append(x.Entries, n)
 		}
 	}
