@@ -119,7 +119,7 @@ func TestExecutorFlags(t *testing.T) {
 	}
 }
 
-// m3 train refuses encoder flags that do not fit together before it
+// m3 train refuses flags that do not fit together before it
 // reads any data.
 func TestM3TrainEncoderFlags(t *testing.T) {
 	for _, c := range []struct {
@@ -131,6 +131,7 @@ func TestM3TrainEncoderFlags(t *testing.T) {
 		{[]string{"-encoder", "pool", "-encoder-hidden", "16"}, "need -encoder hops"},
 		{[]string{"-encoder", "hops", "-encoder-hidden", "16,0"}, `bad -encoder-hidden "16,0"`},
 		{[]string{"-encoder", "hops", "-context", "0"}, "want an integer from 1 to 65536"},
+		{[]string{"-network-target", "flows"}, `bad -network-target "flows": want network or paths`},
 	} {
 		if err := runM3Train(append([]string{"-data", t.TempDir()}, c.args...)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)

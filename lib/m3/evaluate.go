@@ -15,6 +15,9 @@ import (
 // out for testing, == 8 validates (early stopping), the rest trains.
 type DataSet struct {
 	Train, Val, Test []*Sample
+	// Groups are networks whose pooled prediction is learned (Group),
+	// split as the samples are.
+	TrainGroups, ValGroups, TestGroups []*Group
 	// Tasks is the number of task frames read, Flows their flows.
 	Tasks, Flows int
 }
@@ -99,6 +102,19 @@ func (ds *DataSet) Add(index int, samples ...*Sample) {
 		ds.Val = append(ds.Val, samples...)
 	default:
 		ds.Train = append(ds.Train, samples...)
+	}
+}
+
+// AddGroup adds group g of scenario index to the part of ds the index
+// selects, as Add does.
+func (ds *DataSet) AddGroup(index int, g *Group) {
+	switch index % 10 {
+	case 9:
+		ds.TestGroups = append(ds.TestGroups, g)
+	case 8:
+		ds.ValGroups = append(ds.ValGroups, g)
+	default:
+		ds.TrainGroups = append(ds.TrainGroups, g)
 	}
 }
 

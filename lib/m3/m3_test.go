@@ -523,6 +523,82 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 	}
 }
 
+// Networks whose paths need a correction no sample shows (4, where the
+// samples need 1.5 x (1 + u)) teach it through their pooled prediction
+// alone: their paths have no targets of their own.
+func TestTrainingLearnsNetworkGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	var train, val []*Sample
+	for i := range 120 {
+		s := synthSample(r, 1.5)
+		if i < 100 {
+			train = append(train, s)
+		} else {
+			val = append(val, s)
+		}
+	}
+	group := func() *Group {
+		g := &Group{TruthCount: []int{50, 50, 50, 50}}
+		for range 8 {
+			s := synthSample(r, 1)
+			s.Spec[1], s.Count, s.Target, s.TargetCount = 1, []int{1, 1, 1, 1}, nil, nil
+			g.Samples, g.Draws = append(g.Samples, s), append(g.Draws, 1)
+		}
+		est := make([]PathEstimate, len(g.Samples))
+		for i, s := range g.Samples {
+			est[i] = PathEstimate{Draws: 1, Count: s.Count, Percentiles: s.Base}
+		}
+		pooled, err := Aggregate(est, g.TruthCount)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range append(pooled.Buckets, pooled.Overall) {
+			t := make([]float64, len(row))
+			for p, v := range row {
+				t[p] = 4 * v
+			}
+			g.Truth = append(g.Truth, t)
+		}
+		g.Truth, g.Overall = g.Truth[:len(pooled.Buckets)], g.Truth[len(pooled.Buckets)]
+		return g
+	}
+	var groups, valGroups []*Group
+	for i := range 24 {
+		if i < 20 {
+			groups = append(groups, group())
+		} else {
+			valGroups = append(valGroups, group())
+		}
+	}
+	o := TrainOptions{Hidden: []int{16}, Members: 1, Epochs: 40, LR: 0.01, Seed: 3}
+	without, err := Train(train, val, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Groups, o.ValGroups = groups, valGroups
+	with, err := Train(train, val, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Info.TrainGroups != 20 || with.Info.ValGroups != 4 || math.Abs(with.Info.FlowSimGroupLoss-0.75) > 1e-9 {
+		t.Errorf("model info %d/%d networks, flowSim network loss %v (want 20/4, 0.75)", with.Info.TrainGroups, with.Info.ValGroups, with.Info.FlowSimGroupLoss)
+	}
+	x := with.groupInputs(valGroups)
+	if l := with.meanGroupLoss(valGroups, x); l > 0.1 || l != with.Info.ValGroupLoss {
+		t.Errorf("validation networks' loss %.3f (recorded %.3f), want under 0.1: the pooled loss was not learned", l, with.Info.ValGroupLoss)
+	}
+	if l := without.meanGroupLoss(valGroups, without.groupInputs(valGroups)); l < 0.3 {
+		t.Errorf("a model trained without the networks has loss %.3f on them: the test cannot tell", l)
+	}
+	if with.Info.ValLoss > with.Info.FlowSimLoss/4 {
+		t.Errorf("samples' validation loss %.3f, flowSim %.3f: the networks displaced the samples", with.Info.ValLoss, with.Info.FlowSimLoss)
+	}
+	o.ValGroups = nil
+	if _, err := Train(train, val, o); err == nil || !strings.Contains(err.Error(), "want both or neither") {
+		t.Errorf("training networks without validation networks: error %v", err)
+	}
+}
+
 func TestAggregateHandCase(t *testing.T) {
 	row := func(v float64) []float64 {
 		r := make([]float64, NumPercentiles)

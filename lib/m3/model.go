@@ -120,6 +120,14 @@ type ModelInfo struct {
 	// the other CCs' defaults in their samples, so only the CC's ranges
 	// tell whether a path of that CC lies inside what the model saw.
 	SpecRangeCC map[string][][2]float64 `json:"spec_range_cc,omitempty"`
+	// TrainGroups and ValGroups count the networks whose pooled
+	// prediction was fitted (TrainOptions.Groups), ValGroupLoss is the
+	// ensemble's mean groupLoss on the validation networks and
+	// FlowSimGroupLoss flowSim's.
+	TrainGroups      int     `json:"train_networks,omitempty"`
+	ValGroups        int     `json:"val_networks,omitempty"`
+	ValGroupLoss     float64 `json:"val_network_loss,omitempty"`
+	FlowSimGroupLoss float64 `json:"flowsim_val_network_loss,omitempty"`
 }
 
 // specRange is the smallest and largest value of each spec entry the
@@ -424,6 +432,11 @@ type TrainOptions struct {
 	// SpecNames): a model trained on tasks of one foreground share, say,
 	// can leave out the entry it would only extrapolate along.
 	SpecNames []string
+	// Groups, when set, are networks whose pooled prediction is fitted
+	// besides the samples (groupLoss): one step per group, spread evenly
+	// among each epoch's batches. ValGroups then join the validation loss
+	// (its sum with the samples').
+	Groups, ValGroups []*Group
 	// Progress, when set, gets every member's every epoch.
 	Progress progress.Reporter
 }
@@ -435,6 +448,9 @@ type TrainOptions struct {
 // the inputs, the options and its index (gonum's matrix products do not
 // depend on scheduling), and so is the model.
 func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
+	if (len(train) == 0 || len(val) == 0) && len(o.Groups)+len(o.ValGroups) > 0 {
+		return nil, fmt.Errorf("m3: networks are learned beside parking-lot samples, and the data set has %d training and %d validation samples (add a data set of tailscope m3 gendata's parking lots)", len(train), len(val))
+	}
 	if len(train) == 0 || len(val) == 0 {
 		return nil, fmt.Errorf("m3: training needs training and validation samples (got %d and %d)", len(train), len(val))
 	}
@@ -505,9 +521,23 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	for _, cc := range space.CCs {
 		m.Info.SpecRangeCC[cc] = m.specRange(train, func(x *Sample) bool { return x.Network.CC == cc })
 	}
+	for _, g := range append(slices.Clone(o.Groups), o.ValGroups...) {
+		if len(g.Samples) == 0 || len(g.Draws) != len(g.Samples) || len(g.Truth) != outputLen()/NumPercentiles || len(g.TruthCount) != len(g.Truth) || len(g.Overall) != NumPercentiles {
+			return nil, fmt.Errorf("m3: a network group has %d samples, %d draws, %d truth rows for %d counts and %d overall percentiles", len(g.Samples), len(g.Draws), len(g.Truth), len(g.TruthCount), len(g.Overall))
+		}
+	}
+	if len(o.Groups) > 0 != (len(o.ValGroups) > 0) {
+		return nil, fmt.Errorf("m3: %d training and %d validation network groups: want both or neither", len(o.Groups), len(o.ValGroups))
+	}
+	m.Info.TrainGroups, m.Info.ValGroups = len(o.Groups), len(o.ValGroups)
 	m.standardise(train)
 	xTrain, xVal := m.inputs(train), m.inputs(val)
+	xGroups, xValGroups := m.groupInputs(o.Groups), m.groupInputs(o.ValGroups)
 	m.Info.FlowSimLoss, _ = loss(mat.NewDense(len(val), outputLen(), nil), val)
+	for _, g := range o.ValGroups {
+		l, _ := groupLoss(mat.NewDense(len(g.Samples), outputLen(), nil), g)
+		m.Info.FlowSimGroupLoss += l / float64(len(o.ValGroups))
+	}
 	m.nets = make([]*member, o.Members)
 	m.Info.BestEpochs, m.Info.MemberLoss = make([]int, o.Members), make([]float64, o.Members)
 	var (
@@ -522,7 +552,7 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	}
 	// Members do not fail, so the pool's error is nil.
 	_ = pool.Run(context.Background(), o.Members, pool.Options{}, func(_ context.Context, k int) error {
-		net, best, epoch := trainMember(k, xTrain, xVal, train, val, o, encDims, report)
+		net, best, epoch := trainMember(k, xTrain, xVal, train, val, xGroups, xValGroups, o, encDims, report)
 		m.nets[k], m.Info.MemberLoss[k], m.Info.BestEpochs[k] = net, best, epoch
 		return nil
 	})
@@ -530,13 +560,35 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 		n.roundToFloat32()
 	}
 	m.Info.ValLoss, _ = loss(m.forward(xVal), val)
+	if len(o.ValGroups) > 0 {
+		m.Info.ValGroupLoss = m.meanGroupLoss(o.ValGroups, xValGroups)
+	}
 	return m, nil
+}
+
+// groupInputs stacks each group's inputs.
+func (m *Model) groupInputs(groups []*Group) []*inputs {
+	x := make([]*inputs, len(groups))
+	for i, g := range groups {
+		x[i] = m.inputs(g.Samples)
+	}
+	return x
+}
+
+// meanGroupLoss is the model's mean groupLoss over groups.
+func (m *Model) meanGroupLoss(groups []*Group, x []*inputs) float64 {
+	var sum float64
+	for i, g := range groups {
+		l, _ := groupLoss(m.forward(x[i]), g)
+		sum += l
+	}
+	return sum / float64(len(groups))
 }
 
 // trainMember trains ensemble member k, with an encoder of layer sizes
 // encDims unless nil, and returns its best weights, their validation loss
 // and epoch.
-func trainMember(k int, xTrain, xVal *inputs, train, val []*Sample, o TrainOptions, encDims []int, report func(what string)) (*member, float64, int) {
+func trainMember(k int, xTrain, xVal *inputs, train, val []*Sample, xGroups, xValGroups []*inputs, o TrainOptions, encDims []int, report func(what string)) (*member, float64, int) {
 	r := rand.New(rand.NewPCG(o.Seed, 0x7472+uint64(k))) // "tr"
 	_, in := xTrain.x.Dims()
 	if encDims != nil {
@@ -554,11 +606,27 @@ func trainMember(k int, xTrain, xVal *inputs, train, val []*Sample, o TrainOptio
 	for i := range order {
 		order[i] = i
 	}
+	// Groups take their own stream, so that training without them draws
+	// as before.
+	rg := rand.New(rand.NewPCG(o.Seed, 0x6772+uint64(k))) // "gr"
+	groups := make([]int, len(xGroups))
+	for i := range groups {
+		groups[i] = i
+	}
+	batches := (len(order) + o.Batch - 1) / o.Batch
+	groupStep := func(i int) float64 {
+		out, tr := net.forward(xGroups[i])
+		l, g := groupLoss(out, o.Groups[i])
+		opt.step(net, net.backward(tr, g))
+		return l
+	}
 	for e := 1; e <= o.Epochs; e++ {
 		// Cosine decay from LR to LR/10 over the epochs.
 		opt.setLR(o.LR * (0.1 + 0.45*(1+math.Cos(math.Pi*float64(e-1)/float64(max(o.Epochs-1, 1))))))
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		var sum float64
+		rg.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+		var sum, gsum float64
+		next := 0 // groups stepped so far
 		for at := 0; at < len(order); at += o.Batch {
 			idx := order[at:min(at+o.Batch, len(order))]
 			batch := make([]*Sample, len(idx))
@@ -569,10 +637,25 @@ func trainMember(k int, xTrain, xVal *inputs, train, val []*Sample, o TrainOptio
 			l, g := loss(out, batch)
 			sum += l * float64(len(idx))
 			opt.step(net, net.backward(tr, g))
+			for done := at/o.Batch + 1; next < len(groups) && next*batches < done*len(groups); next++ {
+				gsum += groupStep(groups[next])
+			}
 		}
 		out, _ := net.forward(xVal)
 		v, _ := loss(out, val)
-		report(fmt.Sprintf("member %d epoch %d: train %.4f val %.4f", k, e, sum/float64(len(train)), v))
+		what := fmt.Sprintf("member %d epoch %d: train %.4f val %.4f", k, e, sum/float64(len(train)), v)
+		if len(xValGroups) > 0 {
+			var vg float64
+			for i, x := range xValGroups {
+				out, _ := net.forward(x)
+				l, _ := groupLoss(out, o.ValGroups[i])
+				vg += l
+			}
+			vg /= float64(len(xValGroups))
+			what += fmt.Sprintf(", networks train %.4f val %.4f", gsum/float64(max(len(groups), 1)), vg)
+			v += vg
+		}
+		report(what)
 		if v < best {
 			best, keep, bestEpoch = v, net.clone(), e
 		}

@@ -214,6 +214,10 @@ type TrainConfig struct {
 	// NetworkPaths is the number of paths drawn per scenario of a
 	// network data set (NetworkSpace; DefaultNetworkPaths if 0).
 	NetworkPaths int
+	// NetworkPooled makes each scenario of a network data set one group
+	// whose pooled prediction learns the network's slowdowns per output
+	// bucket (m3.Group) instead of samples that learn their own flows'.
+	NetworkPooled bool
 	// Log gets the data set's size and the training time (may be nil).
 	Log io.Writer
 }
@@ -267,7 +271,7 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	}
 	seed := cfg.Options.Seed
 	t0 := time.Now()
-	ds, manifests, err := LoadData(cfg.Data, seed, cfg.NetworkPaths, cfg.Options.Progress)
+	ds, manifests, err := LoadData(cfg.Data, seed, cfg.NetworkPaths, cfg.NetworkPooled, cfg.Options.Progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -277,10 +281,12 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 		gendata = append(gendata, m.command(dirs[i]))
 	}
 	manifest := manifests[0]
-	fmt.Fprintf(log, "m3 train: %d tasks (%d flows): %d training, %d validation samples (with thinned copies), %d test; loaded in %.1f s\n",
-		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), time.Since(t0).Seconds())
+	fmt.Fprintf(log, "m3 train: %d tasks and scenarios (%d flows): %d training, %d validation samples (with thinned copies), %d test; %d, %d, %d networks pooled; loaded in %.1f s\n",
+		ds.Tasks, ds.Flows, len(ds.Train), len(ds.Val), len(ds.Test), len(ds.TrainGroups), len(ds.ValGroups), len(ds.TestGroups), time.Since(t0).Seconds())
 	t1 := time.Now()
-	model, err := m3.Train(ds.Train, ds.Val, cfg.Options)
+	o := cfg.Options
+	o.Groups, o.ValGroups = ds.TrainGroups, ds.ValGroups
+	model, err := m3.Train(ds.Train, ds.Val, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -325,9 +331,9 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 // LoadData loads the data directories named in data (comma-separated,
 // each from Gendata) as one data set, with their manifests: task frames by
 // m3.LoadData (thinned with seed), network data sets (NetworkSpace) with
-// paths paths drawn per scenario (DefaultNetworkPaths if 0), each
-// scenario reported to p.
-func LoadData(data string, seed uint64, paths int, p progress.Reporter) (*m3.DataSet, []Manifest, error) {
+// paths paths drawn per scenario (DefaultNetworkPaths if 0), as samples
+// or, pooled, as groups (loadNetwork), each scenario reported to p.
+func LoadData(data string, seed uint64, paths int, pooled bool, p progress.Reporter) (*m3.DataSet, []Manifest, error) {
 	if paths == 0 {
 		paths = DefaultNetworkPaths
 	}
@@ -356,7 +362,7 @@ func LoadData(data string, seed uint64, paths int, p progress.Reporter) (*m3.Dat
 	}
 	for i, dir := range dirs {
 		if manifests[i].Space == NetworkSpace {
-			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, p); err != nil {
+			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, pooled, p); err != nil {
 				return nil, nil, err
 			}
 		}

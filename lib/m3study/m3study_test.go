@@ -12,6 +12,7 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/metrics"
 )
 
 // The data manifest keeps the commit that started a data set, grows with
@@ -110,7 +111,8 @@ func TestGendataTrain(t *testing.T) {
 
 // A network data set runs packetsim on whole scenarios; training draws
 // their paths, splits them by scenario and learns from the packet-level
-// slowdowns of the drawn paths' own flows.
+// slowdowns of the drawn paths' own flows or, pooled, of the whole
+// network's.
 func TestGendataNetwork(t *testing.T) {
 	dir := t.TempDir()
 	o := m3.GenOptions{Tasks: 10, Flows: 300, Seed: 1, Space: NetworkSpace}
@@ -125,14 +127,14 @@ func TestGendataNetwork(t *testing.T) {
 	if err := WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadData(dir, 1, 20, nil); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
+	if _, _, err := LoadData(dir, 1, 20, false, nil); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
 		t.Fatalf("loading before the runs: %v", err)
 	}
 	rep, err := Gendata(context.Background(), dir, o, experiment.Local{Workers: 2}, nil)
 	if err != nil || rep.Ran != 10 {
 		t.Fatalf("gendata: %+v, %v", rep, err)
 	}
-	ds, _, err := LoadData(dir, 1, 20, nil)
+	ds, _, err := LoadData(dir, 1, 20, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,21 @@ func TestGendataNetwork(t *testing.T) {
 			}
 		}
 	}
+	pooled, _, err := LoadData(dir, 1, 20, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pooled.Train)+len(pooled.Val)+len(pooled.Test) != 0 || len(pooled.TrainGroups) != 8 || len(pooled.ValGroups) != 1 || len(pooled.TestGroups) != 1 {
+		t.Fatalf("pooled: %d / %d / %d samples, %d / %d / %d networks", len(pooled.Train), len(pooled.Val), len(pooled.Test),
+			len(pooled.TrainGroups), len(pooled.ValGroups), len(pooled.TestGroups))
+	}
+	if p99, g := metrics.Percentile(metrics.Slowdowns(recs), 99), pooled.TestGroups[0]; g.Overall[98] != p99 || len(g.Samples) != len(ds.Test) {
+		t.Errorf("held-out network: overall p99 %v, its packetsim run's %v; %d paths, %d unpooled", g.Overall[98], p99, len(g.Samples), len(ds.Test))
+	}
 	model := filepath.Join(t.TempDir(), "m.model")
+	if _, _, err := Train(TrainConfig{Data: dir, Model: model, NetworkPaths: 20, NetworkPooled: true, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err == nil || !strings.Contains(err.Error(), "beside parking-lot samples") {
+		t.Errorf("networks pooled without tasks: %v", err)
+	}
 	if _, _, err := Train(TrainConfig{Data: dir, Model: model, NetworkPaths: 20, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // parking lots: scenarios drawn as the Table-4 test set's (TestSetSpecs)
 // with the data set's own seed, each run by packetsim. Training draws
 // paths of each and learns from their foreground flows' packet-level
-// slowdowns (m3.NetworkSamples).
+// slowdowns, or from the whole network's (m3.NetworkGroup).
 const NetworkSpace = "table4-fabric"
 
 // DefaultNetworkPaths is the number of paths drawn per scenario of a
@@ -50,10 +50,12 @@ func gendataNetwork(ctx context.Context, dir string, o m3.GenOptions, exec exper
 	return experiment.Sweep(ctx, dir, tasks, exec, p)
 }
 
-// loadNetwork adds the samples of network data set m in dir to ds: paths
-// drawn from each scenario (with the scenario's seed), split by scenario
-// index (m3.DataSet.Add).
-func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, p progress.Reporter) error {
+// loadNetwork adds network data set m in dir to ds: paths drawn from each
+// scenario (with the scenario's seed), split by scenario index, as samples
+// that learn from their own flows (m3.DataSet.Add) or, pooled, as one
+// group per scenario that learns the network's slowdowns
+// (m3.DataSet.AddGroup).
+func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, pooled bool, p progress.Reporter) error {
 	specs, err := TestSetSpecs(m.Tasks, m.Flows, m.Seed)
 	if err != nil {
 		return err
@@ -86,14 +88,18 @@ func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, pa
 			}
 			sd[i] = r.Slowdown
 		}
-		samples, err := m3.NetworkSamples(ctx, sc.Net, sc.Flows, sc.Spec.Network, sd, m3.Options{Samples: paths, Seed: spec.Seed})
+		g, err := m3.NetworkGroup(ctx, sc.Net, sc.Flows, sc.Spec.Network, sd, m3.Options{Samples: paths, Seed: spec.Seed})
 		if err != nil {
 			return fmt.Errorf("m3study: %s: scenario %d: %w", dir, k, err)
 		}
 		ds.Tasks++
 		ds.Flows += len(sc.Flows)
-		ds.Add(k, samples...)
-		progress.Report(p, k+1, len(specs), fmt.Sprintf("scenario %d: %d paths", k, len(samples)))
+		if pooled {
+			ds.AddGroup(k, g)
+		} else {
+			ds.Add(k, g.Samples...)
+		}
+		progress.Report(p, k+1, len(specs), fmt.Sprintf("scenario %d: %d paths", k, len(g.Samples)))
 	}
 	return nil
 }
