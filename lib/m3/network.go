@@ -87,6 +87,25 @@ func NetworkGroup(ctx context.Context, net *topo.Network, flows []workload.Flow,
 	return g, nil
 }
 
+// Pool is the network-wide distribution m3 reports from the group's
+// paths, their percentiles pooled by Aggregate as Run pools them: the
+// model's predictions, or flowSim's alone when m is nil. Its Flows are
+// the network's flows per output bucket.
+func (g *Group) Pool(m *Model) (*Distribution, error) {
+	est := make([]PathEstimate, len(g.Samples))
+	var pred [][][]float64
+	if m != nil {
+		pred = m.Predict(g.Samples)
+	}
+	for i, s := range g.Samples {
+		est[i] = PathEstimate{Draws: g.Draws[i], Count: s.Count, Percentiles: s.Base}
+		if pred != nil {
+			est[i].Percentiles = pred[i]
+		}
+	}
+	return Aggregate(est, g.TruthCount)
+}
+
 // groupFrom is the lowest percentile groupLoss fits: the tail, which m3
 // is asked for, rather than the body, where flowSim is already close.
 const groupFrom = 1

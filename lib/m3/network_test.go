@@ -220,6 +220,22 @@ func TestGroupLossPoolsAsAggregate(t *testing.T) {
 	if math.Abs(got-want) > 1e-12 {
 		t.Fatalf("group loss %v, Aggregate's pooled percentiles give %v", got, want)
 	}
+	// Pool is the same mixture: with no correction, flowSim's.
+	flowSim, err := g.Pool(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, _ := groupLoss(mat.NewDense(len(g.Samples), nb*NumPercentiles, nil), g)
+	want, n = 0, 0
+	for b := range nb {
+		if g.TruthCount[b] >= MinTargetFlows {
+			fit(flowSim.Buckets[b], g.Truth[b])
+		}
+	}
+	fit(flowSim.Overall, g.Overall)
+	if want /= float64(n); math.Abs(zero-want) > 1e-12 {
+		t.Errorf("group loss without correction %v, Pool's flowSim percentiles give %v", zero, want)
+	}
 	// The loss is piecewise smooth in each output: a small step in a
 	// few outputs moves it as the gradient says.
 	for k := 0; k < 40; k++ {

@@ -12,10 +12,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +26,7 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
 )
@@ -244,20 +248,25 @@ type Provenance struct {
 	DataCommit string `json:"data_git_commit"`
 	// DataSets are the manifests of Data's directories when it names
 	// several (DataSeed and DataCommit are the first's).
-	DataSets       []Manifest        `json:"data_sets,omitempty"`
-	TrainSeed      uint64            `json:"train_seed"`
-	Split          string            `json:"split"`
-	Info           m3.ModelInfo      `json:"training"`
-	TestBuckets    []string          `json:"test_buckets"`
-	TestRows       []int             `json:"test_rows"`
-	TestFlowSimErr []float64         `json:"test_flowsim_mean_abs_p99_err"`
-	TestModelErr   []float64         `json:"test_model_mean_abs_p99_err"`
-	Thin1FlowSim   []float64         `json:"test_thin1_flowsim_mean_abs_p99_err"`
-	Thin1Model     []float64         `json:"test_thin1_model_mean_abs_p99_err"`
-	TestByCC       []CCError         `json:"test_by_cc,omitempty"`
-	TestByBuffer   []CCError         `json:"test_by_buffer,omitempty"`
-	TrainSeconds   float64           `json:"train_seconds"`
-	Commands       map[string]string `json:"commands"`
+	DataSets       []Manifest   `json:"data_sets,omitempty"`
+	TrainSeed      uint64       `json:"train_seed"`
+	Split          string       `json:"split"`
+	Info           m3.ModelInfo `json:"training"`
+	TestBuckets    []string     `json:"test_buckets"`
+	TestRows       []int        `json:"test_rows"`
+	TestFlowSimErr []float64    `json:"test_flowsim_mean_abs_p99_err"`
+	TestModelErr   []float64    `json:"test_model_mean_abs_p99_err"`
+	Thin1FlowSim   []float64    `json:"test_thin1_flowsim_mean_abs_p99_err"`
+	Thin1Model     []float64    `json:"test_thin1_model_mean_abs_p99_err"`
+	TestByCC       []CCError    `json:"test_by_cc,omitempty"`
+	TestByBuffer   []CCError    `json:"test_by_buffer,omitempty"`
+	// TestNetworks is the held-out networks' (a network data set's
+	// scenarios with index % 10 == 9) mean |p99 error| over all flows per
+	// congestion control, of their drawn paths pooled as m3 pools them
+	// (m3.Group.Pool), flowSim's and the model's; Rows counts networks.
+	TestNetworks []CCError         `json:"test_networks,omitempty"`
+	TrainSeconds float64           `json:"train_seconds"`
+	Commands     map[string]string `json:"commands"`
 }
 
 // Train loads the data set cfg.Data (m3.LoadData, split by task index),
@@ -325,6 +334,12 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	for _, e := range append(p.TestByCC, p.TestByBuffer...) {
 		fmt.Fprintf(log, "held out %-12s bucket %-9s rows %4d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC+e.Buffer, e.Bucket, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
 	}
+	if p.TestNetworks, err = networkErrors(model, ds.TestGroups); err != nil {
+		return nil, nil, err
+	}
+	for _, e := range p.TestNetworks {
+		fmt.Fprintf(log, "held-out networks %-12s %3d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
+	}
 	return model, abls, writeJSON(cfg.Model+".json", p)
 }
 
@@ -368,6 +383,42 @@ func LoadData(data string, seed uint64, paths int, pooled bool, p progress.Repor
 		}
 	}
 	return ds, manifests, nil
+}
+
+// networkErrors is the mean |p99 error| over all flows of groups pooled
+// with flowSim alone and with model, per congestion control and over all
+// ("all"), in CC order.
+func networkErrors(model *m3.Model, groups []*m3.Group) ([]CCError, error) {
+	by := map[string]*CCError{}
+	for _, g := range groups {
+		fs, err := g.Pool(nil)
+		if err != nil {
+			return nil, err
+		}
+		mo, err := g.Pool(model)
+		if err != nil {
+			return nil, err
+		}
+		truth := g.Overall[m3.NumPercentiles-2]
+		for _, cc := range []string{g.Samples[0].Network.CC, "all"} {
+			e := by[cc]
+			if e == nil {
+				e = &CCError{CC: cc, Bucket: "all"}
+				by[cc] = e
+			}
+			e.Rows++
+			e.FlowSimErr += math.Abs(metrics.P99Error(fs.Overall[m3.NumPercentiles-2], truth))
+			e.ModelErr += math.Abs(metrics.P99Error(mo.Overall[m3.NumPercentiles-2], truth))
+		}
+	}
+	var out []CCError
+	for _, cc := range slices.Sorted(maps.Keys(by)) {
+		e := *by[cc]
+		e.FlowSimErr /= float64(e.Rows)
+		e.ModelErr /= float64(e.Rows)
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // by is the held-out ablation t per congestion control (column "cc") or

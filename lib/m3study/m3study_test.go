@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -181,6 +182,27 @@ func TestGendataNetwork(t *testing.T) {
 	}
 	if _, _, err := Train(TrainConfig{Data: dir, Model: model, NetworkPaths: 20, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
 		t.Fatal(err)
+	}
+	// Beside parking-lot tasks the networks train pooled, and the
+	// provenance reports the held-out network's overall p99 error.
+	tasks := t.TempDir()
+	if _, err := Gendata(context.Background(), tasks, m3.GenOptions{Tasks: 20, Flows: 150, Seed: 3}, experiment.Local{Workers: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pooledModel := filepath.Join(t.TempDir(), "p.model")
+	if _, _, err := Train(TrainConfig{Data: tasks + "," + dir, Model: pooledModel, NetworkPaths: 20, NetworkPooled: true, Command: "test", Options: m3.TrainOptions{Hidden: []int{8}, Epochs: 1, Seed: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	held := pooled.TestGroups[0]
+	fs, err := held.Pool(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := math.Abs(metrics.P99Error(fs.Overall[m3.NumPercentiles-2], held.Overall[m3.NumPercentiles-2]))
+	pp := readProvenance(t, pooledModel)
+	if pp.Info.TrainGroups != 8 || pp.Info.ValGroups != 1 || len(pp.TestNetworks) != 2 || pp.TestNetworks[0].Rows != 1 ||
+		pp.TestNetworks[0].CC != "all" || pp.TestNetworks[1].CC != specs[9].Network.CC || pp.TestNetworks[0].FlowSimErr != want {
+		t.Errorf("pooled training: %d / %d networks, held-out networks %+v (flowSim's |p99 error| %v)", pp.Info.TrainGroups, pp.Info.ValGroups, pp.TestNetworks, want)
 	}
 	if p := readProvenance(t, model); p.DataTasks != 10 || !strings.Contains(p.Commands["gendata"], "-space "+NetworkSpace) {
 		t.Errorf("provenance: %d tasks, gendata %q", p.DataTasks, p.Commands["gendata"])
