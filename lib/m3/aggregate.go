@@ -1,8 +1,9 @@
 package m3
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // PathEstimate is the prediction for one sampled path: how often it was
@@ -24,19 +25,24 @@ type Distribution struct {
 	Flows []int
 }
 
-// point is one percentile value of a path with its share of the mass.
-type point struct{ v, w float64 }
+// point is one percentile value of a path with its share of the mass, and
+// where it came from: the path's index and the column (bucket x
+// NumPercentiles + percentile index) of its prediction.
+type point struct {
+	v, w      float64
+	path, col int
+}
 
-// quantiles returns the percentiles 1..100 of the mixture in which every
-// point carries mass w: the smallest value whose cumulative mass reaches
-// p% of the total.
-func quantiles(pts []point) []float64 {
-	sort.Slice(pts, func(a, b int) bool { return pts[a].v < pts[b].v })
+// quantiles sorts pts by value and returns the points that are the
+// percentiles 1..100 of the mixture in which every point carries mass w:
+// the smallest value whose cumulative mass reaches p% of the total.
+func quantiles(pts []point) []point {
+	slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.v, b.v) })
 	var total float64
 	for _, p := range pts {
 		total += p.w
 	}
-	out := make([]float64, NumPercentiles)
+	out := make([]point, NumPercentiles)
 	cum, i := 0.0, 0
 	for k := range out {
 		target := total * float64(k+1) / NumPercentiles * (1 - 1e-12)
@@ -44,9 +50,18 @@ func quantiles(pts []point) []float64 {
 			cum += pts[i].w
 			i++
 		}
-		out[k] = pts[i].v
+		out[k] = pts[i]
 	}
 	return out
+}
+
+// values is the values of pts.
+func values(pts []point) []float64 {
+	v := make([]float64, len(pts))
+	for i, p := range pts {
+		v[i] = p.v
+	}
+	return v
 }
 
 // Aggregate pools sampled paths into network-wide distributions (m3 §3.5).
@@ -57,46 +72,60 @@ func quantiles(pts []point) []float64 {
 // the paths' predictions for it weighted by draws alone. Overall mixes the
 // buckets in proportion to flows, the network's flow counts per bucket.
 func Aggregate(paths []PathEstimate, flows []int) (*Distribution, error) {
+	buckets, overall, err := mixture(paths, flows)
+	if err != nil {
+		return nil, err
+	}
+	d := &Distribution{Flows: flows, Overall: values(overall)}
+	for _, q := range buckets {
+		d.Buckets = append(d.Buckets, values(q))
+	}
+	return d, nil
+}
+
+// mixture is Aggregate's pooling: the points that are the percentiles of
+// each bucket's and of the overall distribution, each naming the path
+// percentile it is (so that a loss on them reaches the prediction).
+func mixture(paths []PathEstimate, flows []int) (buckets [][]point, overall []point, err error) {
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("m3: nothing to aggregate")
+		return nil, nil, fmt.Errorf("m3: nothing to aggregate")
 	}
 	nb := len(flows)
-	d := &Distribution{Flows: flows}
 	for b := range nb {
 		var pts, fallback []point
 		for i, p := range paths {
 			if len(p.Percentiles) != nb || len(p.Count) != nb {
-				return nil, fmt.Errorf("m3: path estimate %d has %d buckets, want %d", i, len(p.Percentiles), nb)
+				return nil, nil, fmt.Errorf("m3: path estimate %d has %d buckets, want %d", i, len(p.Percentiles), nb)
 			}
 			n := 0
 			for _, c := range p.Count {
 				n += c
 			}
-			for _, v := range p.Percentiles[b] {
+			for k, v := range p.Percentiles[b] {
+				col := b*NumPercentiles + k
 				if n > 0 && p.Count[b] > 0 {
-					pts = append(pts, point{v, float64(p.Draws) * float64(p.Count[b]) / float64(n)})
+					pts = append(pts, point{v, float64(p.Draws) * float64(p.Count[b]) / float64(n), i, col})
 				}
-				fallback = append(fallback, point{v, float64(p.Draws)})
+				fallback = append(fallback, point{v, float64(p.Draws), i, col})
 			}
 		}
 		if len(pts) == 0 {
 			pts = fallback
 		}
-		d.Buckets = append(d.Buckets, quantiles(pts))
+		buckets = append(buckets, quantiles(pts))
 	}
 	var all []point
-	for b, q := range d.Buckets {
-		for _, v := range q {
+	for b, q := range buckets {
+		for _, x := range q {
 			if flows[b] > 0 {
-				all = append(all, point{v, float64(flows[b])})
+				all = append(all, point{x.v, float64(flows[b]), x.path, x.col})
 			}
 		}
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("m3: no flows in any bucket")
+		return nil, nil, fmt.Errorf("m3: no flows in any bucket")
 	}
-	d.Overall = quantiles(all)
-	return d, nil
+	return buckets, quantiles(all), nil
 }
 
 // at reads percentile row q (1..100) at quantile u in (0, 1] by linear

@@ -522,8 +522,8 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 		m.Info.SpecRangeCC[cc] = m.specRange(train, func(x *Sample) bool { return x.Network.CC == cc })
 	}
 	for _, g := range append(slices.Clone(o.Groups), o.ValGroups...) {
-		if len(g.Samples) == 0 || len(g.Draws) != len(g.Samples) || len(g.Truth) != outputLen()/NumPercentiles || len(g.TruthCount) != len(g.Truth) || len(g.Overall) != NumPercentiles {
-			return nil, fmt.Errorf("m3: a network group has %d samples, %d draws, %d truth rows for %d counts and %d overall percentiles", len(g.Samples), len(g.Draws), len(g.Truth), len(g.TruthCount), len(g.Overall))
+		if err := g.check(); err != nil {
+			return nil, err
 		}
 	}
 	if len(o.Groups) > 0 != (len(o.ValGroups) > 0) {

@@ -1,11 +1,9 @@
 package m3
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -87,6 +85,26 @@ func NetworkGroup(ctx context.Context, net *topo.Network, flows []workload.Flow,
 	return g, nil
 }
 
+// check reports a group whose parts do not fit together: groupLoss and
+// Pool then cannot fail.
+func (g *Group) check() error {
+	nb := outputLen() / NumPercentiles
+	flows := 0
+	for _, c := range g.TruthCount {
+		flows += c
+	}
+	if len(g.Samples) == 0 || len(g.Draws) != len(g.Samples) || len(g.Truth) != nb || len(g.TruthCount) != nb || len(g.Overall) != NumPercentiles || flows == 0 {
+		return fmt.Errorf("m3: a network group has %d samples, %d draws, %d truth rows, %d counts (%d flows) and %d overall percentiles",
+			len(g.Samples), len(g.Draws), len(g.Truth), len(g.TruthCount), flows, len(g.Overall))
+	}
+	for i, s := range g.Samples {
+		if len(s.Base) != nb || len(s.Count) != nb {
+			return fmt.Errorf("m3: path %d of a network group has %d buckets of percentiles and %d counts, want %d", i, len(s.Base), len(s.Count), nb)
+		}
+	}
+	return nil
+}
+
 // Pool is the network-wide distribution m3 reports from the group's
 // paths, their percentiles pooled by Aggregate as Run pools them: the
 // model's predictions, or flowSim's alone when m is nil. Its Flows are
@@ -110,48 +128,34 @@ func (g *Group) Pool(m *Model) (*Distribution, error) {
 // is asked for, rather than the body, where flowSim is already close.
 const groupFrom = 1
 
-// pooled is one percentile of a group's pooled prediction: its value, its
-// mass in the mixture, and the output (sample row, column) it is.
-type pooled struct {
-	v, w float64
-	i, j int
-}
-
-// poolQuantiles sorts pts by value and returns the percentiles 1..100 of
-// their mixture as quantiles does: the smallest point whose cumulative
-// mass reaches p% of the total.
-func poolQuantiles(pts []pooled) []pooled {
-	slices.SortStableFunc(pts, func(a, b pooled) int { return cmp.Compare(a.v, b.v) })
-	var total float64
-	for _, p := range pts {
-		total += p.w
-	}
-	q := make([]pooled, NumPercentiles)
-	cum, k := 0.0, 0
-	for p := range q {
-		target := total * float64(p+1) / NumPercentiles * (1 - 1e-12)
-		for k < len(pts)-1 && cum+pts[k].w < target {
-			cum += pts[k].w
-			k++
-		}
-		q[p] = pts[k]
-	}
-	return q
-}
-
 // groupLoss is the mean relative error of the percentiles groupFrom..100
 // of the group's pooled prediction against the network's, per output
 // bucket with at least MinTargetFlows flows and over all flows, and its
-// gradient. The prediction is pooled exactly as Aggregate pools the paths'
-// predicted percentiles Base x exp(out) (out holds the group's samples'
-// rows in order), so a pooled percentile is one path's predicted
-// percentile and each term's gradient goes to that one output.
+// gradient. The prediction is pooled by Aggregate's own mixture
+// from the paths' predicted percentiles Base x exp(out) (out holds the
+// group's samples' rows in order), so a pooled percentile is one path's
+// predicted percentile and each term's gradient goes to that one output.
 func groupLoss(out *mat.Dense, g *Group) (float64, *mat.Dense) {
 	rows, cols := out.Dims()
 	grad := mat.NewDense(rows, cols, nil)
+	est := make([]PathEstimate, len(g.Samples))
+	for i, s := range g.Samples {
+		est[i] = PathEstimate{Draws: g.Draws[i], Count: s.Count}
+		for b, row := range s.Base {
+			pct := make([]float64, len(row))
+			for p, base := range row {
+				pct[p] = base * math.Exp(out.At(i, b*NumPercentiles+p))
+			}
+			est[i].Percentiles = append(est[i].Percentiles, pct)
+		}
+	}
+	buckets, overall, err := mixture(est, g.TruthCount)
+	if err != nil { // Train checks every group first (Group.check)
+		panic(err)
+	}
 	var sum float64
 	n := 0
-	fit := func(q []pooled, truth []float64) {
+	fit := func(q []point, truth []float64) {
 		for p := groupFrom - 1; p < NumPercentiles; p++ {
 			x, t := q[p], truth[p]
 			sum += math.Abs(x.v-t) / t
@@ -159,46 +163,16 @@ func groupLoss(out *mat.Dense, g *Group) (float64, *mat.Dense) {
 			if x.v < t {
 				sign = -1
 			}
-			grad.Set(x.i, x.j, grad.At(x.i, x.j)+sign*x.v/t)
+			grad.Set(x.path, x.col, grad.At(x.path, x.col)+sign*x.v/t)
 			n++
 		}
 	}
-	var all []pooled
-	for b, truth := range g.Truth {
-		var pts, fallback []pooled
-		for i, s := range g.Samples {
-			flows := 0
-			for _, c := range s.Count {
-				flows += c
-			}
-			for p, base := range s.Base[b] {
-				j := b*NumPercentiles + p
-				v := base * math.Exp(out.At(i, j))
-				if s.Count[b] > 0 {
-					pts = append(pts, pooled{v, float64(g.Draws[i]) * float64(s.Count[b]) / float64(flows), i, j})
-				}
-				fallback = append(fallback, pooled{v, float64(g.Draws[i]), i, j})
-			}
-		}
-		if len(pts) == 0 {
-			pts = fallback
-		}
-		q := poolQuantiles(pts)
+	for b, q := range buckets {
 		if g.TruthCount[b] >= MinTargetFlows {
-			fit(q, truth)
-		}
-		if g.TruthCount[b] > 0 {
-			for _, x := range q {
-				all = append(all, pooled{x.v, float64(g.TruthCount[b]), x.i, x.j})
-			}
+			fit(q, g.Truth[b])
 		}
 	}
-	if len(all) > 0 {
-		fit(poolQuantiles(all), g.Overall)
-	}
-	if n == 0 {
-		return 0, grad
-	}
+	fit(overall, g.Overall)
 	grad.Scale(1/float64(n), grad)
 	return sum / float64(n), grad
 }

@@ -146,8 +146,8 @@ func TestLossFlowTargetsQuantiles(t *testing.T) {
 	}
 }
 
-// groupLoss is the relative error of Aggregate's pooled percentiles (a
-// second computation of the mixture), per bucket and overall, against the
+// groupLoss is the relative error of Aggregate's pooled percentiles (checked
+// by hand in TestAggregateHandCase), per bucket and overall, against the
 // network's, and its gradient is the loss's.
 func TestGroupLossPoolsAsAggregate(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
