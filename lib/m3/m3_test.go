@@ -465,9 +465,9 @@ func synthSample(r *rand.Rand, factor float64) *Sample {
 	return s
 }
 
-func TestTrainingLearnsAndRoundTrips(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 9))
-	var train, val []*Sample
+// synthSplit draws 100 training and 20 validation samples of synthSample
+// whose flowSim is off by 1.5 x (1 + u).
+func synthSplit(r *rand.Rand) (train, val []*Sample) {
 	for i := range 120 {
 		s := synthSample(r, 1.5)
 		if i < 100 {
@@ -476,6 +476,12 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 			val = append(val, s)
 		}
 	}
+	return train, val
+}
+
+func TestTrainingLearnsAndRoundTrips(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	train, val := synthSplit(r)
 	m, err := Train(train, val, TrainOptions{Hidden: []int{16}, Members: 2, Epochs: 40, LR: 0.01, Seed: 3}) // few samples, few steps: a large step
 	if err != nil {
 		t.Fatal(err)
@@ -528,15 +534,7 @@ func TestTrainingLearnsAndRoundTrips(t *testing.T) {
 // alone: their paths have no targets of their own.
 func TestTrainingLearnsNetworkGroups(t *testing.T) {
 	r := rand.New(rand.NewPCG(10, 10))
-	var train, val []*Sample
-	for i := range 120 {
-		s := synthSample(r, 1.5)
-		if i < 100 {
-			train = append(train, s)
-		} else {
-			val = append(val, s)
-		}
-	}
+	train, val := synthSplit(r)
 	group := func() *Group {
 		g := &Group{TruthCount: []int{50, 50, 50, 50}}
 		for range 8 {
