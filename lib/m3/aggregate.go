@@ -92,7 +92,7 @@ func mixture(paths []PathEstimate, flows []int) (buckets [][]point, overall []po
 	}
 	nb := len(flows)
 	for b := range nb {
-		var pts, fallback []point
+		var pts []point
 		for i, p := range paths {
 			if len(p.Percentiles) != nb || len(p.Count) != nb {
 				return nil, nil, fmt.Errorf("m3: path estimate %d has %d buckets, want %d", i, len(p.Percentiles), nb)
@@ -101,16 +101,18 @@ func mixture(paths []PathEstimate, flows []int) (buckets [][]point, overall []po
 			for _, c := range p.Count {
 				n += c
 			}
-			for k, v := range p.Percentiles[b] {
-				col := b*NumPercentiles + k
-				if n > 0 && p.Count[b] > 0 {
-					pts = append(pts, point{v, float64(p.Draws) * float64(p.Count[b]) / float64(n), i, col})
+			if p.Count[b] > 0 {
+				for k, v := range p.Percentiles[b] {
+					pts = append(pts, point{v, float64(p.Draws) * float64(p.Count[b]) / float64(n), i, b*NumPercentiles + k})
 				}
-				fallback = append(fallback, point{v, float64(p.Draws), i, col})
 			}
 		}
 		if len(pts) == 0 {
-			pts = fallback
+			for i, p := range paths {
+				for k, v := range p.Percentiles[b] {
+					pts = append(pts, point{v, float64(p.Draws), i, b*NumPercentiles + k})
+				}
+			}
 		}
 		buckets = append(buckets, quantiles(pts))
 	}

@@ -110,26 +110,28 @@ func (g *Group) check() error {
 // model's predictions, or flowSim's alone when m is nil. Its Flows are
 // the network's flows per output bucket.
 func (g *Group) Pool(m *Model) (*Distribution, error) {
-	est := make([]PathEstimate, len(g.Samples))
-	var pred [][][]float64
+	pct := make([][][]float64, len(g.Samples))
 	if m != nil {
-		pred = m.Predict(g.Samples)
-	}
-	for i, s := range g.Samples {
-		est[i] = PathEstimate{Draws: g.Draws[i], Count: s.Count, Percentiles: s.Base}
-		if pred != nil {
-			est[i].Percentiles = pred[i]
+		pct = m.Predict(g.Samples)
+	} else {
+		for i, s := range g.Samples {
+			pct[i] = s.Base
 		}
 	}
-	return Aggregate(est, g.TruthCount)
+	return Aggregate(g.estimates(pct), g.TruthCount)
 }
 
-// groupFrom is the lowest percentile groupLoss fits: the tail, which m3
-// is asked for, rather than the body, where flowSim is already close.
-const groupFrom = 1
+// estimates is the group's paths with percentiles pct[i] for path i.
+func (g *Group) estimates(pct [][][]float64) []PathEstimate {
+	est := make([]PathEstimate, len(g.Samples))
+	for i, s := range g.Samples {
+		est[i] = PathEstimate{Draws: g.Draws[i], Count: s.Count, Percentiles: pct[i]}
+	}
+	return est
+}
 
-// groupLoss is the mean relative error of the percentiles groupFrom..100
-// of the group's pooled prediction against the network's, per output
+// groupLoss is the mean relative error of the percentiles 1..100 of the
+// group's pooled prediction against the network's, per output
 // bucket with at least MinTargetFlows flows and over all flows, and its
 // gradient. The prediction is pooled by Aggregate's own mixture
 // from the paths' predicted percentiles Base x exp(out) (out holds the
@@ -138,26 +140,25 @@ const groupFrom = 1
 func groupLoss(out *mat.Dense, g *Group) (float64, *mat.Dense) {
 	rows, cols := out.Dims()
 	grad := mat.NewDense(rows, cols, nil)
-	est := make([]PathEstimate, len(g.Samples))
+	pct := make([][][]float64, len(g.Samples))
 	for i, s := range g.Samples {
-		est[i] = PathEstimate{Draws: g.Draws[i], Count: s.Count}
 		for b, row := range s.Base {
-			pct := make([]float64, len(row))
+			q := make([]float64, len(row))
 			for p, base := range row {
-				pct[p] = base * math.Exp(out.At(i, b*NumPercentiles+p))
+				q[p] = base * math.Exp(out.At(i, b*NumPercentiles+p))
 			}
-			est[i].Percentiles = append(est[i].Percentiles, pct)
+			pct[i] = append(pct[i], q)
 		}
 	}
-	buckets, overall, err := mixture(est, g.TruthCount)
+	buckets, overall, err := mixture(g.estimates(pct), g.TruthCount)
 	if err != nil { // Train checks every group first (Group.check)
 		panic(err)
 	}
 	var sum float64
 	n := 0
 	fit := func(q []point, truth []float64) {
-		for p := groupFrom - 1; p < NumPercentiles; p++ {
-			x, t := q[p], truth[p]
+		for p, x := range q {
+			t := truth[p]
 			sum += math.Abs(x.v-t) / t
 			sign := 1.0
 			if x.v < t {

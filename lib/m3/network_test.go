@@ -205,7 +205,7 @@ func TestGroupLossPoolsAsAggregate(t *testing.T) {
 	var want float64
 	n := 0
 	fit := func(q, truth []float64) {
-		for p := groupFrom - 1; p < NumPercentiles; p++ {
+		for p := range NumPercentiles {
 			want += math.Abs(q[p]-truth[p]) / truth[p]
 			n++
 		}
