@@ -337,8 +337,8 @@ func (s *sim) wire(f *flowState, p int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		p := s.q.Peek()
-		if p == nil || s.nextStart <= p.T {
+		p := s.q.peek()
+		if p == nil || s.nextStart <= p.t {
 			if s.next == len(s.fs) {
 				break
 			}
@@ -351,8 +351,8 @@ func (s *sim) run() error {
 			}
 			continue
 		}
-		e := eventOf(p)
-		s.q.Drop()
+		e := *p
+		s.q.drop()
 		s.now = e.t
 		if e.t > maxTs {
 			// Send times would no longer fit their share of an event.
