@@ -453,6 +453,14 @@ func (s *sim) activate(fi int32, f *flowState) {
 		f.active = true
 		n.active = append(n.active, fi)
 	}
+	if s.now < n.busyUntil {
+		// pull's first step, without its call: an ACK mostly arrives
+		// while its NIC transmits, which has its wake-up already.
+		if n.wakeAt == 0 || n.busyUntil < n.wakeAt {
+			s.wake(n, n.busyUntil)
+		}
+		return
+	}
 	s.pull(n)
 }
 
