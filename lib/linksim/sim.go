@@ -591,7 +591,9 @@ func (s *sim) onTarget(e event) {
 		s.leave(e, wire, end+p.delay)
 		return
 	}
-	s.release() // those that started before this packet arrived go first
+	if s.head < len(s.waiting) {
+		s.release() // those that started before this packet arrived go first
+	}
 	if start == s.now {
 		s.leave(e, wire, end+p.delay) // it found the port idle: nothing is behind it
 		return
