@@ -144,16 +144,27 @@ type flowState struct {
 }
 
 // sync reads the window and rate of flow fi's controller after a call
-// that may have changed them. The pacing time of a full packet follows
-// the rate, so it is computed once per rate rather than once per packet.
+// that may have changed them.
 func (s *sim) sync(fi int32, f *flowState) {
-	var r float64
 	if s.dc != nil {
-		d := &s.dc[fi]
-		f.win, r = d.WindowBytes(), d.RateBps()
-	} else {
-		f.win, r = f.cc.WindowBytes(), f.cc.RateBps()
+		s.syncDC(fi, f)
+		return
 	}
+	f.win = f.cc.WindowBytes()
+	s.follow(f, f.cc.RateBps())
+}
+
+// syncDC is sync for the built-in DCTCP, small enough to be inlined
+// into onAck, which calls it for every ACK.
+func (s *sim) syncDC(fi int32, f *flowState) {
+	d := &s.dc[fi]
+	f.win = d.WindowBytes()
+	s.follow(f, d.RateBps())
+}
+
+// follow sets f's rate to r. The pacing time of a full packet follows
+// the rate, so it is computed once per rate rather than once per packet.
+func (s *sim) follow(f *flowState, r float64) {
 	if r != f.rate || f.gap == 0 {
 		f.rate, f.gap = r, pacing(s.fullWire, r)
 	}
@@ -701,12 +712,14 @@ func (s *sim) onAck(e event) {
 	switch {
 	case s.dc != nil:
 		s.dc[e.flow].OnAck(a)
+		s.syncDC(e.flow, f)
 	case s.extra:
 		s.ackINT(e, f, a)
+		s.sync(e.flow, f)
 	default:
 		f.cc.OnAck(a)
+		s.sync(e.flow, f)
 	}
-	s.sync(e.flow, f)
 	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
