@@ -8,7 +8,7 @@ import (
 
 // TestQueueOrder drives an eventQueue as a simulator would (never
 // scheduling before the present) and checks that it delivers in (time,
-// scheduling order) against a plain sort, each event's scheduling order
+// scheduling order) against a binary heap, each event's scheduling order
 // in its pkt field. The spreads put events in near only, across the
 // horizon, and mostly in far; ties and bursts of one time exercise the
 // order of equal times, a crowd of far events the refill's limit.
