@@ -144,27 +144,16 @@ type flowState struct {
 }
 
 // sync reads the window and rate of flow fi's controller after a call
-// that may have changed them.
-func (s *sim) sync(fi int32, f *flowState) {
-	if s.dc != nil {
-		s.syncDC(fi, f)
-		return
-	}
-	f.win = f.cc.WindowBytes()
-	s.follow(f, f.cc.RateBps())
-}
-
-// syncDC is sync for the built-in DCTCP, small enough to be inlined
-// into onAck, which calls it for every ACK.
-func (s *sim) syncDC(fi int32, f *flowState) {
-	d := &s.dc[fi]
-	f.win = d.WindowBytes()
-	s.follow(f, d.RateBps())
-}
-
-// follow sets f's rate to r. The pacing time of a full packet follows
+// that may have changed them. The pacing time of a full packet follows
 // the rate, so it is computed once per rate rather than once per packet.
-func (s *sim) follow(f *flowState, r float64) {
+func (s *sim) sync(fi int32, f *flowState) {
+	var r float64
+	if s.dc != nil {
+		d := &s.dc[fi]
+		f.win, r = d.WindowBytes(), d.RateBps()
+	} else {
+		f.win, r = f.cc.WindowBytes(), f.cc.RateBps()
+	}
 	if r != f.rate || f.gap == 0 {
 		f.rate, f.gap = r, pacing(s.fullWire, r)
 	}
@@ -348,8 +337,8 @@ func (s *sim) wire(f *flowState, p int32) int64 {
 
 func (s *sim) run() error {
 	for {
-		p := s.q.peek()
-		if p == nil || s.nextStart <= p.t {
+		p := s.q.Peek()
+		if p == nil || s.nextStart <= p.T {
 			if s.next == len(s.fs) {
 				break
 			}
@@ -362,8 +351,8 @@ func (s *sim) run() error {
 			}
 			continue
 		}
-		e := *p
-		s.q.drop()
+		e := eventOf(p)
+		s.q.Drop()
 		s.now = e.t
 		if e.t > maxTs {
 			// Send times would no longer fit their share of an event.
@@ -463,14 +452,6 @@ func (s *sim) activate(fi int32, f *flowState) {
 	if !f.active && f.sndNxt < f.npkts {
 		f.active = true
 		n.active = append(n.active, fi)
-	}
-	if s.now < n.busyUntil {
-		// pull's first step, without its call: an ACK mostly arrives
-		// while its NIC transmits, which has its wake-up already.
-		if n.wakeAt == 0 || n.busyUntil < n.wakeAt {
-			s.wake(n, n.busyUntil)
-		}
-		return
 	}
 	s.pull(n)
 }
@@ -602,9 +583,7 @@ func (s *sim) onTarget(e event) {
 		s.leave(e, wire, end+p.delay)
 		return
 	}
-	if s.head < len(s.waiting) {
-		s.release() // those that started before this packet arrived go first
-	}
+	s.release() // those that started before this packet arrived go first
 	if start == s.now {
 		s.leave(e, wire, end+p.delay) // it found the port idle: nothing is behind it
 		return
@@ -712,14 +691,12 @@ func (s *sim) onAck(e event) {
 	switch {
 	case s.dc != nil:
 		s.dc[e.flow].OnAck(a)
-		s.syncDC(e.flow, f)
 	case s.extra:
 		s.ackINT(e, f, a)
-		s.sync(e.flow, f)
 	default:
 		f.cc.OnAck(a)
-		s.sync(e.flow, f)
 	}
+	s.sync(e.flow, f)
 	if e.flag()&flagNack != 0 && e.pkt > f.lastNack && e.pkt < f.sndNxt {
 		f.lastNack = e.pkt
 		f.sndNxt = e.pkt
