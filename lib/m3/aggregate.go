@@ -91,19 +91,21 @@ func mixture(paths []PathEstimate, flows []int) (buckets [][]point, overall []po
 		return nil, nil, fmt.Errorf("m3: nothing to aggregate")
 	}
 	nb := len(flows)
+	total := make([]int, len(paths)) // each path's foreground flows
+	for i, p := range paths {
+		if len(p.Percentiles) != nb || len(p.Count) != nb {
+			return nil, nil, fmt.Errorf("m3: path estimate %d has %d buckets, want %d", i, len(p.Percentiles), nb)
+		}
+		for _, c := range p.Count {
+			total[i] += c
+		}
+	}
 	for b := range nb {
 		var pts []point
 		for i, p := range paths {
-			if len(p.Percentiles) != nb || len(p.Count) != nb {
-				return nil, nil, fmt.Errorf("m3: path estimate %d has %d buckets, want %d", i, len(p.Percentiles), nb)
-			}
-			n := 0
-			for _, c := range p.Count {
-				n += c
-			}
 			if p.Count[b] > 0 {
 				for k, v := range p.Percentiles[b] {
-					pts = append(pts, point{v, float64(p.Draws) * float64(p.Count[b]) / float64(n), i, b*NumPercentiles + k})
+					pts = append(pts, point{v, float64(p.Draws) * float64(p.Count[b]) / float64(total[i]), i, b*NumPercentiles + k})
 				}
 			}
 		}

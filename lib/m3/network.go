@@ -110,12 +110,12 @@ func (g *Group) check() error {
 // model's predictions, or flowSim's alone when m is nil. Its Flows are
 // the network's flows per output bucket.
 func (g *Group) Pool(m *Model) (*Distribution, error) {
-	pct := make([][][]float64, len(g.Samples))
+	var pct [][][]float64
 	if m != nil {
 		pct = m.Predict(g.Samples)
 	} else {
-		for i, s := range g.Samples {
-			pct[i] = s.Base
+		for _, s := range g.Samples {
+			pct = append(pct, s.Base)
 		}
 	}
 	return Aggregate(g.estimates(pct), g.TruthCount)

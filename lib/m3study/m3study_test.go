@@ -3,8 +3,8 @@ package m3study
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"

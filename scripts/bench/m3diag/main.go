@@ -513,7 +513,8 @@ func (s *study) pathLevel(dr *drawn, n int) error {
 // there is the background's, not the thin foreground's.
 func (s *study) foregroundStream(model *m3.Model, dr *drawn, n, k int) error {
 	cfg := s.sc.Spec.Network
-	var target, pred, predW, base []m3.PathEstimate
+	// Per lot: packetsim, the model from one flow and from all, flowSim.
+	var est [4][]m3.PathEstimate
 	r := rand.New(rand.NewPCG(1, 0x6667)) // "fg"
 	for j, sim := range dr.sims[:min(n, len(dr.sims))] {
 		lo, hi := sim.Flows[0].Start, sim.Flows[len(sim.Flows)-1].Start
@@ -559,26 +560,23 @@ func (s *study) foregroundStream(model *m3.Model, dr *drawn, n, k int) error {
 			pk[rec.FlowID] = rec.Slowdown
 		}
 		sample := m3.NewSample(lot, cfg, metrics.Slowdowns(fs), pk)
-		one := model.Predict([]*m3.Sample{sample.Thin(1, r)})[0]
-		whole := model.Predict([]*m3.Sample{sample})[0]
-		target = append(target, m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: sample.Target})
-		pred = append(pred, m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: one})
-		predW = append(predW, m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: whole})
-		base = append(base, m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: sample.Base})
+		p := model.Predict([]*m3.Sample{sample.Thin(1, r), sample})
+		for i, pct := range [][][]float64{sample.Target, p[0], p[1], sample.Base} {
+			est[i] = append(est[i], m3.PathEstimate{Draws: 1, Count: sample.TargetCount, Percentiles: pct})
+		}
 	}
 	ones := make([]int, s.out.Len())
 	for b := range ones {
 		ones[b] = 1
 	}
-	// Pooled: packetsim, the model from one flow and from all, flowSim.
 	var d [4]*m3.Distribution
-	for i, est := range [][]m3.PathEstimate{target, pred, predW, base} {
+	for i := range est {
 		var err error
-		if d[i], err = m3.Aggregate(est, ones); err != nil {
+		if d[i], err = m3.Aggregate(est[i], ones); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("  %d lots with %d added foreground flows each:\n", len(target), k)
+	fmt.Printf("  %d lots with %d added foreground flows each:\n", len(est[0]), k)
 	for b, label := range s.out.Labels {
 		t := d[0].Buckets[b][98]
 		fmt.Printf("  %-9s packetsim p99 %.3f | model from one flow %s | from all %s | flowSim %s\n", label, t, pct(d[1].Buckets[b][98], t), pct(d[2].Buckets[b][98], t), pct(d[3].Buckets[b][98], t))
