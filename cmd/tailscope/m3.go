@@ -84,6 +84,7 @@ func runM3Train(args []string) error {
 	context := intFlag(fs, "context", 32, 1, 1<<16, "width of the per-hop encoder's output (-encoder hops)")
 	specNames := fs.String("spec-names", "", "spec entries the model reads, comma-separated (default all: "+strings.Join(m3.SpecNames, ",")+")")
 	paths := intFlag(fs, "paths", m3study.DefaultNetworkPaths, 1, math.MaxInt, "paths drawn per scenario of a data set of space "+m3study.NetworkSpace)
+	windowCap := fs.Bool("window-cap", false, "correct a flowSim that caps each flow at its cc's window per base RTT (its samples re-simulated so at load) instead of the plain max-min fluid")
 	target := fs.String("network-target", "network", "what a "+m3study.NetworkSpace+" data set's drawn paths learn: network (their predictions pooled as m3 pools them, against the whole network's packet-level slowdowns per size bucket and overall) or paths (each path's prediction against its own one or two flows)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -120,7 +121,7 @@ func runM3Train(args []string) error {
 		return err
 	}
 	_, abls, err := m3study.Train(m3study.TrainConfig{Data: *data, Model: *out, Command: "tailscope m3 train " + strings.Join(args, " "), Log: os.Stderr,
-		NetworkPaths: *paths, NetworkPooled: *target == "network", Options: opts})
+		NetworkPaths: *paths, NetworkPooled: *target == "network", WindowCap: *windowCap, Options: opts})
 	if err != nil {
 		return err
 	}

@@ -79,7 +79,7 @@ var modelers = map[string]func(cfg netcfg.Config, opts []byte) error{}
 // does not simulate. packetsim and dscale (packetsim on a replica) model
 // every configuration; flowsim, pfs and m3 with model "none" answer every
 // configuration with a fluid max-min simulation that has no congestion
-// control, ECN or buffers (flowsim.NetworkModel, in their frames' extra
+// control, ECN or buffers (flowsim.Options.NetworkModel, in their frames' extra
 // metadata as network_model); m3 refuses what its model was not trained
 // on (m3.Space), ns3 and parsimon-ns3 what stock ns-3 does not run
 // (ns3.Models), parsimon and parsimon-c what their link-level backend

@@ -512,7 +512,7 @@ func TestModels(t *testing.T) {
 	// m3 with model "none" is flowSim alone: it answers every
 	// configuration and says what it models.
 	res, err := Run(context.Background(), "m3", smallIn(t, configs["hpcc"]), `{"model":"none","samples":20}`)
-	if err != nil || res.Extra["network_model"] != flowsim.NetworkModel {
+	if err != nil || res.Extra["network_model"] != (flowsim.Options{}).NetworkModel() {
 		t.Errorf("m3 without a model on HPCC: %v, extra %v", err, res.Extra)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 func init() { register(flowsim.Name, typed(func() any { return new(flowsim.Options) }), runFlowsim) }
 
-// runFlowsim runs flowsim with its own Options (host_rate_bps).
+// runFlowsim runs flowsim with its own Options (host_rate_bps, window_cap).
 func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 	var o flowsim.Options
 	if err := decode(opts, &o); err != nil {
@@ -20,5 +20,5 @@ func runFlowsim(ctx context.Context, sc *scenario.Scenario, opts []byte, emit fu
 	if _, err := flowsim.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, o); err != nil {
 		return nil, err
 	}
-	return &Result{Options: encode(o), Extra: map[string]string{"network_model": flowsim.NetworkModel}}, nil
+	return &Result{Options: encode(o), Extra: map[string]string{"network_model": o.NetworkModel()}}, nil
 }

@@ -137,7 +137,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 	}
 	extra := map[string]string{}
 	if mo.Model == nil {
-		extra["network_model"] = flowsim.NetworkModel
+		extra["network_model"] = flowsim.Options{WindowCap: mo.WindowCap}.NetworkModel()
 	}
 	cpu0 := cputime.Used()
 	est, err := m3.Run(ctx, sc.Net, sc.Flows, sc.Spec.Network, mo)

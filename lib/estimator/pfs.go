@@ -27,7 +27,7 @@ func init() {
 			"injected": strconv.Itoa(res.Injected),
 			"workers":  strconv.Itoa(res.Workers),
 			// pfs decomposes a flowsim run: its model is flowsim's.
-			"network_model": flowsim.NetworkModel,
+			"network_model": flowsim.Options{}.NetworkModel(),
 		}, Timings: map[string]float64{
 			"prep_s":     res.PrepSeconds,
 			"merge_s":    res.MergeSeconds,

@@ -56,7 +56,7 @@ func TestGenerateM3Data(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: task 1's frame is not a fresh run of task 1", name)
 		}
-		if ds, err := m3.LoadData([]string{dir}, 1); err != nil || ds.Tasks != 3 {
+		if ds, err := m3.LoadData([]string{dir}, 1, false); err != nil || ds.Tasks != 3 {
 			t.Errorf("%s: LoadData: %v", name, err)
 		}
 	}

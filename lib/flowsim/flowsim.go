@@ -48,13 +48,6 @@ import (
 // Name is the estimator name flowsim records carry.
 const Name = "flowsim"
 
-// NetworkModel says what of the network configuration flowSim models: the
-// packet and header sizes, nothing else. Its answer is the same for every
-// congestion control, ECN setting, buffer and PFC setting; estimators
-// built on it record this in their frames (extra network_model), as the
-// CC-free reference rather than a model of the configuration asked.
-const NetworkModel = "max-min fair fluid: packet sizes only; no congestion control, ECN, buffers or PFC (the same for every cc)"
-
 // Options tune a run beyond the shared network model.
 type Options struct {
 	// HostRateBps, when positive, caps every flow at this rate instead of
@@ -62,6 +55,16 @@ type Options struct {
 	// binds on its own (the NIC channel is on the path); a lower host rate
 	// does, and then even a lone flow is slower than its ideal FCT.
 	HostRateBps int64 `json:"host_rate_bps,omitempty"`
+	// WindowCap caps every flow, besides its host rate, at the window of
+	// the configuration's CC (netcfg.Config.WindowCapBytes) per base
+	// round trip of its path: a window under the bandwidth-delay product
+	// holds even a lone flow below line rate, which the plain fluid model
+	// does not see. The base round trip is a full data packet's along the
+	// path and its ACK's back, over empty queues, as packetsim's; the
+	// window counts payload, so the cap on the wire is window x
+	// (payload + header) / payload per round trip. Congestion control
+	// itself stays unmodelled.
+	WindowCap bool `json:"window_cap,omitempty"`
 	// Meter, when set, is filled with the bits its channels carried per
 	// time bin (Meter.Links are channel ids). It is an output of one run,
 	// not an option a spec or sweep can set.
@@ -70,6 +73,19 @@ type Options struct {
 	// returns none: a run of millions of flows then holds, beyond the
 	// flows, a few numbers per flow rather than a record each.
 	Emit func(metrics.Record) error `json:"-"`
+}
+
+// NetworkModel says what of the network configuration a run with options
+// o models: the packet and header sizes, and with WindowCap the CC's
+// window, nothing else. Its answer is otherwise the same for every
+// congestion control, ECN setting, buffer and PFC setting; estimators
+// built on it record this in their frames (extra network_model), as the
+// CC-free reference rather than a model of the configuration asked.
+func (o Options) NetworkModel() string {
+	if o.WindowCap {
+		return "max-min fair fluid, each flow capped at its cc's window per base RTT: packet sizes and windows only; no congestion control, ECN, buffers or PFC"
+	}
+	return "max-min fair fluid: packet sizes only; no congestion control, ECN, buffers or PFC (the same for every cc)"
 }
 
 // Run simulates flows on net under max-min fair sharing and returns one
@@ -135,6 +151,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			if host == 0 {
 				host = net.Channels[path[0]].Bandwidth
 			}
+			if opts.WindowCap {
+				host = min(host, windowRate(net, path, cfg))
+			}
 			p = routed{path: path, route: e.intern(path, host), minBw: net.Channels[path[0]].Bandwidth}
 			for _, c := range path {
 				p.minBw = min(p.minBw, net.Channels[c].Bandwidth)
@@ -169,6 +188,24 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		}
 	}
 	return recs, nil
+}
+
+// windowRate is the most a flow on path sends, in bps, under cfg's
+// window (Options.WindowCap); math.MaxInt64 if no window caps it.
+func windowRate(net *topo.Network, path []int, cfg netcfg.Config) int64 {
+	w := cfg.WindowCapBytes()
+	if w == 0 {
+		return math.MaxInt64
+	}
+	data := float64(cfg.PayloadBytes + cfg.HeaderBytes)
+	var rttNs float64
+	for _, c := range path {
+		rttNs += float64(2*net.Channels[c].Delay) +
+			data*8e9/float64(net.Channels[c].Bandwidth) +
+			float64(cfg.AckBytes)*8e9/float64(net.Channels[net.Reverse(c)].Bandwidth)
+	}
+	wire := float64(w) * data / float64(cfg.PayloadBytes)
+	return max(1, int64(wire*8e9/rttNs))
 }
 
 // routed is a flow's path with what Run derives from it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -456,5 +457,90 @@ func TestRunCancelled(t *testing.T) {
 	recs, err := Run(ctx, net, flows, netcfg.Default(), Options{})
 	if !errors.Is(err, context.Canceled) || recs != nil {
 		t.Fatalf("cancelled run: %d records, error %v; want none and context.Canceled", len(recs), err)
+	}
+}
+
+// A lone flow under a window cap sends window x (payload + header) /
+// payload wire bytes per base round trip when that is under line rate, so
+// its FCT has a closed form; a window over the bandwidth-delay product
+// changes nothing, and a CC without a window is not capped.
+func TestWindowCap(t *testing.T) {
+	for _, tc := range []struct {
+		hops   int
+		cc     string
+		window int64
+		gbps   float64 // the flow's rate, 0: line rate (no cap)
+	}{
+		// base RTT per hop: 2 x 1 us + 1048 B and 60 B at 10 Gbps = 2886.4 ns
+		{2, "dctcp", 5_000, 5_000 * 1.048 * 8 / (2 * 2886.4)},
+		{6, "hpcc", 5_000, 5_000 * 1.048 * 8 / (6 * 2886.4)},
+		{4, "timely", 10_000, 10_000 * 1.048 * 8 / (4 * 2886.4)},
+		{1, "dcqcn", 30_000, 0},
+		{2, "dcqcn", 0, 0},
+		{2, "dctcp-window", 5_000, 0},
+	} {
+		pl, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: tc.hops})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := netcfg.Default()
+		cfg.CC = tc.cc
+		cfg.DCTCP.WindowBytes, cfg.DCQCN.WindowBytes, cfg.TIMELY.WindowBytes, cfg.HPCC.WindowBytes = tc.window, tc.window, tc.window, tc.window
+		const size = 1_000_000
+		fl := []workload.Flow{{ID: 1, Src: 0, Dst: 1, Size: size, Start: 0}}
+		path, err := pl.Path(1, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(path) != tc.hops {
+			t.Fatalf("%d-hop parking lot: path of %d channels", tc.hops, len(path))
+		}
+		recs, err := Run(context.Background(), pl, fl, cfg, Options{WindowCap: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ideal := metrics.IdealFCT(pl, path, size, cfg)
+		want := ideal
+		if tc.gbps > 0 {
+			bits := float64(cfg.WireBytes(size) * 8)
+			want += int64(math.Round(bits/tc.gbps - bits/10))
+		}
+		// The cap is rounded down to a whole bps: a few ns over 1 MB.
+		if r := recs[0]; math.Abs(float64(r.FCT-want)) > 5 {
+			t.Errorf("%s window %d on %d hops: FCT %d, want %d", tc.cc, tc.window, tc.hops, r.FCT, want)
+		}
+	}
+}
+
+// packetsim, a second implementation of the window (and of everything
+// else), agrees on a lone window-limited flow.
+func TestWindowCapMatchesPacketsim(t *testing.T) {
+	pl, err := topo.ParkingLot(topo.ParkingLotSpec{Hops: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, window := range []int64{2_000, 3_000, 5_000} {
+		cfg := netcfg.Default()
+		cfg.DCTCP.WindowBytes = window
+		fl := []workload.Flow{{ID: 1, Src: 0, Dst: 1, Size: 1_000_000, Start: 0}}
+		fs, err := Run(context.Background(), pl, fl, cfg, Options{WindowCap: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := packetsim.Run(context.Background(), pl, fl, cfg, packetsim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, p := fs[0].FCT, ps.Records[0].FCT
+		if rel := math.Abs(float64(f-p)) / float64(p); rel > 0.03 {
+			t.Errorf("window %d B: flowSim FCT %d ns, packetsim %d ns (%.1f%% apart)", window, f, p, 100*rel)
+		}
+		plain, err := Run(context.Background(), pl, fl, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain[0].FCT >= f {
+			t.Errorf("window %d B: the cap does not slow the flow (FCT %d, uncapped %d)", window, f, plain[0].FCT)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/packetsim"
 )
 
@@ -57,8 +58,11 @@ func RunTask(ctx context.Context, t Task) (*TaskResult, error) {
 	return r, nil
 }
 
-// Sample turns the result into a training sample.
-func (r *TaskResult) Sample() (*Sample, error) {
+// Sample turns the result into a training sample. With windowCap its
+// base is flowSim run again with the window cap (flowsim.Options); the
+// stored FlowSim column is the plain fluid run's, so that one data set
+// trains models of either base.
+func (r *TaskResult) Sample(windowCap bool) (*Sample, error) {
 	sim, err := r.Task.Build()
 	if err != nil {
 		return nil, err
@@ -66,7 +70,17 @@ func (r *TaskResult) Sample() (*Sample, error) {
 	if len(sim.Flows) != len(r.Sizes) {
 		return nil, fmt.Errorf("m3: task %d: %d stored flows, the task builds %d", r.Task.Index, len(r.Sizes), len(sim.Flows))
 	}
-	return NewSample(sim, r.Task.Network, r.FlowSim, r.PacketSim), nil
+	base := r.FlowSim
+	if windowCap {
+		recs, err := flowsim.Run(context.Background(), sim.Net, sim.Flows, r.Task.Network, flowsim.Options{WindowCap: true})
+		if err != nil {
+			return nil, fmt.Errorf("m3: task %d: %w", r.Task.Index, err)
+		}
+		base = metrics.Slowdowns(recs)
+	}
+	s := NewSample(sim, r.Task.Network, base, r.PacketSim)
+	s.WindowCap = windowCap
+	return s, nil
 }
 
 // Write stores the result as a frame (Parquet or Arrow IPC by extension),

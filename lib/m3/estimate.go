@@ -45,6 +45,12 @@ type Options struct {
 	// set by hand, it must match. Run itself reads neither.
 	ModelName   string `json:"model,omitempty"`
 	ModelDigest string `json:"model_digest,omitempty"`
+	// WindowCap caps every flow of the path simulations at its CC's
+	// window per base round trip (flowsim.Options.WindowCap). A Model
+	// brings the base it was trained on (ModelInfo.WindowCap), which Run
+	// then uses; WindowCap set for a model trained without it is an
+	// error.
+	WindowCap bool `json:"window_cap,omitempty"`
 	// Model corrects flowSim; nil uses flowSim's own percentiles (the
 	// "flowSim only" ablation).
 	Model *Model `json:"-"`
@@ -115,6 +121,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if o.Model != nil {
 		// Outside its training space a model's correction is an
 		// unchecked extrapolation: refuse rather than answer silently.
+		if o.WindowCap && !o.Model.Info.WindowCap {
+			return nil, fmt.Errorf("m3: window_cap asks for a window-capped flowSim, and the model corrects the plain one it was trained on")
+		}
 		if err := o.Model.Space().Covers(cfg); err != nil {
 			return nil, err
 		}
@@ -170,8 +179,11 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 }
 
 // withDefaults is o with its zero Samples and Workers set to their
-// defaults.
+// defaults and its model's flowSim base.
 func (o Options) withDefaults() Options {
+	if o.Model != nil {
+		o.WindowCap = o.Model.Info.WindowCap
+	}
 	if o.Samples == 0 {
 		o.Samples = DefaultSamples
 	}
@@ -221,7 +233,7 @@ func simulateDrawn(ctx context.Context, net *topo.Network, flows []workload.Flow
 	err = parallel(ctx, o.Workers, len(order), func(k int) error {
 		i := order[k]
 		var err error
-		samples[i], err = d.simulatePath(ctx, net, flows, cfg, todo[i], o.BackgroundHosts)
+		samples[i], err = d.simulatePath(ctx, net, flows, cfg, todo[i], o.BackgroundHosts, flowsim.Options{WindowCap: o.WindowCap})
 		return err
 	})
 	if err != nil {
@@ -237,17 +249,20 @@ func parallel(ctx context.Context, workers, n int, job func(i int) error) error 
 	return pool.Run(ctx, n, pool.Options{Workers: workers}, func(_ context.Context, i int) error { return job(i) })
 }
 
-// simulatePath simulates path p with flowSim and returns its model input.
-func (d *Decomposition) simulatePath(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, p, bgHosts int) (*Sample, error) {
+// simulatePath simulates path p with flowSim (fo) and returns its model
+// input.
+func (d *Decomposition) simulatePath(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, p, bgHosts int, fo flowsim.Options) (*Sample, error) {
 	sim, err := d.PathSim(net, flows, p, bgHosts)
 	if err != nil {
 		return nil, err
 	}
-	recs, err := flowsim.Run(ctx, sim.Net, sim.Flows, cfg, flowsim.Options{})
+	recs, err := flowsim.Run(ctx, sim.Net, sim.Flows, cfg, fo)
 	if err != nil {
 		return nil, fmt.Errorf("m3: path %d: %w", p, err)
 	}
-	return NewSample(sim, cfg, metrics.Slowdowns(recs), nil), nil
+	s := NewSample(sim, cfg, metrics.Slowdowns(recs), nil)
+	s.WindowCap = fo.WindowCap
+	return s, nil
 }
 
 // buckets returns the output bucket (M3OutputBins) of every flow and the

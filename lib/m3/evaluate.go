@@ -33,13 +33,14 @@ var ThinTo = []int{1, 2, 4, 16}
 // in directory order, then task index order, whatever the frames' names.
 // Several directories, each made by one gendata run, make one data set: a
 // task index may recur across them (their draws differ), not within one.
-func LoadData(dirs []string, seed uint64) (*DataSet, error) {
+// windowCap picks the samples' flowSim base (TaskResult.Sample).
+func LoadData(dirs []string, seed uint64, windowCap bool) (*DataSet, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("m3: no data directory to load")
 	}
 	ds := &DataSet{}
 	for _, dir := range dirs {
-		if err := ds.load(dir, seed); err != nil {
+		if err := ds.load(dir, seed, windowCap); err != nil {
 			return nil, err
 		}
 	}
@@ -47,7 +48,7 @@ func LoadData(dirs []string, seed uint64) (*DataSet, error) {
 }
 
 // load adds the task frames of data directory dir to ds.
-func (ds *DataSet) load(dir string, seed uint64) error {
+func (ds *DataSet) load(dir string, seed uint64, windowCap bool) error {
 	files, err := TaskFrames(dir)
 	if err != nil {
 		return err
@@ -67,7 +68,7 @@ func (ds *DataSet) load(dir string, seed uint64) error {
 		if err != nil {
 			return err
 		}
-		s, err := tr.Sample()
+		s, err := tr.Sample(windowCap)
 		if err != nil {
 			return err
 		}

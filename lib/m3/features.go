@@ -182,9 +182,12 @@ type Sample struct {
 	Network netcfg.Config
 	// Base holds flowSim's foreground slowdown percentiles per output
 	// bucket (M3OutputBins x 100), Count the foreground flows per output
-	// bucket. The model predicts a correction of Base.
-	Base  [][]float64
-	Count []int
+	// bucket. The model predicts a correction of Base. WindowCap says
+	// whether flowSim capped flows at their window
+	// (flowsim.Options.WindowCap): a model corrects one base only.
+	Base      [][]float64
+	Count     []int
+	WindowCap bool
 	// Target holds packet-level foreground percentiles per output bucket,
 	// when known, and TargetCount the flows behind each bucket's row.
 	Target      [][]float64

@@ -96,6 +96,10 @@ type ModelInfo struct {
 	ValLoss      float64   `json:"val_loss"`         // mean relative error of the ensemble on the validation set
 	FlowSimLoss  float64   `json:"flowsim_val_loss"` // the same for flowSim alone
 	Notes        string    `json:"notes,omitempty"`
+	// WindowCap says the model corrects flowSim with flows capped at
+	// their window (flowsim.Options.WindowCap), the base its training
+	// samples had; Run simulates paths so for it.
+	WindowCap bool `json:"flowsim_window_cap,omitempty"`
 	// Space is the configuration space of the training data; nil (models
 	// trained before it was recorded) means DCTCPSpace.
 	Space *Space `json:"space,omitempty"`
@@ -454,9 +458,19 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	if len(train) == 0 || len(val) == 0 {
 		return nil, fmt.Errorf("m3: training needs training and validation samples (got %d and %d)", len(train), len(val))
 	}
-	for _, s := range append(append([]*Sample(nil), train...), val...) {
+	all := append(append([]*Sample(nil), train...), val...)
+	for _, s := range all {
 		if s.Target == nil {
 			return nil, fmt.Errorf("m3: a training sample has no packet-level target")
+		}
+	}
+	// A group's paths learn through their pooled prediction alone.
+	for _, g := range append(slices.Clone(o.Groups), o.ValGroups...) {
+		all = append(all, g.Samples...)
+	}
+	for _, s := range all {
+		if s.WindowCap != train[0].WindowCap {
+			return nil, fmt.Errorf("m3: training samples mix flowSim bases, with and without the window cap (load every data set with the same base)")
 		}
 	}
 	if o.Hidden == nil {
@@ -493,7 +507,7 @@ func Train(train, val []*Sample, o TrainOptions) (*Model, error) {
 	}
 	space := spanned(train)
 	m := &Model{Info: ModelInfo{Hidden: o.Hidden, Members: o.Members, Seed: o.Seed, LR: o.LR, Epochs: o.Epochs,
-		TrainSamples: len(train), ValSamples: len(val), SpecNames: names, Space: &space}}
+		TrainSamples: len(train), ValSamples: len(val), SpecNames: names, Space: &space, WindowCap: train[0].WindowCap}}
 	var encDims []int
 	switch o.Encoder {
 	case "", EncoderPool:

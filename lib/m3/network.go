@@ -30,7 +30,8 @@ type Group struct {
 }
 
 // NetworkGroup draws o.Samples paths of flows on net as Run does,
-// simulates their parking lots with flowSim, and returns them as a Group:
+// simulates their parking lots with flowSim (capped at the window if
+// o.WindowCap), and returns them as a Group:
 // each drawn path's sample gets, as its target, the slowdowns slowdown[i]
 // that a packet-level run of the whole network gave the path's foreground
 // flows (Sample.TargetFlows), and the group the whole network's. Training

@@ -3,6 +3,7 @@ package m3
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -133,7 +134,7 @@ func TestTaskFrames(t *testing.T) {
 	if !reflect.DeepEqual(back, fresh) {
 		t.Error("task frame does not round-trip to a fresh run of the task")
 	}
-	s, err := back.Sample()
+	s, err := back.Sample(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestTaskFrames(t *testing.T) {
 	if _, err := TaskFrames(dir); err == nil || !strings.Contains(err.Error(), "task-000001.parquet") {
 		t.Errorf("a directory of the old layout: %v", err)
 	}
-	if _, err := LoadData([]string{dir}, 1); err == nil || !strings.Contains(err.Error(), "older tailscope") {
+	if _, err := LoadData([]string{dir}, 1, false); err == nil || !strings.Contains(err.Error(), "older tailscope") {
 		t.Errorf("LoadData of the old layout: %v", err)
 	}
 	if files, err := TaskFrames(filepath.Join(dir, "none")); err != nil || len(files) != 0 {
@@ -187,11 +188,11 @@ func TestRunTaskPFC(t *testing.T) {
 		if differ := !reflect.DeepEqual(off.PacketSim, on.PacketSim); differ != tc.differ {
 			t.Errorf("shared %d B: packetsim slowdowns differ with PFC: %v, want %v", tc.shared, differ, tc.differ)
 		}
-		a, err := off.Sample()
+		a, err := off.Sample(false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := on.Sample()
+		b, err := on.Sample(false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,5 +200,83 @@ func TestRunTaskPFC(t *testing.T) {
 		if a.Spec[pfc] != 0 || b.Spec[pfc] != 1 {
 			t.Errorf("shared %d B: pfc entries %g and %g, want 0 and 1", tc.shared, a.Spec[pfc], b.Spec[pfc])
 		}
+	}
+}
+
+// The window-capped base: on a lot whose HPCC window (5 KB) is under the
+// bandwidth-delay product, capping flows at their window brings flowSim's
+// median slowdown of the large foreground flows towards packetsim's;
+// with a CC that has no window it changes nothing. A model records the
+// base its samples had and Run simulates with it; Train refuses samples
+// of both bases, and Run a window cap its model was not trained on.
+func TestWindowCapBase(t *testing.T) {
+	task := Task{Index: 1, Seed: 9, Hops: 2, Bandwidths: fabricChain(2), Sizes: workload.SizeSpec{Dist: "exp", Mean: 50_000},
+		Sigma: 2, MaxLoad: 0.3, ForegroundShare: 0.5, Flows: 300, BackgroundHosts: 4, Network: netcfg.Default()}
+	task.Network.CC, task.Network.HPCC.WindowBytes = "hpcc", 5_000
+	r, err := RunTask(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := r.Sample(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	capped, err := r.Sample(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.WindowCap || !capped.WindowCap {
+		t.Fatalf("samples' bases: %v and %v, want false and true", plain.WindowCap, capped.WindowCap)
+	}
+	b := len(capped.Target) - 1 // flows over 50 KB
+	p, c, pk := plain.Base[b][49], capped.Base[b][49], capped.Target[b][49]
+	t.Logf("large flows' median slowdown: flowSim %.2f, window-capped %.2f, packetsim %.2f", p, c, pk)
+	if !(c > p) || math.Abs(math.Log(c/pk)) >= math.Abs(math.Log(p/pk)) {
+		t.Errorf("large flows' median slowdown: flowSim %.2f, window-capped %.2f, packetsim %.2f: want the cap to move it towards packetsim", p, c, pk)
+	}
+	task.Network.CC = "dcqcn" // no window_bytes: no cap
+	r, err = RunTask(context.Background(), task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := r.Sample(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := r.Sample(false); err != nil || !reflect.DeepEqual(a.Base, b.Base) {
+		t.Errorf("dcqcn without a window: the window-capped base differs (%v)", err)
+	}
+
+	rng := rand.New(rand.NewPCG(9, 9))
+	train, val := synthSplit(rng)
+	train[3].WindowCap = true
+	if _, err := Train(train, val, TrainOptions{Hidden: []int{4}, Epochs: 1}); err == nil || !strings.Contains(err.Error(), "mix flowSim bases") {
+		t.Errorf("training on both bases: %v, want a refusal", err)
+	}
+	for _, s := range append(train, val...) {
+		s.WindowCap = true
+	}
+	m, err := Train(train, val, TrainOptions{Hidden: []int{4}, Epochs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "w.model")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Info.WindowCap || !(Options{Model: back}).withDefaults().WindowCap {
+		t.Error("a model of the window-capped base does not run with it")
+	}
+	plainModel, err := DefaultModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, flows := parkingLotFlows(t, 100, 2, 0.5, 4)
+	if _, err := Run(context.Background(), net, flows, netcfg.Default(), Options{Model: plainModel, WindowCap: true}); err == nil || !strings.Contains(err.Error(), "window_cap") {
+		t.Errorf("window_cap with a model of the plain base: %v, want a refusal", err)
 	}
 }

@@ -222,6 +222,9 @@ type TrainConfig struct {
 	// whose pooled prediction learns the network's slowdowns per output
 	// bucket (m3.Group) instead of samples that learn their own flows'.
 	NetworkPooled bool
+	// WindowCap trains a model of the window-capped flowSim base
+	// (flowsim.Options.WindowCap; m3.ModelInfo.WindowCap).
+	WindowCap bool
 	// Log gets the data set's size and the training time (may be nil).
 	Log io.Writer
 }
@@ -280,7 +283,8 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	}
 	seed := cfg.Options.Seed
 	t0 := time.Now()
-	ds, manifests, err := LoadData(cfg.Data, seed, cfg.NetworkPaths, cfg.NetworkPooled, cfg.Options.Progress)
+	ds, manifests, err := LoadData(cfg.Data, LoadOptions{Seed: seed, NetworkPaths: cfg.NetworkPaths, NetworkPooled: cfg.NetworkPooled,
+		WindowCap: cfg.WindowCap, Progress: cfg.Options.Progress})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -343,12 +347,27 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 	return model, abls, writeJSON(cfg.Model+".json", p)
 }
 
+// LoadOptions say how LoadData turns data directories into samples.
+type LoadOptions struct {
+	Seed uint64 // thinning of task samples (m3.LoadData)
+	// NetworkPaths is the number of paths drawn per scenario of a
+	// network data set (NetworkSpace; DefaultNetworkPaths if 0), and
+	// NetworkPooled makes each scenario one group (m3.Group) instead of
+	// samples that learn their own flows.
+	NetworkPaths  int
+	NetworkPooled bool
+	// WindowCap gives every sample the window-capped flowSim base
+	// (flowsim.Options.WindowCap).
+	WindowCap bool
+	Progress  progress.Reporter // gets each scenario of a network data set
+}
+
 // LoadData loads the data directories named in data (comma-separated,
 // each from Gendata) as one data set, with their manifests: task frames by
-// m3.LoadData (thinned with seed), network data sets (NetworkSpace) with
-// paths paths drawn per scenario (DefaultNetworkPaths if 0), as samples
-// or, pooled, as groups (loadNetwork), each scenario reported to p.
-func LoadData(data string, seed uint64, paths int, pooled bool, p progress.Reporter) (*m3.DataSet, []Manifest, error) {
+// m3.LoadData, network data sets (NetworkSpace) as samples or groups
+// (loadNetwork).
+func LoadData(data string, o LoadOptions) (*m3.DataSet, []Manifest, error) {
+	paths := o.NetworkPaths
 	if paths == 0 {
 		paths = DefaultNetworkPaths
 	}
@@ -371,13 +390,13 @@ func LoadData(data string, seed uint64, paths int, pooled bool, p progress.Repor
 	ds := &m3.DataSet{}
 	if len(taskDirs) > 0 {
 		var err error
-		if ds, err = m3.LoadData(taskDirs, seed); err != nil {
+		if ds, err = m3.LoadData(taskDirs, o.Seed, o.WindowCap); err != nil {
 			return nil, nil, err
 		}
 	}
 	for i, dir := range dirs {
 		if manifests[i].Space == NetworkSpace {
-			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, pooled, p); err != nil {
+			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, o); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -128,14 +128,14 @@ func TestGendataNetwork(t *testing.T) {
 	if err := WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadData(dir, 1, 20, false, nil); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
+	if _, _, err := LoadData(dir, LoadOptions{Seed: 1, NetworkPaths: 20}); err == nil || !strings.Contains(err.Error(), "has no packetsim run yet") {
 		t.Fatalf("loading before the runs: %v", err)
 	}
 	rep, err := Gendata(context.Background(), dir, o, experiment.Local{Workers: 2}, nil)
 	if err != nil || rep.Ran != 10 {
 		t.Fatalf("gendata: %+v, %v", rep, err)
 	}
-	ds, _, err := LoadData(dir, 1, 20, false, nil)
+	ds, _, err := LoadData(dir, LoadOptions{Seed: 1, NetworkPaths: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestGendataNetwork(t *testing.T) {
 			}
 		}
 	}
-	pooled, _, err := LoadData(dir, 1, 20, true, nil)
+	pooled, _, err := LoadData(dir, LoadOptions{Seed: 1, NetworkPaths: 20, NetworkPooled: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,12 +50,12 @@ func gendataNetwork(ctx context.Context, dir string, o m3.GenOptions, exec exper
 	return experiment.Sweep(ctx, dir, tasks, exec, p)
 }
 
-// loadNetwork adds network data set m in dir to ds: paths drawn from each
-// scenario (with the scenario's seed), split by scenario index, as samples
-// that learn from their own flows (m3.DataSet.Add) or, pooled, as one
-// group per scenario that learns the network's slowdowns
-// (m3.DataSet.AddGroup).
-func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, pooled bool, p progress.Reporter) error {
+// loadNetwork adds network data set m in dir to ds: paths paths drawn
+// from each scenario (with the scenario's seed) and simulated with o's
+// flowSim base, split by scenario index, as samples that learn from their
+// own flows (m3.DataSet.Add) or, pooled (o.NetworkPooled), as one group
+// per scenario that learns the network's slowdowns (m3.DataSet.AddGroup).
+func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, o LoadOptions) error {
 	specs, err := TestSetSpecs(m.Tasks, m.Flows, m.Seed)
 	if err != nil {
 		return err
@@ -88,18 +88,18 @@ func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, pa
 			}
 			sd[i] = r.Slowdown
 		}
-		g, err := m3.NetworkGroup(ctx, sc.Net, sc.Flows, sc.Spec.Network, sd, m3.Options{Samples: paths, Seed: spec.Seed})
+		g, err := m3.NetworkGroup(ctx, sc.Net, sc.Flows, sc.Spec.Network, sd, m3.Options{Samples: paths, Seed: spec.Seed, WindowCap: o.WindowCap})
 		if err != nil {
 			return fmt.Errorf("m3study: %s: scenario %d: %w", dir, k, err)
 		}
 		ds.Tasks++
 		ds.Flows += len(sc.Flows)
-		if pooled {
+		if o.NetworkPooled {
 			ds.AddGroup(k, g)
 		} else {
 			ds.Add(k, g.Samples...)
 		}
-		progress.Report(p, k+1, len(specs), fmt.Sprintf("scenario %d: %d paths", k, len(g.Samples)))
+		progress.Report(o.Progress, k+1, len(specs), fmt.Sprintf("scenario %d: %d paths", k, len(g.Samples)))
 	}
 	return nil
 }

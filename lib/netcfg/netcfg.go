@@ -323,6 +323,26 @@ func (c Config) WireBytes(size int64) int64 {
 	return size + c.Packets(size)*c.HeaderBytes
 }
 
+// WindowCapBytes is the most payload a flow of c.CC may have unacknowledged
+// at line rate, the window its block sets, or 0 where none caps it:
+// window-based DCTCP grows its window without a bound, DCQCN and TIMELY
+// without a window send at their rate alone, and HPCC's 0 is one
+// bandwidth-delay product, which never holds a flow below line rate. A
+// flow can send at most this much per round trip.
+func (c Config) WindowCapBytes() int64 {
+	switch c.CC {
+	case "dctcp":
+		return c.DCTCP.WindowBytes
+	case "dcqcn":
+		return c.DCQCN.WindowBytes
+	case "timely":
+		return c.TIMELY.WindowBytes
+	case "hpcc":
+		return c.HPCC.WindowBytes
+	}
+	return 0
+}
+
 // CCs lists the congestion controls packetsim knows.
 var CCs = []string{"dctcp", "dctcp-window", "dcqcn", "timely", "hpcc"}
 

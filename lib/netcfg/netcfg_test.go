@@ -29,6 +29,30 @@ func TestPacketsAndWireBytes(t *testing.T) {
 
 // The marking threshold scales with the port rate (3 KB per Gbps, the
 // papers' 30 KB at 10G and 120 KB at 40G) unless one is set for all.
+func TestWindowCapBytes(t *testing.T) {
+	for _, tc := range []struct {
+		cc     string
+		set    func(*Config)
+		window int64
+	}{
+		{"dctcp", func(c *Config) { c.DCTCP.WindowBytes = 12_000 }, 12_000},
+		{"dctcp-window", func(c *Config) { c.DCTCP.WindowBytes = 12_000 }, 0}, // cwnd is unbounded
+		{"dcqcn", func(c *Config) {}, 0},                                      // the paper's: rate only
+		{"dcqcn", func(c *Config) { c.DCQCN.WindowBytes = 7_000 }, 7_000},
+		{"timely", func(c *Config) { c.TIMELY.WindowBytes = 9_000 }, 9_000},
+		{"hpcc", func(c *Config) {}, 0}, // one BDP: never below line rate
+		{"hpcc", func(c *Config) { c.HPCC.WindowBytes = 5_000 }, 5_000},
+	} {
+		c := Default()
+		c.CC = tc.cc
+		c.DCQCN.WindowBytes, c.TIMELY.WindowBytes, c.HPCC.WindowBytes = 0, 0, 0
+		tc.set(&c)
+		if got := c.WindowCapBytes(); got != tc.window {
+			t.Errorf("%s: WindowCapBytes = %d, want %d", tc.cc, got, tc.window)
+		}
+	}
+}
+
 func TestKBytesFor(t *testing.T) {
 	fixed := Default()
 	fixed.KBytes = 65_000

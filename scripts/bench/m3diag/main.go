@@ -431,7 +431,7 @@ func inputRanges(dir string, drawn []*m3.Sample) error {
 		if err != nil {
 			return err
 		}
-		s, err := tr.Sample()
+		s, err := tr.Sample(false)
 		if err != nil {
 			return err
 		}

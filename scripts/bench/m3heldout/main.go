@@ -60,7 +60,7 @@ func run(dirs, names []string, seed uint64, paths int) error {
 		models = append(models, m)
 	}
 	for _, dir := range dirs {
-		ds, manifests, err := m3study.LoadData(dir, seed, paths, false, nil)
+		ds, manifests, err := m3study.LoadData(dir, m3study.LoadOptions{Seed: seed, NetworkPaths: paths})
 		if err != nil {
 			return err
 		}

@@ -133,7 +133,7 @@ func run(o options) error {
 	}
 	r := rand.New(rand.NewPCG(o.seed, 0x7468)) // "th"
 	for _, res := range results {
-		s, err := res.Sample()
+		s, err := res.Sample(false)
 		if err != nil {
 			return err
 		}
