@@ -652,6 +652,17 @@ func TestEmbeddedModels(t *testing.T) {
 	if _, err := EmbeddedModel("table5"); err == nil || !strings.Contains(err.Error(), `no embedded model "table5" (embedded: table4-pfc)`) {
 		t.Errorf("unknown embedded model: %v", err)
 	}
+	// The DCTCP model corrects the plain flowSim, table4-pfc the
+	// window-capped one (HPCC's windows under the BDP in m3 §5.4).
+	for name, capped := range map[string]bool{"": false, "table4-pfc": true} {
+		m, err := EmbeddedModel(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Info.WindowCap != capped {
+			t.Errorf("embedded model %q: window-capped base %v, want %v", name, m.Info.WindowCap, capped)
+		}
+	}
 }
 
 // Each embedded model covers the space it was trained on (the default:
