@@ -121,11 +121,12 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	if o.Model != nil {
 		// Outside its training space a model's correction is an
 		// unchecked extrapolation: refuse rather than answer silently.
-		if o.WindowCap && !o.Model.Info.WindowCap {
-			return nil, fmt.Errorf("m3: window_cap asks for a window-capped flowSim, and the model corrects the plain one it was trained on")
-		}
 		if err := o.Model.Space().Covers(cfg); err != nil {
 			return nil, err
+		}
+		// A model corrects the one base it was trained on.
+		if o.WindowCap && !o.Model.Info.WindowCap {
+			return nil, fmt.Errorf("m3: window_cap asks for a window-capped flowSim, and the model corrects the plain one it was trained on")
 		}
 	}
 	o = o.withDefaults()
