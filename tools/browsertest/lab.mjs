@@ -202,8 +202,10 @@ async function main() {
     await page.keyboard.press('Escape')
     await page.keyboard.press('Control+s')
     await waitFor('the save', 30000, async () => {
-      const nb = (await lab.api(`/api/contents/${NOTEBOOK}?content=1`)).content
-      return nb.cells.filter(c => c.cell_type === 'code').every(c => c.execution_count !== null)
+      // A read while Jupyter writes the file can fail (400, unreadable
+      // notebook: seen on a loaded host): poll again.
+      const nb = (await lab.api(`/api/contents/${NOTEBOOK}?content=1`).catch(() => null))?.content
+      return nb?.cells.filter(c => c.cell_type === 'code').every(c => c.execution_count !== null) ?? false
     })
     const saved = (await lab.api(`/api/contents/${NOTEBOOK}?content=1`)).content
     const outputs = saved.cells.flatMap(c => c.outputs ?? [])
