@@ -71,15 +71,23 @@ func runRun(args []string) error {
 	if streaming {
 		nflows = "streaming " + describeFlows(s.Workload)
 	}
-	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
-	for _, name := range est {
-		t0 := time.Now()
-		// The sweep's layout: other options of one estimator get a file of
-		// their own, so two configurations never overwrite each other.
-		path, err := experiment.Task{Spec: s, Estimator: name, Options: *options}.ResultPath(*out)
-		if err != nil {
+	// Every estimator's options and network are checked before the first
+	// runs: a bad option of the last must not cost the others' runs.
+	paths := make([]string, len(est))
+	for i, name := range est {
+		if err := estimator.Models(name, *options, sc.Spec.Network); err != nil {
 			return err
 		}
+		// The sweep's layout: other options of one estimator get a file of
+		// their own, so two configurations never overwrite each other.
+		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: *options}).ResultPath(*out); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
+	for i, name := range est {
+		t0 := time.Now()
+		path := paths[i]
 		fmt.Fprintf(os.Stderr, "%s: running...\n", name)
 		var res *estimator.Result
 		switch {

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run checks every estimator's options and network before the first
+// runs: a refusal by the last estimator leaves no records of the first.
+func TestRunChecksEveryEstimatorFirst(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		// The embedded m3 model was trained on DCTCP; the preset is HPCC.
+		{"network refused", []string{"-spec", "whatif-hpcc", "-estimator", "packetsim,m3"}, "not trained on congestion control hpcc"},
+		{"bad option", []string{"-estimator", "flowsim,packetsim", "-options", `{"window_cap":true}`}, `packetsim: bad options {"window_cap":true}`},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		err := runRun(append(c.args, "-flows", "200", "-out", out))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: the run wrote %s before failing (stat: %v)", c.name, out, err)
+		}
+	}
+}
