@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -133,45 +134,25 @@ func TestCorruptedFramesAreRefused(t *testing.T) {
 	}
 }
 
-// TestCorruptedForeignParquetDoesNotPanic corrupts Parquet files without a
-// digest (as other programs write them), which reach the decoder: the read
-// may fail or succeed, but never panics. (Arrow IPC is left out: arrow/go
-// v15's IPC reader trusts the lengths in a file's flatbuffers, and a damaged
-// one can make it allocate more memory than the machine has, which no
-// recover catches. Frames are refused before that by their digest.)
-func TestCorruptedForeignParquetDoesNotPanic(t *testing.T) {
+// TestCorruptedForeignFilesDoNotPanic corrupts Parquet and Arrow IPC files
+// without a digest (as other programs write them), which reach the
+// decoder: the read may fail or succeed, but never panics.
+func TestCorruptedForeignFilesDoNotPanic(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 7))
 	tab := RecordsTable(testRecords(300), Meta{})
 	rec := tab.record(arrow.Metadata{})
 	defer rec.Release()
-	{
-		path := filepath.Join(t.TempDir(), "foreign.parquet")
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = writeParquet(f, rec)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := ReadTable(path)
+	for _, ext := range exts {
+		orig := writeForeign(t, rec, ext)
+		path := filepath.Join(t.TempDir(), "foreign"+ext)
+		back, err := readBytes(path, orig)
 		if err != nil || !reflect.DeepEqual(back.Columns, tab.Columns) {
 			t.Fatalf("%s: intact foreign file: %v", path, err)
 		}
-		orig, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var refused, recovered, accepted int
 		for i := 0; i < *corruptions; i++ {
-			if err := os.WriteFile(path, corrupt(r, orig), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			_, p := readNoPanic(func() error {
-				_, err := ReadTable(path)
+				_, err := readBytes(path, corrupt(r, orig))
 				switch {
 				case err != nil && strings.Contains(err.Error(), "decoder failed"):
 					refused++
@@ -187,8 +168,72 @@ func TestCorruptedForeignParquetDoesNotPanic(t *testing.T) {
 				t.Errorf("%s copy %d: panic: %v", path, i, p)
 			}
 		}
-		t.Logf("foreign .parquet: copies %d refused %d (%d of them decoder panics recovered) accepted (no digest to check) %d", *corruptions, refused, recovered, accepted)
+		t.Logf("foreign %s: copies %d refused %d (%d of them decoder panics recovered) accepted (no digest to check) %d", ext, *corruptions, refused, recovered, accepted)
 	}
+}
+
+// A foreign Arrow IPC file whose lengths are damaged is an error, not the
+// runtime's fatal "out of memory": every 8-byte word of the file in turn
+// is made 2^40 (a TiB), and some of them are lengths arrow/go's reader
+// would allocate. The limit is lowered to 64 MiB so that the damaged
+// lengths under the machine's memory are not allocated either.
+func TestDamagedForeignIPCLengths(t *testing.T) {
+	defer func(f func() int64) { memoryLimit = f }(memoryLimit)
+	memoryLimit = func() int64 { return 64 << 20 }
+	rec := RecordsTable(testRecords(20), Meta{}).record(arrow.Metadata{})
+	defer rec.Release()
+	orig := writeForeign(t, rec, ".arrow")
+	path := filepath.Join(t.TempDir(), "foreign.arrow")
+	over := 0
+	for i := 0; i+8 <= len(orig); i++ {
+		b := bytes.Clone(orig)
+		binary.LittleEndian.PutUint64(b[i:], 1<<40)
+		err, p := readNoPanic(func() error { _, err := readBytes(path, b); return err })
+		if p != nil {
+			t.Fatalf("word at %d: panic: %v", i, p)
+		}
+		if err != nil && strings.Contains(err.Error(), "of memory (a damaged length)") {
+			over++
+		}
+	}
+	if over == 0 {
+		t.Errorf("no damaged word of the %d-byte file made the reader ask for more memory than the machine has; the test no longer reaches the case", len(orig))
+	}
+	t.Logf("%d of %d damaged words refused for their memory", over, len(orig)-7)
+}
+
+// writeForeign returns rec written as another program would write it:
+// without tailscope's metadata and digest.
+func writeForeign(t *testing.T, rec arrow.Record, ext string) []byte {
+	path := filepath.Join(t.TempDir(), "foreign"+ext)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext == ".parquet" {
+		err = writeParquet(f, rec)
+	} else {
+		err = writeIPC(f, rec)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// readBytes writes b to path and reads it back with ReadTable.
+func readBytes(path string, b []byte) (*Table, error) {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return nil, err
+	}
+	return ReadTable(path)
 }
 
 func ExampleReadTable_corrupted() {

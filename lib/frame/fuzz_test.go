@@ -8,12 +8,9 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 )
 
-// fuzzSeeds returns frames of every kind as bytes: sealed frames in both
-// formats, and Parquet files without a digest (as other programs write
-// them), whose mutations reach the decoder and the typed readers. Arrow IPC
-// files without a digest are left out: arrow/go v15's IPC reader trusts the
-// lengths in its flatbuffers and can exhaust memory on a damaged one (see
-// TestCorruptedForeignParquetDoesNotPanic).
+// fuzzSeeds returns frames of every kind as bytes: sealed frames and files
+// without a digest (as other programs write them), whose mutations reach
+// the decoder and the typed readers, in both formats.
 func fuzzSeeds(f *testing.F) (seeds []struct {
 	b   []byte
 	ext string
@@ -41,22 +38,24 @@ func fuzzSeeds(f *testing.F) (seeds []struct {
 				f.Fatal(err)
 			}
 			add(p)
-			if ext == ".parquet" {
-				rec := t.record(arrow.Metadata{})
-				fp, err := os.Create(p)
-				if err != nil {
-					f.Fatal(err)
-				}
-				err = writeParquet(fp, rec)
-				rec.Release()
-				if cerr := fp.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
-					f.Fatal(err)
-				}
-				add(p)
+			rec := t.record(arrow.Metadata{})
+			fp, err := os.Create(p)
+			if err != nil {
+				f.Fatal(err)
 			}
+			if ext == ".parquet" {
+				err = writeParquet(fp, rec)
+			} else {
+				err = writeIPC(fp, rec)
+			}
+			rec.Release()
+			if cerr := fp.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				f.Fatal(err)
+			}
+			add(p)
 		}
 	}
 	return seeds
@@ -76,7 +75,14 @@ func fuzzFile(t *testing.T, name string, b []byte, arrow bool) string {
 	return p
 }
 
+// addSeeds adds fuzzSeeds to f's corpus. It also caps a decode's memory
+// at 256 MiB (memoryLimit): the seeds are a few KB, and a damaged Arrow
+// IPC length under the machine's memory would otherwise be allocated in
+// every fuzzing worker.
 func addSeeds(f *testing.F) {
+	defaultLimit := memoryLimit
+	f.Cleanup(func() { memoryLimit = defaultLimit })
+	memoryLimit = func() int64 { return 256 << 20 }
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s.b, s.ext == ".arrow")
 	}

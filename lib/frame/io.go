@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/tailscope/tailscope/lib/internal/memlimit"
 )
 
 // format is a file format chosen by extension.
@@ -231,6 +233,10 @@ func decode(b []byte, ff format) (d decoded, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
+			if e, ok := r.(overBudget); ok {
+				d, err = decoded{}, fmt.Errorf("corrupted or malformed file: %w", e)
+				return
+			}
 			d, err = decoded{}, fmt.Errorf("corrupted or malformed file: decoder failed: %v", r)
 		}
 	}()
@@ -307,8 +313,47 @@ func readParquet(r *bytes.Reader) (*Table, metaKV, error) {
 	return t, kv, nil
 }
 
+// memoryLimit is the most a decode may hold at once (budget).
+var memoryLimit = memlimit.Total
+
+// budget is the allocator of an Arrow IPC decode: arrow/go's reader
+// allocates whatever lengths a file's flatbuffers state, and the runtime's
+// "out of memory" is fatal, so a damaged length would end the program.
+// budget panics with overBudget instead once the decode would hold more
+// than limit bytes; decode makes that an error.
+type budget struct{ used, limit int64 }
+
+// overBudget is the panic of a budget's refusal.
+type overBudget struct{ asked, limit int64 }
+
+func (e overBudget) Error() string {
+	return fmt.Sprintf("decoding it would hold %s at once, more than this machine's %s of memory (a damaged length)", memlimit.Bytes(e.asked), memlimit.Bytes(e.limit))
+}
+
+func (b *budget) take(n int64) {
+	if n > b.limit-b.used {
+		panic(overBudget{b.used + n, b.limit})
+	}
+	b.used += n
+}
+
+func (b *budget) Allocate(size int) []byte {
+	b.take(int64(size))
+	return memory.DefaultAllocator.Allocate(size)
+}
+
+func (b *budget) Reallocate(size int, old []byte) []byte {
+	b.take(int64(size - len(old)))
+	return memory.DefaultAllocator.Reallocate(size, old)
+}
+
+func (b *budget) Free(old []byte) {
+	b.used -= int64(len(old))
+	memory.DefaultAllocator.Free(old)
+}
+
 func readIPC(r *bytes.Reader) (*Table, metaKV, error) {
-	ir, err := ipc.NewFileReader(r)
+	ir, err := ipc.NewFileReader(r, ipc.WithAllocator(&budget{limit: memoryLimit()}))
 	if err != nil {
 		return nil, metaKV{}, err
 	}
