@@ -212,6 +212,69 @@ func TestInlineDCTCP(t *testing.T) {
 	}
 }
 
+// TestNICWithoutAcks: a link whose target is the sender's NIC runs
+// without ACK events (runNIC) and gives the run with every event, record
+// for record; where a window closes it starts over with events and gives
+// it too. Loads from light to past the NIC's rate, windows from ample to
+// one packet, a bandwidth that does not divide 8e12 (the pacing and the
+// serialization then round apart), destinations with their own delays.
+func TestNICWithoutAcks(t *testing.T) {
+	var fast, closed int
+	for k, c := range []struct {
+		bw     int64
+		gapNs  float64
+		window int64
+	}{
+		{10 * gbps, 20_000, 0}, {10 * gbps, 4000, 0}, {10 * gbps, 1500, 0},
+		{9_876_543_210, 4000, 0}, {9_876_543_210, 1500, 0},
+		{10 * gbps, 4000, 4000}, {10 * gbps, 1500, 1000},
+	} {
+		link := Link{Target: Hop{c.bw, 1000}, Dests: []Hop{{100 * gbps, 1000}, {33_333_333_333, 3000}, {40 * gbps, 500}}}
+		cfg := netcfg.Default()
+		if c.window > 0 {
+			cfg.DCTCP.WindowBytes = c.window
+		}
+		flows := randomFlows(500, 1, 3, c.gapNs, uint64(10+k))
+		without, err := Run(context.Background(), link, flows, cfg, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		with, err := Run(context.Background(), link, flows, cfg, Options{eventsOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(without.FCT, with.FCT) || without.DeliveredBytes != with.DeliveredBytes || without.TargetBytes != with.TargetBytes {
+			t.Errorf("case %d: without ACK events the records differ from the run with them", k)
+		}
+		// runNIC counts wake-ups only, the run with events ACKs too.
+		if without.Events < with.Events {
+			fast++
+		} else {
+			closed++
+		}
+	}
+	if fast == 0 || closed == 0 {
+		t.Errorf("%d runs without ACK events, %d started over: the test no longer covers both", fast, closed)
+	}
+	// A flow that starts as the NIC wakes is looked at first, as in run:
+	// at 8 Gbps a full packet takes 1048 ns, so the second flow starts at
+	// the wake-up after the first flow's first packet, and the round
+	// robin sends it next.
+	link := Link{Target: Hop{8 * gbps, 1000}}
+	flows := []workload.Flow{{ID: 0, Size: 3000}, {ID: 1, Size: 3000, Start: 1048}}
+	without, err := Run(context.Background(), link, flows, netcfg.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := Run(context.Background(), link, flows, netcfg.Default(), Options{eventsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(without.FCT, with.FCT) || without.Events >= with.Events {
+		t.Errorf("a start at a wake-up: FCTs %v without ACK events (%d events), %v with (%d)", without.FCT, without.Events, with.FCT, with.Events)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	good := shapes[1].link
 	flow := workload.Flow{ID: 3, Size: 1000}

@@ -2,6 +2,7 @@ package linksim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -224,6 +225,58 @@ type sim struct {
 	clocked bool                 // the controllers have timers (packetsim.Clocked)
 	ext     []flowExt            // per flow, when cnpGap or intHops is set
 	rings   [][]packetsim.INTHop // INT rings of finished flows, for reuse
+	// noAcks runs without ACK events (runNIC): acks[i][ackHead[i]:] are
+	// flow i's ACK arrival times not yet applied; closed is set when a
+	// window is found closed.
+	noAcks  bool
+	acks    [][]int64
+	ackHead []int32
+	closed  bool
+}
+
+// errWindowClosed stops runNIC: a flow's window closed, so ACKs matter.
+var errWindowClosed = errors.New("linksim: a window closed")
+
+// runNIC runs a link whose target is the sender's NIC under the built-in
+// rate-based DCTCP, with infinite buffers and no other network part
+// (noAcks), without ACK events. No switch port can mark its packets, so
+// no ACK echoes a mark: DCTCP keeps its line rate and its window, and an
+// ACK moves nothing the NIC reads but the left edge of its flow's window.
+// While every window is open, the NIC's sends are thus those of run
+// (pull, send and leave are the same) with each flow's ACKs applied when
+// its window is looked at, and the one NIC's one pending wake-up is kept
+// in a field instead of the event queue. A window found closed, or open
+// only by an ACK due at that instant (whose order against the look the
+// queue would decide), ends the run with errWindowClosed, and Run starts
+// over with events. On Parsimon's uplinks this is about 15% of the link
+// simulations' time without it.
+func (s *sim) runNIC() error {
+	n := &s.nics[0]
+	for !s.closed {
+		// Flow starts first at equal times, as in run.
+		if s.next < len(s.fs) && (n.wakeAt == 0 || s.nextStart <= n.wakeAt) {
+			s.now = s.nextStart
+			s.start(int32(s.next))
+			if s.next++; s.next < len(s.fs) {
+				s.nextStart = s.fs[s.next].startPs
+			}
+			continue
+		}
+		if n.wakeAt == 0 {
+			return s.finished()
+		}
+		s.now, n.wakeAt = n.wakeAt, 0
+		if s.now > maxTs {
+			return fmt.Errorf("linksim: simulated time passed %d ns, the most supported", maxTs/1000)
+		}
+		if s.res.Events++; s.res.Events&(ctxEvery-1) == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return fmt.Errorf("linksim: interrupted: %w", err)
+			}
+		}
+		s.pull(n)
+	}
+	return errWindowClosed
 }
 
 func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC packetsim.NewCC) *sim {
@@ -267,6 +320,9 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 	s.fs = make([]flowState, len(flows))
 	if opts.CC == nil && cfg.CC == "dctcp" {
 		s.dc = make([]packetsim.DCTCPRate, len(flows))
+	}
+	if s.noAcks = !s.switched && s.dc != nil && s.rto == 0 && !s.extra && !opts.eventsOnly; s.noAcks {
+		s.acks, s.ackHead = make([][]int64, len(flows)), make([]int32, len(flows))
 	}
 	s.nextStart = math.MaxInt64
 	if len(flows) > 0 {
@@ -382,6 +438,11 @@ func (s *sim) run() error {
 			s.release()
 		}
 	}
+	return s.finished()
+}
+
+// finished reports a flow that never finished.
+func (s *sim) finished() error {
 	for i := range s.fs {
 		if s.fs[i].finish < 0 {
 			// Cannot happen with a CC that keeps its window open; say so
@@ -474,7 +535,7 @@ func (s *sim) pull(n *nic) {
 		}
 		fi := n.active[i]
 		f := &s.fs[fi]
-		if !s.windowOpen(f) {
+		if !s.windowOpen(fi, f) {
 			continue // window closed: an ACK will call pull again
 		}
 		if f.nextSend > s.now {
@@ -506,6 +567,9 @@ func (s *sim) pull(n *nic) {
 			f.active = false
 			n.active = append(n.active[:i], n.active[i+1:]...)
 			n.rr = i
+			if s.noAcks {
+				s.acks[fi] = nil // its window is never looked at again
+			}
 		}
 		s.send(n, newEvent(0, evTarget, fi, pkt, s.now, 0), wire)
 		// Look again when the transmission ends if some flow may be
@@ -513,7 +577,7 @@ func (s *sim) pull(n *nic) {
 		switch len(n.active) {
 		case 0:
 		case 1:
-			if g := &s.fs[n.active[0]]; s.windowOpen(g) {
+			if g := &s.fs[n.active[0]]; s.windowOpen(n.active[0], g) {
 				s.wake(n, max(n.busyUntil, g.nextSend))
 			}
 		default:
@@ -526,8 +590,26 @@ func (s *sim) pull(n *nic) {
 	}
 }
 
-// windowOpen reports whether f's window lets it send another packet.
-func (s *sim) windowOpen(f *flowState) bool {
+// windowOpen reports whether the window of flow fi, f, lets it send
+// another packet; without ACK events it first applies the flow's ACKs due
+// before now, and notes a closed window.
+func (s *sim) windowOpen(fi int32, f *flowState) bool {
+	if s.noAcks {
+		q, h := s.acks[fi], s.ackHead[fi]
+		for int(h) < len(q) && q[h] < s.now {
+			h++
+			f.sndUna++
+		}
+		if int(h) == len(q) {
+			s.acks[fi], h = q[:0], 0
+		}
+		s.ackHead[fi] = h
+		if s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) >= f.win {
+			s.closed = true
+			return false
+		}
+		return true
+	}
 	return s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.win
 }
 
@@ -535,7 +617,9 @@ func (s *sim) windowOpen(f *flowState) bool {
 func (s *sim) wake(n *nic, t int64) {
 	if n.wakeAt == 0 || t < n.wakeAt {
 		n.wakeAt = t
-		s.push(newEvent(t, evNicWake, 0, n.id, 0, 0))
+		if !s.noAcks { // runNIC keeps the one wake-up in wakeAt
+			s.push(newEvent(t, evNicWake, 0, n.id, 0, 0))
+		}
 	}
 }
 
@@ -667,6 +751,12 @@ func (s *sim) leave(e event, wire, at int64) {
 	} else if e.pkt > f.rcvNxt && !f.nackSent {
 		f.nackSent = true
 		flag |= flagNack
+	}
+	if s.noAcks {
+		if f.active { // a flow with nothing left to send needs no ACK
+			s.acks[e.flow] = append(s.acks[e.flow], at+f.ackPs)
+		}
+		return
 	}
 	s.push(newEvent(at+f.ackPs, evAck, e.flow, f.rcvNxt, e.ts(), flag))
 }
