@@ -204,7 +204,7 @@ func TestDamagedForeignIPCLengths(t *testing.T) {
 
 // writeForeign returns rec written as another program would write it:
 // without tailscope's metadata and digest.
-func writeForeign(t *testing.T, rec arrow.Record, ext string) []byte {
+func writeForeign(t testing.TB, rec arrow.Record, ext string) []byte {
 	path := filepath.Join(t.TempDir(), "foreign"+ext)
 	f, err := os.Create(path)
 	if err != nil {

@@ -39,23 +39,11 @@ func fuzzSeeds(f *testing.F) (seeds []struct {
 			}
 			add(p)
 			rec := t.record(arrow.Metadata{})
-			fp, err := os.Create(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			if ext == ".parquet" {
-				err = writeParquet(fp, rec)
-			} else {
-				err = writeIPC(fp, rec)
-			}
+			seeds = append(seeds, struct {
+				b   []byte
+				ext string
+			}{writeForeign(f, rec, ext), ext})
 			rec.Release()
-			if cerr := fp.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				f.Fatal(err)
-			}
-			add(p)
 		}
 	}
 	return seeds
