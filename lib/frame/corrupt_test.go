@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -172,34 +173,55 @@ func TestCorruptedForeignFilesDoNotPanic(t *testing.T) {
 	}
 }
 
-// A foreign Arrow IPC file whose lengths are damaged is an error, not the
-// runtime's fatal "out of memory": every 8-byte word of the file in turn
-// is made 2^40 (a TiB), and some of them are lengths arrow/go's reader
-// would allocate. The limit is lowered to 64 MiB so that the damaged
-// lengths under the machine's memory are not allocated either.
-func TestDamagedForeignIPCLengths(t *testing.T) {
+// A foreign file whose lengths are damaged is an error, not the
+// runtime's fatal "out of memory". Every 8-byte word of an Arrow IPC file
+// in turn is made 2^40 (a TiB), and some of them are lengths arrow/go's
+// reader would allocate; every 4-byte word of a Parquet file is made
+// 2^31-1, which made arrow/go read a column chunk into a slice of 17 GB
+// (before its streams were buffered). The limit is lowered to 64 MiB so
+// that the damaged lengths under the machine's memory are not allocated
+// either.
+func TestDamagedForeignLengths(t *testing.T) {
 	defer func(f func() int64) { memoryLimit = f }(memoryLimit)
 	memoryLimit = func() int64 { return 64 << 20 }
 	rec := RecordsTable(testRecords(20), Meta{}).record(arrow.Metadata{})
 	defer rec.Release()
-	orig := writeForeign(t, rec, ".arrow")
-	path := filepath.Join(t.TempDir(), "foreign.arrow")
-	over := 0
-	for i := 0; i+8 <= len(orig); i++ {
-		b := bytes.Clone(orig)
-		binary.LittleEndian.PutUint64(b[i:], 1<<40)
-		err, p := readNoPanic(func() error { _, err := readBytes(path, b); return err })
-		if p != nil {
-			t.Fatalf("word at %d: panic: %v", i, p)
+	for _, c := range []struct {
+		ext  string
+		word int
+	}{{".arrow", 8}, {".parquet", 4}} {
+		orig := writeForeign(t, rec, c.ext)
+		path := filepath.Join(t.TempDir(), "foreign"+c.ext)
+		over := 0
+		var ms runtime.MemStats
+		var most uint64
+		for i := 0; i+c.word <= len(orig); i++ {
+			b := bytes.Clone(orig)
+			if c.word == 8 {
+				binary.LittleEndian.PutUint64(b[i:], 1<<40)
+			} else {
+				binary.LittleEndian.PutUint32(b[i:], 1<<31-1)
+			}
+			runtime.ReadMemStats(&ms)
+			before := ms.TotalAlloc
+			err, p := readNoPanic(func() error { _, err := readBytes(path, b); return err })
+			if p != nil {
+				t.Fatalf("%s word at %d: panic: %v", c.ext, i, p)
+			}
+			runtime.ReadMemStats(&ms)
+			most = max(most, ms.TotalAlloc-before)
+			if err != nil && strings.Contains(err.Error(), "of memory (a damaged length)") {
+				over++
+			}
 		}
-		if err != nil && strings.Contains(err.Error(), "of memory (a damaged length)") {
-			over++
+		if most > 256<<20 {
+			t.Errorf("%s: a decode of a damaged %d-byte file allocated %d bytes", c.ext, len(orig), most)
 		}
+		if c.ext == ".arrow" && over == 0 {
+			t.Errorf("no damaged word of the %d-byte Arrow IPC file made the reader ask for more than the limit; the test no longer reaches the case", len(orig))
+		}
+		t.Logf("%s: %d of %d damaged words refused for their memory; at most %d bytes allocated by a decode", c.ext, over, len(orig)-c.word+1, most)
 	}
-	if over == 0 {
-		t.Errorf("no damaged word of the %d-byte file made the reader ask for more memory than the machine has; the test no longer reaches the case", len(orig))
-	}
-	t.Logf("%d of %d damaged words refused for their memory", over, len(orig)-7)
 }
 
 // writeForeign returns rec written as another program would write it:

@@ -3,6 +3,7 @@ package frame
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	flatbuffers "github.com/google/flatbuffers/go"
 
 	"github.com/tailscope/tailscope/lib/internal/memlimit"
 )
@@ -245,7 +247,9 @@ func decode(b []byte, ff format) (d decoded, err error) {
 	case parquetFormat:
 		d.Table, kv, err = readParquet(bytes.NewReader(b))
 	case arrowFormat:
-		d.Table, kv, err = readIPC(bytes.NewReader(b))
+		if err = checkIPCFooter(b); err == nil {
+			d.Table, kv, err = readIPC(bytes.NewReader(b))
+		}
 	}
 	if err == nil {
 		err = d.Table.check()
@@ -263,7 +267,13 @@ func decode(b []byte, ff format) (d decoded, err error) {
 // goroutine: pqarrow's ReadTable decodes in goroutines of its own, where a
 // decoder's panic cannot be recovered.
 func readParquet(r *bytes.Reader) (*Table, metaKV, error) {
-	pf, err := file.NewParquetReader(r)
+	// Buffered streams: unbuffered, arrow/go reads a column chunk into a
+	// slice of the length the file's metadata states, outside any
+	// allocator.
+	mem := &budget{limit: memoryLimit()}
+	props := parquet.NewReaderProperties(mem)
+	props.BufferedStreamEnabled = true
+	pf, err := file.NewParquetReader(r, file.WithReadProps(props))
 	if err != nil {
 		return nil, metaKV{}, err
 	}
@@ -276,7 +286,7 @@ func readParquet(r *bytes.Reader) (*Table, metaKV, error) {
 		}
 		kv.keys, kv.vals = append(kv.keys, e.Key), append(kv.vals, v)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
 	if err != nil {
 		return nil, metaKV{}, err
 	}
@@ -316,11 +326,13 @@ func readParquet(r *bytes.Reader) (*Table, metaKV, error) {
 // memoryLimit is the most a decode may hold at once (budget).
 var memoryLimit = memlimit.Total
 
-// budget is the allocator of an Arrow IPC decode: arrow/go's reader
-// allocates whatever lengths a file's flatbuffers state, and the runtime's
-// "out of memory" is fatal, so a damaged length would end the program.
-// budget panics with overBudget instead once the decode would hold more
-// than limit bytes; decode makes that an error.
+// budget is the allocator of a decode: arrow/go's readers allocate
+// whatever lengths a file's metadata states, and the runtime's "out of
+// memory" is fatal, so a damaged length would end the program. budget
+// panics with overBudget instead once the decode would hold more than
+// limit bytes; decode makes that an error. (The Parquet decode runs in
+// the caller's goroutine, readParquet says why, so one budget needs no
+// lock.)
 type budget struct{ used, limit int64 }
 
 // overBudget is the panic of a budget's refusal.
@@ -350,6 +362,76 @@ func (b *budget) Reallocate(size int, old []byte) []byte {
 func (b *budget) Free(old []byte) {
 	b.used -= int64(len(old))
 	memory.DefaultAllocator.Free(old)
+}
+
+// checkIPCFooter refuses an Arrow IPC file b whose footer states a
+// vector longer than the footer could hold: arrow/go v15 makes the
+// schema's field list of that length outside any allocator. Anything
+// else it leaves to the reader (out-of-range reads panic, and decode
+// recovers).
+func checkIPCFooter(b []byte) error {
+	n := len(b)
+	if n < 18 {
+		return nil
+	}
+	size := int(int32(binary.LittleEndian.Uint32(b[n-10:])))
+	if size < 8 || size > n-18 {
+		return nil
+	}
+	fb := b[n-10-size : n-10]
+	check := func(t flatbuffers.Table, slot flatbuffers.VOffsetT, elem int, what string) error {
+		if o := flatbuffers.UOffsetT(t.Offset(slot)); o != 0 {
+			if l := t.VectorLen(o); l < 0 || l > len(fb)/elem {
+				return fmt.Errorf("its footer states %d %s in %d bytes (a damaged length)", uint32(l), what, len(fb))
+			}
+		}
+		return nil
+	}
+	footer := flatbuffers.Table{Bytes: fb, Pos: flatbuffers.GetUOffsetT(fb)}
+	for _, v := range []struct {
+		slot flatbuffers.VOffsetT
+		elem int
+		what string
+	}{{8, 24, "dictionary blocks"}, {10, 24, "record batch blocks"}} {
+		if err := check(footer, v.slot, v.elem, v.what); err != nil {
+			return err
+		}
+	}
+	o := flatbuffers.UOffsetT(footer.Offset(6))
+	if o == 0 {
+		return nil
+	}
+	schema := flatbuffers.Table{Bytes: fb, Pos: footer.Indirect(o + footer.Pos)}
+	if err := check(schema, 8, 4, "metadata entries"); err != nil {
+		return err
+	}
+	// The fields, and their children's fields, each with its metadata:
+	// arrow/go makes each list at its stated length too.
+	var fields func(t flatbuffers.Table, slot flatbuffers.VOffsetT, depth int) error
+	fields = func(t flatbuffers.Table, slot flatbuffers.VOffsetT, depth int) error {
+		if err := check(t, slot, 4, "fields"); err != nil {
+			return err
+		}
+		o := flatbuffers.UOffsetT(t.Offset(slot))
+		if o == 0 {
+			return nil
+		}
+		if depth > 64 {
+			return fmt.Errorf("its footer nests fields more than 64 deep (a damaged offset)")
+		}
+		v := t.Vector(o)
+		for i := range t.VectorLen(o) {
+			f := flatbuffers.Table{Bytes: fb, Pos: t.Indirect(v + flatbuffers.UOffsetT(4*i))}
+			if err := check(f, 16, 4, "field metadata entries"); err != nil {
+				return err
+			}
+			if err := fields(f, 14, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fields(schema, 6, 0)
 }
 
 func readIPC(r *bytes.Reader) (*Table, metaKV, error) {
