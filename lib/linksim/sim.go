@@ -604,13 +604,12 @@ func (s *sim) windowOpen(fi int32, f *flowState) bool {
 			s.acks[fi], h = q[:0], 0
 		}
 		s.ackHead[fi] = h
-		if s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) >= f.win {
-			s.closed = true
-			return false
-		}
-		return true
 	}
-	return s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.win
+	open := s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.win
+	if !open && s.noAcks {
+		s.closed = true
+	}
+	return open
 }
 
 // wake makes NIC n pull at time t, unless it already will sooner.
