@@ -214,11 +214,13 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 }
 
 // TestSetStat sums up one estimator's errors over the scenarios of one
-// CC ("all" for every scenario): how many it answered and refused, the
-// mean |error|, the mean signed error, the largest |error| and how many
+// CC ("all" for every scenario) or, from TailStats, of one band of the
+// baseline's p99 (Tail): how many it answered and refused, the mean
+// |error|, the mean signed error, the largest |error| and how many
 // answers were within 10%.
 type TestSetStat struct {
 	Estimator, CC               string
+	Tail                        string // TailStats' band of the baseline's p99, "" in Stats
 	Answered, Refused, Within10 int
 	MeanAbs, MeanSigned, MaxAbs float64
 }
@@ -242,28 +244,67 @@ func (r *TestSetResult) Stats() []TestSetStat {
 	var out []TestSetStat
 	for _, e := range r.Estimators {
 		for _, cc := range ccs {
-			s := TestSetStat{Estimator: e, CC: cc, MeanAbs: math.NaN(), MeanSigned: math.NaN(), MaxAbs: math.NaN()}
-			var abs, signed []float64
-			for _, row := range r.Rows {
-				if row.Estimator == e && (cc == "all" || row.CC == cc) && !math.IsNaN(row.Error) {
-					abs, signed = append(abs, math.Abs(row.Error)), append(signed, row.Error)
-					if math.Abs(row.Error) <= 0.10 {
-						s.Within10++
-					}
-				}
-			}
+			s := r.stat(e, func(row TestSetRow) bool { return cc == "all" || row.CC == cc })
+			s.CC = cc
 			for _, f := range r.Refusals {
 				if f.Estimator == e && (cc == "all" || f.CC == cc) {
 					s.Refused++
 				}
 			}
-			if s.Answered = len(abs); s.Answered > 0 {
-				s.MeanAbs, s.MeanSigned, s.MaxAbs = mean(abs), mean(signed), slices.Max(abs)
-			}
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// TailBands are the upper ends of TailStats' bands of the baseline's
+// p99 slowdown; the last band is open.
+var TailBands = []float64{3, 4, 5, 7}
+
+// TailStats are the result's TestSetStats over every CC, estimator by
+// estimator, in bands of the baseline's p99 (TailBands): whether an
+// estimator's errors lean with the heaviness of the network's tail, as a
+// model that cannot tell heavy-tailed networks apart shrinks towards
+// the usual (BENCHMARKS.md, stop 44). Refusals, which have no baseline
+// p99 here, are not counted.
+func (r *TestSetResult) TailStats() []TestSetStat {
+	var out []TestSetStat
+	for _, e := range r.Estimators {
+		lo := 0.0
+		for i := 0; i <= len(TailBands); i++ {
+			hi, label := math.Inf(1), fmt.Sprintf("%g or more", lo)
+			if i < len(TailBands) {
+				hi = TailBands[i]
+				label = fmt.Sprintf("under %g", hi)
+				if i > 0 {
+					label = fmt.Sprintf("%g to %g", lo, hi)
+				}
+			}
+			s := r.stat(e, func(row TestSetRow) bool { return row.BaseP99 >= lo && row.BaseP99 < hi })
+			s.CC, s.Tail = "all", label
+			out = append(out, s)
+			lo = hi
+		}
+	}
+	return out
+}
+
+// stat sums up estimator e's answers on the rows for which in holds.
+func (r *TestSetResult) stat(e string, in func(TestSetRow) bool) TestSetStat {
+	s := TestSetStat{Estimator: e, MeanAbs: math.NaN(), MeanSigned: math.NaN(), MaxAbs: math.NaN()}
+	var abs, signed []float64
+	for _, row := range r.Rows {
+		if row.Estimator == e && in(row) && !math.IsNaN(row.Error) {
+			abs, signed = append(abs, math.Abs(row.Error)), append(signed, row.Error)
+			if math.Abs(row.Error) <= 0.10 {
+				s.Within10++
+			}
+		}
+	}
+	if s.Answered = len(abs); s.Answered > 0 {
+		s.MeanAbs, s.MeanSigned, s.MaxAbs = mean(abs), mean(signed), slices.Max(abs)
+	}
+	return s
 }
 
 func mean(xs []float64) float64 {
@@ -303,19 +344,25 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// Report writes the per-CC table of Stats as Markdown: for each estimator
-// and CC the answers (and refusals), mean |p99 error|, mean signed error,
-// largest |error| and answers within 10%.
+// Report writes the per-CC table of Stats and the per-band table of
+// TailStats as Markdown: for each estimator and CC (or band) the answers
+// (and refusals), mean |p99 error|, mean signed error, largest |error|
+// and answers within 10%.
 func (r *TestSetResult) Report(w io.Writer) {
-	fmt.Fprintf(w, "| estimator | CC | answered (refused) | mean \\|p99 error\\| | mean error | max \\|error\\| | within 10%% |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	pct := func(format string, x float64) string {
 		if math.IsNaN(x) {
 			return "-"
 		}
 		return fmt.Sprintf(format, 100*x)
 	}
-	for _, s := range r.Stats() {
-		fmt.Fprintf(w, "| %s | %s | %d (%d) | %s | %s | %s | %d |\n", s.Estimator, s.CC, s.Answered, s.Refused,
-			pct("%.1f%%", s.MeanAbs), pct("%+.1f%%", s.MeanSigned), pct("%.1f%%", s.MaxAbs), s.Within10)
+	table := func(group string, stats []TestSetStat, key func(TestSetStat) string) {
+		fmt.Fprintf(w, "| estimator | %s | answered (refused) | mean \\|p99 error\\| | mean error | max \\|error\\| | within 10%% |\n| --- | --- | --- | --- | --- | --- | --- |\n", group)
+		for _, s := range stats {
+			fmt.Fprintf(w, "| %s | %s | %d (%d) | %s | %s | %s | %d |\n", s.Estimator, key(s), s.Answered, s.Refused,
+				pct("%.1f%%", s.MeanAbs), pct("%+.1f%%", s.MeanSigned), pct("%.1f%%", s.MaxAbs), s.Within10)
+		}
 	}
+	table("CC", r.Stats(), func(s TestSetStat) string { return s.CC })
+	fmt.Fprintln(w)
+	table("baseline p99", r.TailStats(), func(s TestSetStat) string { return s.Tail })
 }

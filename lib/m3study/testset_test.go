@@ -177,3 +177,62 @@ func TestTestSetOthers(t *testing.T) {
 		t.Errorf("unknown estimator: %v", err)
 	}
 }
+
+// TailStats puts each answer in the band of its baseline's p99 (lower
+// ends in, upper ends out), and the bands add up to Stats' "all".
+func TestTailStats(t *testing.T) {
+	res := &TestSetResult{Estimators: []string{"m3", "flowsim"}}
+	for i, c := range []struct {
+		base, err float64
+	}{{2.5, 0.05}, {3, -0.2}, {3.99, 0.1}, {4, -0.3}, {6.5, -0.15}, {7, -0.4}, {12, -0.05}, {5, math.NaN()}} {
+		res.Rows = append(res.Rows, TestSetRow{Scenario: i, Estimator: "m3", CC: "timely", BaseP99: c.base, Error: c.err})
+		res.Rows = append(res.Rows, TestSetRow{Scenario: i, Estimator: "flowsim", CC: "dcqcn", BaseP99: c.base, Error: c.err / 2})
+	}
+	res.Refusals = []TestSetRefusal{{Scenario: 9, Estimator: "m3", CC: "hpcc"}}
+	want := []struct {
+		tail       string
+		answered   int
+		within     int
+		meanSigned float64
+		maxAbs     float64
+	}{
+		{"under 3", 1, 1, 0.05, 0.05},
+		{"3 to 4", 2, 1, -0.05, 0.2},
+		{"4 to 5", 1, 0, -0.3, 0.3},
+		{"5 to 7", 1, 0, -0.15, 0.15},
+		{"7 or more", 2, 1, -0.225, 0.4},
+	}
+	got := res.TailStats()
+	if len(got) != 2*len(want) {
+		t.Fatalf("%d tail stats, want %d", len(got), 2*len(want))
+	}
+	for i, w := range want {
+		s := got[i]
+		if s.Estimator != "m3" || s.CC != "all" || s.Tail != w.tail || s.Answered != w.answered || s.Within10 != w.within || s.Refused != 0 ||
+			math.Abs(s.MeanSigned-w.meanSigned) > 1e-12 || math.Abs(s.MaxAbs-w.maxAbs) > 1e-12 {
+			t.Errorf("band %d: %+v, want %+v", i, s, w)
+		}
+		if f := got[len(want)+i]; f.Estimator != "flowsim" || f.Tail != w.tail || f.Answered != w.answered || math.Abs(f.MeanSigned-w.meanSigned/2) > 1e-12 {
+			t.Errorf("flowsim band %d: %+v", i, f)
+		}
+	}
+	for _, all := range res.Stats() {
+		if all.CC != "all" {
+			continue
+		}
+		answered, within := 0, 0
+		for _, s := range got {
+			if s.Estimator == all.Estimator {
+				answered, within = answered+s.Answered, within+s.Within10
+			}
+		}
+		if answered != all.Answered || within != all.Within10 || all.Tail != "" {
+			t.Errorf("%s: bands answer %d (%d within 10%%), Stats %+v", all.Estimator, answered, within, all)
+		}
+	}
+	var b strings.Builder
+	res.Report(&b)
+	if !strings.Contains(b.String(), "| m3 | 7 or more | 2 (0) | 22.5% | -22.5% | 40.0% | 1 |") {
+		t.Errorf("report lacks the band row:\n%s", b.String())
+	}
+}
