@@ -79,7 +79,7 @@ func run(path, flows string) error {
 		if _, err := parsimon.Run(context.Background(), sc.Net, sc.Flows, sc.Spec.Network, o); !errors.Is(err, errPlanned) {
 			return fmt.Errorf("%d flows: %v", n, err)
 		}
-		fmt.Printf("| %d | %.2f | %d | %d | %d (%.1f%%) | %.1f | %.1f |\n", n, float64(sc.Flows[n-1].Start)/1e9,
+		fmt.Printf("| %d | %.2f | %d | %d | %d (%.1f%%) | %.1f | %.1f |\n", n, float64(sc.Flows[len(sc.Flows)-1].Start)/1e9,
 			busy, simulated, busy-simulated, 100*float64(busy-simulated)/float64(busy), build.Seconds(), time.Since(t1).Seconds())
 	}
 	return nil
