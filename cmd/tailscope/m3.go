@@ -43,7 +43,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
-	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) or table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork); "+m3study.NetworkSpace+": whole 32-rack networks drawn as the Table-4 test set's with this seed (not 1, the test set's), run by packetsim, whose paths training draws (-tasks scenarios of -flows flows)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork) or table4-fork (table4-pfc with DCQCN, TIMELY and HPCC under the fork's rules, as the fork-* presets); "+m3study.NetworkSpace+" ("+m3study.ForkNetworkSpace+"): whole 32-rack networks drawn as the Table-4 test set's (its -space table4-fork's) with this seed (not 1, the test set's), run by packetsim, whose paths training draws (-tasks scenarios of -flows flows)")
 	minShare := floatFlag(fs, "min-share", 0, nonNegative, "when positive, foreground shares log-uniform from this (a fabric path's are 1e-4 or less) to -max-share instead of 20-50%")
 	maxShare := floatFlag(fs, "max-share", 0.2, positive, "with -min-share: the largest foreground share")
 	fgFlows := intFlag(fs, "fg-flows", 100, 1, math.MaxInt, "with -min-share: foreground flows a task aims at (its flows: this over its share, at least -flows, at most -max-flows)")
@@ -151,13 +151,13 @@ func parseWidths(name, v string) ([]int, error) {
 }
 
 // printTestSetSpec writes scenario k of the test set (n scenarios of flows
-// flows, drawn from seed) to w as JSON, and to log where a run under out
-// keeps its results.
-func printTestSetSpec(w, log io.Writer, k, n, flows int, seed uint64, out string) error {
+// flows, networks of space, drawn from seed) to w as JSON, and to log
+// where a run under out keeps its results.
+func printTestSetSpec(w, log io.Writer, k int, space string, n, flows int, seed uint64, out string) error {
 	if k >= n {
 		return fmt.Errorf("-print-spec %d: the test set has scenarios 0..%d", k, n-1)
 	}
-	specs, err := m3study.TestSetSpecs(n, flows, seed)
+	specs, err := m3study.TestSetSpecs(space, n, flows, seed)
 	if err != nil {
 		return err
 	}
@@ -172,6 +172,7 @@ func runM3TestSet(args []string) error {
 	scenarios := intFlag(fs, "scenarios", m3study.TestSetScenarios, 1, math.MaxInt, "scenarios drawn (the first k of n are a k-scenario set's)")
 	flows := intFlag(fs, "flows", m3study.TestSetFlows, 1, math.MaxInt, "flows per scenario")
 	seed := fs.Uint64("seed", 1, "test-set seed (workloads and networks)")
+	space := fs.String("space", "table4-pfc", "the networks' space: table4-pfc (the CCs as their papers define them) or table4-fork (DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules, m3's own ground truth)")
 	var models []string
 	fs.Func("model", "an m3 model file asked beside the embedded model (repeatable)", func(s string) error {
 		models = append(models, s)
@@ -185,7 +186,7 @@ func runM3TestSet(args []string) error {
 		return err
 	}
 	if *printSpec >= 0 {
-		return printTestSetSpec(os.Stdout, os.Stderr, *printSpec, *scenarios, *flows, *seed, *out)
+		return printTestSetSpec(os.Stdout, os.Stderr, *printSpec, *space, *scenarios, *flows, *seed, *out)
 	}
 	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
@@ -198,7 +199,7 @@ func runM3TestSet(args []string) error {
 			oth = append(oth, e)
 		}
 	}
-	res, err := m3study.RunTestSet(ctx, m3study.TestSetOptions{Scenarios: *scenarios, Flows: *flows, Seed: *seed, Models: models, Others: oth,
+	res, err := m3study.RunTestSet(ctx, m3study.TestSetOptions{Scenarios: *scenarios, Flows: *flows, Seed: *seed, Space: *space, Models: models, Others: oth,
 		Dir: *out, Executor: exec, Progress: progress.NewLine(os.Stderr, "m3 testset")})
 	if err != nil {
 		return err

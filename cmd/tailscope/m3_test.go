@@ -12,13 +12,13 @@ import (
 // m3 testset -print-spec prints the scenario the set runs, and names the
 // directory its results go to.
 func TestPrintTestSetSpec(t *testing.T) {
-	specs, err := m3study.TestSetSpecs(6, 500, 3)
+	specs, err := m3study.TestSetSpecs("", 6, 500, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k, want := range specs {
 		var out, log bytes.Buffer
-		if err := printTestSetSpec(&out, &log, k, len(specs), 500, 3, "res"); err != nil {
+		if err := printTestSetSpec(&out, &log, k, "", len(specs), 500, 3, "res"); err != nil {
 			t.Fatal(err)
 		}
 		got, err := scenario.Parse(&out)
@@ -33,7 +33,7 @@ func TestPrintTestSetSpec(t *testing.T) {
 		}
 	}
 	var out, log bytes.Buffer
-	if err := printTestSetSpec(&out, &log, 6, 6, 500, 3, "res"); err == nil || !strings.Contains(err.Error(), "scenarios 0..5") || out.Len() > 0 {
+	if err := printTestSetSpec(&out, &log, 6, "", 6, 500, 3, "res"); err == nil || !strings.Contains(err.Error(), "scenarios 0..5") || out.Len() > 0 {
 		t.Errorf("scenario 6 of 6: %v, printed %q; want a refusal naming 0..5", err, out.String())
 	}
 }

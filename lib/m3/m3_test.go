@@ -891,6 +891,66 @@ func TestRandomTaskIn(t *testing.T) {
 	}
 }
 
+// A table4-fork task is the table4-pfc task with the fork's rules on its
+// CC where the fork has any (its wire, DCQCN's grid and timer, TIMELY's
+// per-RTT sampling, HPCC's T and queue term) and untouched otherwise. A
+// space spanned by such tasks covers the fork's CCs and both DCTCPs, and
+// refuses TIMELY as its paper defines it, by name.
+func TestRandomTaskInFork(t *testing.T) {
+	var tasks []*Sample
+	ruled := 0
+	for i := range 100 {
+		pfc, err := RandomTaskIn("table4-pfc", 3, i, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fk, err := RandomTaskIn("table4-fork", 3, i, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fk.Network.Validate(); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+		want := pfc.Network
+		switch want.CC {
+		case "dcqcn":
+			want.DCQCN.DecreaseGrid, want.DCQCN.TimerOnly = true, true
+		case "timely":
+			want.TIMELY.PerRTT = true
+			want.HeaderBytes += 8 // its ACK, 46 + 8 B, still padded to 60
+		case "hpcc":
+			want.HPCC.BaseRTTNanos, want.HPCC.QueueOverWindow = netcfg.NetworkBaseRTT, true
+			want.HeaderBytes += 42
+			want.AckBytes = 46 + 42
+		}
+		pfc.Network = want
+		if !reflect.DeepEqual(fk, pfc) {
+			t.Fatalf("task %d: table4-fork is not table4-pfc under the fork's rules:\n%+v\n%+v", i, fk.Network, want)
+		}
+		if fk.Network.ForkRules() {
+			ruled++
+		}
+		tasks = append(tasks, &Sample{Network: fk.Network})
+	}
+	if ruled < 40 || ruled > 80 {
+		t.Errorf("%d of 100 tasks under the fork's rules, want about 60", ruled)
+	}
+	sp := spanned(tasks)
+	if !reflect.DeepEqual(sp.ForkRules, []bool{true}) {
+		t.Errorf("fork rules spanned %v, want [true]", sp.ForkRules)
+	}
+	for _, name := range []string{"fork-timely", "fork-dcqcn", "fork-hpcc", "fork-dctcp", "ns3"} {
+		c, _ := netcfg.Preset(name)
+		if err := sp.Covers(c); err != nil {
+			t.Errorf("preset %s: %v", name, err)
+		}
+	}
+	c, _ := netcfg.Preset("timely")
+	if err := sp.Covers(c); err == nil || !strings.Contains(err.Error(), "fork rules false") {
+		t.Errorf("TIMELY as its paper has it: %v", err)
+	}
+}
+
 // A table4-pfc task is the table4 task with its buffer drawn again: no
 // per-port buffer; infinite in about a quarter of the tasks, else shared,
 // 200-500 KB, PFC on in about half of those. The space its samples span

@@ -22,8 +22,9 @@ type Space struct {
 	ECNMarks      []string `json:"ecn_marks"` // ECN marking points in it
 	// DCTCPVarWin lists the dctcp.var_win settings of its DCTCP tasks.
 	DCTCPVarWin []bool `json:"dctcp_var_win"`
-	// ForkRules lists the netcfg.Config.ForkRules settings of its tasks;
-	// nil for a model trained before they existed, that is without them.
+	// ForkRules lists the netcfg.Config.ForkRules settings of its tasks
+	// whose CC the fork has rules for (netcfg.HasForkRules); nil for a
+	// model trained before they existed, that is without them.
 	ForkRules []bool `json:"fork_rules,omitempty"`
 }
 
@@ -68,7 +69,7 @@ func (s Space) Covers(cfg netcfg.Config) error {
 		return outside("finite buffers,", fmt.Sprintf("buffer_bytes %d", cfg.BufferBytes), []string{"infinite buffers only"})
 	case !slices.Contains(s.ECNMarks, cfg.ECNMark):
 		return outside("ecn_mark", cfg.ECNMark, s.ECNMarks)
-	case !slices.Contains(s.forkRules(), cfg.ForkRules()):
+	case netcfg.HasForkRules(cfg.CC) && !slices.Contains(s.forkRules(), cfg.ForkRules()):
 		var trained []string
 		for _, v := range s.forkRules() {
 			trained = append(trained, fmt.Sprintf("fork rules %v", v))
@@ -114,7 +115,7 @@ func spanned(samples []*Sample) Space {
 		if c.CC == "dctcp" && !slices.Contains(s.DCTCPVarWin, c.DCTCP.VarWin) {
 			s.DCTCPVarWin = append(s.DCTCPVarWin, c.DCTCP.VarWin)
 		}
-		if !slices.Contains(s.ForkRules, c.ForkRules()) {
+		if netcfg.HasForkRules(c.CC) && !slices.Contains(s.ForkRules, c.ForkRules()) {
 			s.ForkRules = append(s.ForkRules, c.ForkRules())
 		}
 	}

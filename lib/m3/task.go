@@ -102,23 +102,41 @@ func RandomTask(seed uint64, index, flows int) Task {
 // Spaces names the configuration spaces RandomTaskIn draws from: "dctcp"
 // (RandomTask's, the papers' rate-based DCTCP over infinite buffers),
 // "table4" (m3's Table 4, plus the stock-TCP DCTCP ns-3 runs, with
-// per-port buffers) and "table4-pfc" (the same with the switch buffers of
-// the papers' ns-3 fork: shared, and PFC on or off).
-var Spaces = []string{"dctcp", "table4", "table4-pfc"}
+// per-port buffers), "table4-pfc" (the same with the switch buffers of
+// the papers' ns-3 fork: shared, and PFC on or off) and "table4-fork"
+// (table4-pfc with DCQCN, TIMELY and HPCC under the fork's rules,
+// on its wire, as m3's own ground truth runs them).
+var Spaces = []string{"dctcp", "table4", "table4-pfc", "table4-fork"}
 
-// RandomTaskIn draws task index from the named space (Spaces): a table4
-// or table4-pfc task is RandomTask's parking lot and workload with the
-// network Table4Network draws.
+// RandomTaskIn draws task index from the named space (Spaces): a table4,
+// table4-pfc or table4-fork task is RandomTask's parking lot and workload
+// with the network Table4NetworkIn draws.
 func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 	t := RandomTask(seed, index, flows)
 	switch space {
 	case "", "dctcp":
-	case "table4", "table4-pfc":
-		t.Network = Table4Network(seed, index, space == "table4-pfc")
 	default:
-		return Task{}, fmt.Errorf("m3: unknown training space %q (known: %v)", space, Spaces)
+		n, err := Table4NetworkIn(space, seed, index)
+		if err != nil {
+			return Task{}, err
+		}
+		t.Network = n
 	}
 	return t, nil
+}
+
+// Table4NetworkIn draws network index of the named Table-4 space (table4,
+// table4-pfc or table4-fork; Spaces): Table4Network's draw, in
+// table4-fork under the HPCC ns-3 fork's rules on its wire
+// (netcfg.Config.WithForkRules, ForkWire).
+func Table4NetworkIn(space string, seed uint64, index int) (netcfg.Config, error) {
+	switch space {
+	case "table4", "table4-pfc":
+		return Table4Network(seed, index, space == "table4-pfc"), nil
+	case "table4-fork":
+		return Table4Network(seed, index, true).WithForkRules().ForkWire(), nil
+	}
+	return netcfg.Config{}, fmt.Errorf("m3: unknown training space %q (known: %v)", space, Spaces)
 }
 
 // Table4Network draws network index of m3's Table 4 space, on a stream of

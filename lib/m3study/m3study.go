@@ -114,7 +114,7 @@ func Gendata(ctx context.Context, dir string, o m3.GenOptions, exec experiment.E
 	if o.Space == "dctcp" {
 		o.Space = "" // as the manifests of data sets made before spaces existed
 	}
-	if o.Space == NetworkSpace {
+	if IsNetworkSpace(o.Space) {
 		return gendataNetwork(ctx, dir, o, exec, p)
 	}
 	if _, err := m3.TaskFrames(dir); err != nil {
@@ -383,7 +383,7 @@ func LoadData(data string, o LoadOptions) (*m3.DataSet, []Manifest, error) {
 			return nil, nil, fmt.Errorf("m3study: %w (the data directory must come from 'tailscope m3 gendata')", err)
 		}
 		manifests = append(manifests, m)
-		if m.Space != NetworkSpace {
+		if !IsNetworkSpace(m.Space) {
 			taskDirs = append(taskDirs, dir)
 		}
 	}
@@ -395,7 +395,7 @@ func LoadData(data string, o LoadOptions) (*m3.DataSet, []Manifest, error) {
 		}
 	}
 	for i, dir := range dirs {
-		if manifests[i].Space == NetworkSpace {
+		if IsNetworkSpace(manifests[i].Space) {
 			if err := loadNetwork(context.Background(), ds, dir, manifests[i], paths, o); err != nil {
 				return nil, nil, err
 			}

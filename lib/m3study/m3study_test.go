@@ -144,7 +144,7 @@ func TestGendataNetwork(t *testing.T) {
 	}
 	// Scenario 9 is held out: its samples' targets are its packetsim
 	// run's slowdowns.
-	specs, err := TestSetSpecs(10, 300, 5)
+	specs, err := TestSetSpecs("", 10, 300, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,23 @@ import (
 // with the data set's own seed, each run by packetsim. Training draws
 // paths of each and learns from their foreground flows' packet-level
 // slowdowns, or from the whole network's (m3.NetworkGroup).
-const NetworkSpace = "table4-fabric"
+// ForkNetworkSpace is the same with the networks of the table4-fork
+// test set: DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules.
+const (
+	NetworkSpace     = "table4-fabric"
+	ForkNetworkSpace = "table4-fork-fabric"
+)
+
+// testSetSpaces maps each space of whole networks to the m3 space its
+// networks are drawn from (TestSetSpecs).
+var testSetSpaces = map[string]string{NetworkSpace: "table4-pfc", ForkNetworkSpace: "table4-fork"}
+
+// IsNetworkSpace reports whether space is one of whole networks
+// (NetworkSpace, ForkNetworkSpace) rather than of parking lots.
+func IsNetworkSpace(space string) bool {
+	_, ok := testSetSpaces[space]
+	return ok
+}
 
 // DefaultNetworkPaths is the number of paths drawn per scenario of a
 // network data set when training.
@@ -27,13 +43,13 @@ const DefaultNetworkPaths = 100
 // set o in dir.
 func gendataNetwork(ctx context.Context, dir string, o m3.GenOptions, exec experiment.Executor, p progress.Reporter) (experiment.Report, error) {
 	if o.LowShare != nil {
-		return experiment.Report{}, fmt.Errorf("m3study: space %s draws whole networks: it has no foreground share to lower", NetworkSpace)
+		return experiment.Report{}, fmt.Errorf("m3study: space %s draws whole networks: it has no foreground share to lower", o.Space)
 	}
 	if o.Seed == 1 {
-		// TestSetSpecs(n, flows, 1) is the test set itself.
-		return experiment.Report{}, fmt.Errorf("m3study: space %s with seed 1 would draw the Table-4 test set's own scenarios; choose another seed", NetworkSpace)
+		// TestSetSpecs(space, n, flows, 1) is the test set itself.
+		return experiment.Report{}, fmt.Errorf("m3study: space %s with seed 1 would draw the Table-4 test set's own scenarios; choose another seed", o.Space)
 	}
-	specs, err := TestSetSpecs(o.Tasks, o.Flows, o.Seed)
+	specs, err := TestSetSpecs(testSetSpaces[o.Space], o.Tasks, o.Flows, o.Seed)
 	if err != nil {
 		return experiment.Report{}, err
 	}
@@ -56,7 +72,7 @@ func gendataNetwork(ctx context.Context, dir string, o m3.GenOptions, exec exper
 // own flows (m3.DataSet.Add) or, pooled (o.NetworkPooled), as one group
 // per scenario that learns the network's slowdowns (m3.DataSet.AddGroup).
 func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, paths int, o LoadOptions) error {
-	specs, err := TestSetSpecs(m.Tasks, m.Flows, m.Seed)
+	specs, err := TestSetSpecs(testSetSpaces[m.Space], m.Tasks, m.Flows, m.Seed)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ type TestSetOptions struct {
 	// Flows flows each (TestSetFlows if 0): TestSetSpecs.
 	Scenarios, Flows int
 	Seed             uint64
+	// Space is the m3 space the networks are drawn from: table4-pfc (if
+	// empty) or table4-fork.
+	Space string
 	// Models are m3 model files asked beside the embedded model, each as
 	// the m3 estimator with that model ("m3[<file name>]" in the result).
 	Models []string
@@ -51,11 +54,18 @@ type TestSetOptions struct {
 // TestSetSpecs are the test set's scenarios, m3 §5.2's: workloads from
 // Parsimon's Table 3 space on the 32-rack (256-host) fabrics
 // (experiment.DefaultSpace) with flows flows, networks drawn from m3's
-// Table 4 with the papers' shared buffers and PFC
-// (m3.Table4Network(seed', i, true), on a seed of their own so that
-// scenario i's network is not training task i's). The first k of n
-// scenarios are a k-scenario test set's.
-func TestSetSpecs(n, flows int, seed uint64) ([]scenario.Spec, error) {
+// Table 4 with the papers' shared buffers and PFC (m3.Table4NetworkIn of
+// space, table4-pfc if empty, or table4-fork for the HPCC ns-3 fork's
+// rules; on a seed of their own so that scenario i's network is not
+// training task i's). The first k of n scenarios are a k-scenario test
+// set's.
+func TestSetSpecs(space string, n, flows int, seed uint64) ([]scenario.Spec, error) {
+	if space == "" {
+		space = "table4-pfc"
+	}
+	if space != "table4-pfc" && space != "table4-fork" {
+		return nil, fmt.Errorf("m3study: the test set draws its networks from table4-pfc or table4-fork, not %q", space)
+	}
 	sp := experiment.DefaultSpace()
 	sp.Flows = []int{flows}
 	specs, err := experiment.Sample(sp, n, seed)
@@ -64,7 +74,9 @@ func TestSetSpecs(n, flows int, seed uint64) ([]scenario.Spec, error) {
 	}
 	for i := range specs {
 		specs[i].Name = fmt.Sprintf("table4-%d", i)
-		specs[i].Network = m3.Table4Network(seed^0x74657374, i, true) // "test"
+		if specs[i].Network, err = m3.Table4NetworkIn(space, seed^0x74657374, i); err != nil { // "test"
+			return nil, err
+		}
 	}
 	return specs, nil
 }
@@ -154,7 +166,7 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 		}
 		res.Estimators = append(res.Estimators, a.label)
 	}
-	specs, err := TestSetSpecs(o.Scenarios, o.Flows, o.Seed)
+	specs, err := TestSetSpecs(o.Space, o.Scenarios, o.Flows, o.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 // their networks are not the training tasks' of the same seed; the first
 // k of n are a k-scenario set's.
 func TestTestSetSpecs(t *testing.T) {
-	specs, err := TestSetSpecs(48, 1000, 1)
+	specs, err := TestSetSpecs("", 48, 1000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +50,32 @@ func TestTestSetSpecs(t *testing.T) {
 	if len(ccs) != 5 || pfc == 0 || same > 5 {
 		t.Errorf("CCs %v, %d with PFC, %d networks equal to the training tasks'", ccs, pfc, same)
 	}
-	few, err := TestSetSpecs(5, 1000, 1)
+	few, err := TestSetSpecs("", 5, 1000, 1)
 	if err != nil || !reflect.DeepEqual(few, specs[:5]) {
 		t.Errorf("the first 5 of 48 are not the 5-scenario set (%v)", err)
+	}
+	// The fork's set: the same scenarios, each network under the fork's
+	// rules.
+	fork, err := TestSetSpecs("table4-fork", 48, 1000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruled := 0
+	for i := range fork {
+		want := specs[i]
+		want.Network = want.Network.WithForkRules().ForkWire()
+		if !reflect.DeepEqual(fork[i], want) {
+			t.Fatalf("fork scenario %d is not scenario %d under the fork's rules", i, i)
+		}
+		if fork[i].Network.ForkRules() {
+			ruled++
+		}
+	}
+	if ruled == 0 || ruled == 48 {
+		t.Errorf("%d of 48 networks under the fork's rules", ruled)
+	}
+	if _, err := TestSetSpecs("table4", 5, 1000, 1); err == nil || !strings.Contains(err.Error(), `not "table4"`) {
+		t.Errorf("a test set of per-port buffers: %v", err)
 	}
 }
 
@@ -88,7 +111,7 @@ func TestRunTestSet(t *testing.T) {
 	if want := []string{"m3", "m3[m.model]", "flowsim"}; !reflect.DeepEqual(res.Estimators, want) {
 		t.Fatalf("estimators %v, want %v", res.Estimators, want)
 	}
-	specs, _ := TestSetSpecs(6, 300, 2)
+	specs, _ := TestSetSpecs("", 6, 300, 2)
 	answered := map[string][]int{}
 	for _, r := range res.Rows {
 		answered[r.Estimator] = append(answered[r.Estimator], r.Scenario)

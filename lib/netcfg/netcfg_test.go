@@ -275,6 +275,9 @@ func TestPresets(t *testing.T) {
 		if rules := strings.HasPrefix(name, "fork-") && name != "fork-dctcp"; c.ForkRules() != rules {
 			t.Errorf("preset %s: ForkRules %v, want %v", name, c.ForkRules(), rules)
 		}
+		if r := c.WithForkRules(); r.ForkRules() != HasForkRules(c.CC) || strings.HasPrefix(name, "fork-") && !reflect.DeepEqual(r, c) {
+			t.Errorf("preset %s under the fork's rules: %+v (HasForkRules %v)", name, r, HasForkRules(c.CC))
+		}
 		if !reflect.DeepEqual(c, want) {
 			t.Errorf("preset %s = %+v, want %+v", name, c, want)
 		}

@@ -50,27 +50,41 @@ func (c Config) ForkWire() Config {
 }
 
 // fork is the HPCC ns-3 fork's model of congestion control cc, as
-// tools/forkcmp compares it with packetsim: Default running cc on the
-// fork's wire (ForkWire) with the fork's departures from the algorithms'
-// papers (DCQCN's DecreaseGrid and TimerOnly, TIMELY's PerRTT, HPCC's
-// network-wide T and QueueOverWindow), and HPCC's window the papers'
-// FIXED_WIN of 18 KB, DCTCP's window. DCTCP is Default: the fork's DCTCP
-// mode with VAR_WIN 1.
+// tools/forkcmp compares it with packetsim: Default running cc under the
+// fork's rules (WithForkRules) on the fork's wire (ForkWire), and HPCC's
+// window the papers' FIXED_WIN of 18 KB, DCTCP's window. DCTCP is
+// Default: the fork's DCTCP mode with VAR_WIN 1.
 func fork(cc string) func() Config {
 	return func() Config {
 		c := Default()
 		c.CC = cc
-		switch cc {
-		case "dcqcn":
-			c.DCQCN.DecreaseGrid, c.DCQCN.TimerOnly = true, true
-		case "timely":
-			c.TIMELY.PerRTT = true
-		case "hpcc":
-			c.HPCC.BaseRTTNanos, c.HPCC.QueueOverWindow = NetworkBaseRTT, true
+		if cc == "hpcc" {
 			c.HPCC.WindowBytes = c.DCTCP.WindowBytes
 		}
-		return c.ForkWire()
+		return c.WithForkRules().ForkWire()
 	}
+}
+
+// WithForkRules returns c with the HPCC ns-3 fork's departures from the
+// algorithms' papers for c.CC: DCQCN's DecreaseGrid and TimerOnly,
+// TIMELY's PerRTT, HPCC's network-wide T and QueueOverWindow. Other CCs
+// have none (HasForkRules).
+func (c Config) WithForkRules() Config {
+	switch c.CC {
+	case "dcqcn":
+		c.DCQCN.DecreaseGrid, c.DCQCN.TimerOnly = true, true
+	case "timely":
+		c.TIMELY.PerRTT = true
+	case "hpcc":
+		c.HPCC.BaseRTTNanos, c.HPCC.QueueOverWindow = NetworkBaseRTT, true
+	}
+	return c
+}
+
+// HasForkRules reports whether the HPCC ns-3 fork runs congestion control
+// cc under rules of its own (WithForkRules): DCQCN, TIMELY and HPCC.
+func HasForkRules(cc string) bool {
+	return cc == "dcqcn" || cc == "timely" || cc == "hpcc"
 }
 
 // ForkRules reports whether c runs its congestion control under any of

@@ -389,15 +389,7 @@ func execFork(root, bin string, files map[string]string, path func(string) strin
 // TIMELY as the fork does on net (HPCC's T resolved on net), as the
 // fork-* presets set them.
 func withForkRules(cfg netcfg.Config, net *topo.Network) netcfg.Config {
-	switch cfg.CC {
-	case "dcqcn":
-		cfg.DCQCN.DecreaseGrid, cfg.DCQCN.TimerOnly = true, true
-	case "hpcc":
-		cfg.HPCC.BaseRTTNanos, cfg.HPCC.QueueOverWindow = netcfg.NetworkBaseRTT, true
-	case "timely":
-		cfg.TIMELY.PerRTT = true
-	}
-	return cfg.Resolve(net.MaxHostDelay)
+	return cfg.WithForkRules().Resolve(net.MaxHostDelay)
 }
 
 // forkModes is the fork's CC_MODE of each congestion control it runs.

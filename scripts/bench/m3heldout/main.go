@@ -65,7 +65,7 @@ func run(dirs, names []string, seed uint64, paths int) error {
 			return err
 		}
 		fmt.Printf("%s: %d held-out samples\n", dir, len(ds.Test))
-		if manifests[0].Space == m3study.NetworkSpace {
+		if m3study.IsNetworkSpace(manifests[0].Space) {
 			pooled(ds.Test, names, models)
 			continue
 		}
