@@ -8,8 +8,8 @@ package datasets
 import "embed"
 
 // FS holds sizes/*.csv, matrices/*.csv and the m3 models, models/m3.model
-// (the default) and models/m3-table4pfc.model (models/*.json say how each
-// was trained).
+// (the default), models/m3-table4pfc.model and models/m3-table4fork.model
+// (models/*.json say how each was trained).
 //
 //go:embed sizes matrices models
 var FS embed.FS

@@ -506,6 +506,14 @@ func TestModels(t *testing.T) {
 			t.Errorf("m3 with table4-pfc on %s: %v", cname, err)
 		}
 	}
+	// The fork's TIMELY only the "table4-fork" model answers.
+	forkTIMELY, _ := netcfg.Preset("fork-timely")
+	if err := Models("m3", "", forkTIMELY); err == nil || !strings.Contains(err.Error(), `options {"m3":{"model":"table4-fork"}}`) || strings.Contains(err.Error(), "table4-pfc") {
+		t.Errorf("m3 on fork-timely: refusal %v does not name table4-fork alone", err)
+	}
+	if err := Models("m3", `{"model":"table4-fork"}`, forkTIMELY); err != nil {
+		t.Errorf("m3 with table4-fork on fork-timely: %v", err)
+	}
 	if err := Models("m3", `{"model":"table4-pfc"}`, configs["buffer 200KB"]); err == nil || !strings.Contains(err.Error(), "buffer_bytes 200000") {
 		t.Errorf("m3 with table4-pfc on per-port buffers: %v, want a refusal", err)
 	}

@@ -40,11 +40,15 @@ func init() {
 		if err == nil {
 			return nil
 		}
-		// Say which embedded model would answer, if one would.
+		// Say which embedded models would answer, if any would.
+		var answer []string
 		for _, name := range m3.EmbeddedModels() {
 			if m, merr := m3Model(name); merr == nil && name != o.ModelName && m.Space().Covers(cfg) == nil {
-				return fmt.Errorf(`%w; the embedded model %q was: options {"m3":{"model":%q}}`, err, name, name)
+				answer = append(answer, fmt.Sprintf(`{"m3":{"model":%q}}`, name))
 			}
+		}
+		if len(answer) > 0 {
+			return fmt.Errorf("%w; an embedded model was: options %s", err, strings.Join(answer, " or "))
 		}
 		return err
 	}

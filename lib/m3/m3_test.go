@@ -646,15 +646,15 @@ func TestAggregateHandCase(t *testing.T) {
 // The embedded models are listed by name, and an unknown name is refused
 // with the names there are (TestModelSpace checks what each covers).
 func TestEmbeddedModels(t *testing.T) {
-	if got := EmbeddedModels(); !slices.Equal(got, []string{"table4-pfc"}) {
+	if got := EmbeddedModels(); !slices.Equal(got, []string{"table4-fork", "table4-pfc"}) {
 		t.Errorf("EmbeddedModels = %v", got)
 	}
-	if _, err := EmbeddedModel("table5"); err == nil || !strings.Contains(err.Error(), `no embedded model "table5" (embedded: table4-pfc)`) {
+	if _, err := EmbeddedModel("table5"); err == nil || !strings.Contains(err.Error(), `no embedded model "table5" (embedded: table4-fork, table4-pfc)`) {
 		t.Errorf("unknown embedded model: %v", err)
 	}
-	// The DCTCP model corrects the plain flowSim, table4-pfc the
+	// The DCTCP model corrects the plain flowSim, the Table-4 models the
 	// window-capped one (HPCC's windows under the BDP in m3 §5.4).
-	for name, capped := range map[string]bool{"": false, "table4-pfc": true} {
+	for name, capped := range map[string]bool{"": false, "table4-pfc": true, "table4-fork": true} {
 		m, err := EmbeddedModel(name)
 		if err != nil {
 			t.Fatal(err)
@@ -667,7 +667,8 @@ func TestEmbeddedModels(t *testing.T) {
 
 // Each embedded model covers the space it was trained on (the default:
 // rate-based DCTCP over infinite buffers; "table4-pfc": m3 Table 4's CCs
-// with shared buffers, PFC on or off) and refuses, by name, each setting
+// with shared buffers, PFC on or off; "table4-fork": the same under the
+// HPCC ns-3 fork's rules) and refuses, by name, each setting
 // its data never had; Run refuses with the default and answers with
 // flowSim alone. Its digest is the hash of its file.
 func TestModelSpace(t *testing.T) {
@@ -676,6 +677,10 @@ func TestModelSpace(t *testing.T) {
 		t.Fatal(err)
 	}
 	table4, err := EmbeddedModel("table4-pfc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := EmbeddedModel("table4-fork")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -693,6 +698,12 @@ func TestModelSpace(t *testing.T) {
 		{table4, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-hpcc") }, "fork rules true"},
 		{table4, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-dctcp") }, ""},
 		{table4, func(c *netcfg.Config) { c.CC, c.TIMELY.PerRTT = "timely", true }, "timely.per_rtt"},
+		{fork, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-hpcc") }, ""},
+		{fork, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-timely"); c.Buffer.SharedBytes, c.PFC.Enabled = 300_000, true }, ""},
+		{fork, func(c *netcfg.Config) { c.CC = "dctcp-window" }, ""},
+		{fork, func(c *netcfg.Config) {}, ""},
+		{fork, func(c *netcfg.Config) { c.CC = "timely" }, "fork rules false"},
+		{fork, func(c *netcfg.Config) { c.CC = "dcqcn" }, "fork rules false"},
 		{model, func(c *netcfg.Config) {}, ""},
 		{model, func(c *netcfg.Config) { c.KBytesPerGbps, c.DCTCP.WindowBytes = 2000, 25_000 }, ""},
 		{model, func(c *netcfg.Config) { c.CC = "hpcc" }, "congestion control hpcc"},

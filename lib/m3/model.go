@@ -954,10 +954,13 @@ const DefaultModelFile = "models/m3.model"
 // default, trained on rate-based DCTCP over infinite buffers, where it is
 // most accurate; "table4-pfc" over m3 Table 4's CCs and parameters with
 // shared switch buffers and PFC (issue 18), less accurate on the
-// default's own configurations.
+// default's own configurations; "table4-fork" over the same space with
+// DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules (the fork-*
+// presets), which the other two refuse.
 var embedded = map[string]string{
-	"":           DefaultModelFile,
-	"table4-pfc": "models/m3-table4pfc.model",
+	"":            DefaultModelFile,
+	"table4-pfc":  "models/m3-table4pfc.model",
+	"table4-fork": "models/m3-table4fork.model",
 }
 
 // EmbeddedModels lists the names of the embedded models other than the
