@@ -699,7 +699,10 @@ func TestModelSpace(t *testing.T) {
 		{table4, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-dctcp") }, ""},
 		{table4, func(c *netcfg.Config) { c.CC, c.TIMELY.PerRTT = "timely", true }, "timely.per_rtt"},
 		{fork, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-hpcc") }, ""},
-		{fork, func(c *netcfg.Config) { *c, _ = netcfg.Preset("fork-timely"); c.Buffer.SharedBytes, c.PFC.Enabled = 300_000, true }, ""},
+		{fork, func(c *netcfg.Config) {
+			*c, _ = netcfg.Preset("fork-timely")
+			c.Buffer.SharedBytes, c.PFC.Enabled = 300_000, true
+		}, ""},
 		{fork, func(c *netcfg.Config) { c.CC = "dctcp-window" }, ""},
 		{fork, func(c *netcfg.Config) {}, ""},
 		{fork, func(c *netcfg.Config) { c.CC = "timely" }, "fork rules false"},
