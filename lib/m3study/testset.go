@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
@@ -55,16 +57,17 @@ type TestSetOptions struct {
 // Parsimon's Table 3 space on the 32-rack (256-host) fabrics
 // (experiment.DefaultSpace) with flows flows, networks drawn from m3's
 // Table 4 with the papers' shared buffers and PFC (m3.Table4NetworkIn of
-// space, table4-pfc if empty, or table4-fork for the HPCC ns-3 fork's
-// rules; on a seed of their own so that scenario i's network is not
+// space: table4-pfc if empty, or table4-fork for the HPCC ns-3 fork's
+// rules, the spaces of testSetSpaces; on a seed of their own so that scenario i's network is not
 // training task i's). The first k of n scenarios are a k-scenario test
 // set's.
 func TestSetSpecs(space string, n, flows int, seed uint64) ([]scenario.Spec, error) {
 	if space == "" {
 		space = "table4-pfc"
 	}
-	if space != "table4-pfc" && space != "table4-fork" {
-		return nil, fmt.Errorf("m3study: the test set draws its networks from table4-pfc or table4-fork, not %q", space)
+	known := slices.Sorted(maps.Values(testSetSpaces))
+	if !slices.Contains(known, space) {
+		return nil, fmt.Errorf("m3study: the test set draws its networks from %s, not %q", strings.Join(known, " or "), space)
 	}
 	sp := experiment.DefaultSpace()
 	sp.Flows = []int{flows}
