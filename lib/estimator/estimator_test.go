@@ -514,6 +514,18 @@ func TestModels(t *testing.T) {
 	if err := Models("m3", `{"model":"table4-fork"}`, forkTIMELY); err != nil {
 		t.Errorf("m3 with table4-fork on fork-timely: %v", err)
 	}
+	// m3 §5.4's setting as m3 ran it: table4-fork answers, table4-pfc
+	// refuses HPCC under the fork's rules by name.
+	whatifFork, err := scenario.BuildNet(scenario.WhatIfHPCCFork(1000, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Models("m3", `{"model":"table4-fork"}`, whatifFork.Spec.Network); err != nil {
+		t.Errorf("m3 with table4-fork on whatif-hpcc-fork: %v", err)
+	}
+	if err := Models("m3", `{"model":"table4-pfc"}`, whatifFork.Spec.Network); err == nil || !strings.Contains(err.Error(), "hpcc") {
+		t.Errorf("m3 with table4-pfc on whatif-hpcc-fork: %v, want a refusal naming hpcc", err)
+	}
 	if err := Models("m3", `{"model":"table4-pfc"}`, configs["buffer 200KB"]); err == nil || !strings.Contains(err.Error(), "buffer_bytes 200000") {
 		t.Errorf("m3 with table4-pfc on per-port buffers: %v, want a refusal", err)
 	}

@@ -228,6 +228,18 @@ func WhatIfHPCC(flows int, seed uint64) Spec {
 	return s
 }
 
+// WhatIfHPCCFork is WhatIfHPCC as m3 ran it: the same flows, with HPCC
+// under the HPCC ns-3 fork's rules and on its wire (T from the network,
+// the queue over the window, 42 B of INT; netcfg.Config.WithForkRules,
+// ForkWire), which m3's own ground truth was. The embedded m3 model
+// table4-fork answers it; table4-pfc refuses it.
+func WhatIfHPCCFork(flows int, seed uint64) Spec {
+	s := WhatIfHPCC(flows, seed)
+	s.Name = "whatif-hpcc-fork"
+	s.Network = s.Network.WithForkRules().ForkWire()
+	return s
+}
+
 // named maps the names Named accepts to their presets at default sizes.
 var named = map[string]func() Spec{
 	"default":           Default,
@@ -237,6 +249,7 @@ var named = map[string]func() Spec{
 	"dscale-cenic":      func() Spec { return CENIC(20_000, 0.85, 1) },
 	"dscale-hot-fabric": func() Spec { return HotFabric(2, 0.2, 0.7, 40_000_000, 1) },
 	"whatif-hpcc":       func() Spec { return WhatIfHPCC(20_000, 1) },
+	"whatif-hpcc-fork":  func() Spec { return WhatIfHPCCFork(20_000, 1) },
 }
 
 // Named returns the preset called name (see PresetNames) at its default

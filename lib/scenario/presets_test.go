@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +41,33 @@ func TestPresetsBuild(t *testing.T) {
 				t.Error("the JSON round trip changed the spec's ID")
 			}
 		})
+	}
+}
+
+// The fork's §5.4 setting keeps the paper-rules preset's flows, so the
+// two answer the same counterfactual question, and changes HPCC alone.
+func TestWhatIfHPCCFork(t *testing.T) {
+	paper, fork := scenario.WhatIfHPCC(2000, 3), scenario.WhatIfHPCCFork(2000, 3)
+	if paper.WorkloadID() != fork.WorkloadID() {
+		t.Error("the fork's preset draws other flows")
+	}
+	a, err := scenario.Build(paper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := scenario.Build(fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Flows, b.Flows) {
+		t.Error("the fork's preset built other flows")
+	}
+	n := b.Spec.Network
+	if n.CC != "hpcc" || !n.HPCC.QueueOverWindow || n.HPCC.BaseRTTNanos <= 0 || n.HeaderBytes != a.Spec.Network.HeaderBytes+42 {
+		t.Errorf("fork network %+v: want HPCC with the queue over the window, T resolved on the network and 42 B of INT", n)
+	}
+	if a.Spec.Network.HPCC.QueueOverWindow {
+		t.Error("the paper-rules preset has the fork's rules")
 	}
 }
 
