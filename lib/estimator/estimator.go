@@ -221,7 +221,7 @@ func (r *Result) meta(sc *scenario.Scenario) frame.Meta {
 		ScenarioID:  sc.ID,
 		Estimator:   r.Estimator,
 		Network:     sc.Net.Name,
-		Spec:        sc.Spec.JSON(),
+		Spec:        sc.Given().JSON(),
 		Seed:        sc.Spec.Seed,
 		Options:     r.Options,
 		WallSeconds: r.WallSeconds,

@@ -79,10 +79,44 @@ func TestRunAndWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(back) != len(res.Records) || meta.Estimator != name || meta.ScenarioID != sc.ID || meta.Spec != sc.Spec.JSON() {
+			if len(back) != len(res.Records) || meta.Estimator != name || meta.ScenarioID != sc.ID || meta.Spec != sc.Given().JSON() {
 				t.Errorf("frame read back: %d records, meta %+v", len(back), meta)
 			}
 		})
+	}
+}
+
+// A frame records the spec as given, so that running it again is the
+// same scenario: under the fork's HPCC, whose T stands for the network's
+// until the scenario is built, its spec has the frame's scenario ID and
+// still says so, while the run had T resolved.
+func TestFrameSpecIsGiven(t *testing.T) {
+	cfg, err := netcfg.Preset("fork-hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := smallIn(t, cfg)
+	if sc.Spec.Network.HPCC.BaseRTTNanos <= 0 {
+		t.Fatalf("built T %d, want it resolved", sc.Spec.Network.HPCC.BaseRTTNanos)
+	}
+	res, err := Run(context.Background(), "flowsim", sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "flowsim.parquet")
+	if err := res.Write(path, sc); err != nil {
+		t.Fatal(err)
+	}
+	_, meta, err := frame.ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := scenario.Parse(strings.NewReader(meta.Spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.ID() != meta.ScenarioID || spec.Network.HPCC.BaseRTTNanos != netcfg.NetworkBaseRTT {
+		t.Errorf("frame spec has ID %s and T %d, want the frame's %s and %d", spec.ID(), spec.Network.HPCC.BaseRTTNanos, meta.ScenarioID, netcfg.NetworkBaseRTT)
 	}
 }
 

@@ -55,7 +55,7 @@ var Bins = metrics.ParsimonBins()
 
 // Meta is the provenance of the frames of a study on sc.
 func Meta(sc *scenario.Scenario) frame.Meta {
-	return frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: sc.Spec.JSON(), Seed: sc.Spec.Seed}
+	return frame.Meta{ScenarioID: sc.ID, Network: sc.Net.Name, Spec: sc.Given().JSON(), Seed: sc.Spec.Seed}
 }
 
 // Comparison is one decomposition measured against the serial run.

@@ -115,13 +115,27 @@ func readTopology(path string) (*topo.Network, error) {
 
 // Scenario is a built spec: its network and flows.
 type Scenario struct {
+	// Spec is the spec with the values that stand for a property of the
+	// network made concrete (netcfg.Config.Resolve): what estimators run.
 	Spec  Spec
-	ID    string
+	ID    string        // the ID of the spec as given (Given)
 	Net   *topo.Network // failed links out of service
 	Flows []workload.Flow
 	// intact is the network with every link in service, which the
 	// workload is drawn on, when it differs from Net (failed links).
 	intact *topo.Network
+	given  *Spec
+}
+
+// Given is the spec as it was given to Build or BuildNet, before its
+// network block was resolved: the spec whose ID is ID, and so the one a
+// result's provenance records (a frame's spec run again is the same
+// scenario). A Scenario made otherwise gives its Spec.
+func (sc *Scenario) Given() Spec {
+	if sc.given == nil {
+		return sc.Spec
+	}
+	return *sc.given
 }
 
 // Build validates spec and generates its network and flows. The flows
@@ -153,7 +167,7 @@ func BuildNet(spec Spec) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &Scenario{Spec: spec, ID: spec.ID(), Net: n}
+	sc := &Scenario{Spec: spec, ID: spec.ID(), Net: n, given: &spec}
 	if len(spec.Topology.FailedLinks) > 0 {
 		sc.intact = n
 		if sc.Net, err = spec.Topology.Build(); err != nil {

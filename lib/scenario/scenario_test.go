@@ -272,4 +272,7 @@ func TestNetworkResolvedOnBuild(t *testing.T) {
 	if sc.ID != spec.ID() {
 		t.Errorf("ID %s, want the written spec's %s", sc.ID, spec.ID())
 	}
+	if g := sc.Given(); g.ID() != sc.ID || g.Network.HPCC.BaseRTTNanos != netcfg.NetworkBaseRTT {
+		t.Errorf("given spec has ID %s and T %d, want %s and %d", g.ID(), g.Network.HPCC.BaseRTTNanos, sc.ID, netcfg.NetworkBaseRTT)
+	}
 }
