@@ -61,7 +61,7 @@ reproduce:
 	@echo "reproduce: $$(find $(OUT)/notebooks -name '*.png' | wc -l) figures under $(OUT)/notebooks/<notebook>/"
 	@echo "reproduce: executed notebooks in build/notebooks/ (open them in JupyterLab: make lab)"
 
-# The large-scale reproductions (issue 16: Parsimon §5.2, m3 §5.3 and the
+# The large-scale reproductions (Parsimon §5.2, m3 §5.3 and the
 # sensitivity analysis at 200k flows): LARGESCALE=ci (minutes), mid or paper
 # (hours of CPU); results, report and figures under LARGESCALE_OUT, resumed
 # where a previous run stopped.
@@ -84,3 +84,4 @@ clean:
 -include lib/ns3/ns3.mk
 -include lib/experiment/experiment.mk
 -include fuzz.mk
+-include docs.mk

@@ -48,11 +48,13 @@ notebooks: $(KERNEL_SPEC) $(GONB_SPEC) ns3
 	kernel/run-notebooks.sh $(SCALE)
 
 # JupyterLab driven by Debian's Chromium through playwright-core
-# (tools/browsertest): notebook 01 run in the browser, and an interrupt.
+# (tools/browsertest): notebook 01 run in the browser, and an interrupt;
+# then the built manual (docs.mk): front page, a reference page, search.
 BROWSERTEST_OK := tools/browsertest/node_modules/.package-lock.json
 $(BROWSERTEST_OK): tools/browsertest/package-lock.json
 	@command -v node >/dev/null && command -v npm >/dev/null || scripts/ensure-debs.sh nodejs npm
 	npm ci --prefix tools/browsertest --no-audit --no-fund --loglevel=error
-browser-test: $(KERNEL_SPEC) $(BROWSERTEST_OK)
+browser-test: $(KERNEL_SPEC) $(BROWSERTEST_OK) docs-build
 	scripts/ensure-debs.sh chromium
 	node tools/browsertest/lab.mjs
+	node tools/browsertest/site.mjs $(DOCS_SITE)

@@ -12,6 +12,8 @@ $(VENV_OK): python/requirements.txt python/venv.sh
 	python/venv.sh
 
 # pyarrow, pandas and DuckDB read every frame kind: the CLI's (written by the
-# test) and the notebooks' under out/notebooks (run `make notebooks` first).
+# test) and the notebooks' under out/notebooks (run `make notebooks` first);
+# then the manual is built in strict mode (docs.mk), so a broken link fails.
 python-test: $(VENV_OK)
 	$(VENV)/bin/python -m pytest -q python/tests
+	$(MAKE) docs-build
