@@ -4,7 +4,7 @@
 //
 // A Table is a plain, non-generic column set so that notebooks running in the
 // gophernotes interpreter (which cannot import arrow's generic API) can build
-// and inspect frames. Typed helpers (WriteRecords, ReadFlows, WriteTopology,
+// and inspect frames. Typed functions (WriteRecords, ReadFlows, WriteTopology,
 // ...) map the toolkit's structs to the column names of ARCHITECTURE.md.
 package frame
 
