@@ -9,7 +9,8 @@
 //     reference, explanation);
 //  2. a reference page (the scenario spec) renders with its heading and a
 //     code block, and no page the test opens logs a JavaScript error;
-//  3. search works: typing "parking lot" into the search box lists results,
+//  3. no page asks for anything outside the local server (no web fonts);
+//  4. search works: typing "parking lot" into the search box lists results,
 //     and the first result opens a page of the manual.
 //
 // Exits non-zero on the first failed check.
@@ -72,6 +73,10 @@ async function main() {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
     const errors = []
     page.on('pageerror', e => errors.push(e.message))
+    // The manual loads nothing from outside this host (no web fonts).
+    page.on('request', r => {
+      if (!r.url().startsWith(base) && !r.url().startsWith('data:')) errors.push(`request to ${r.url()}`)
+    })
 
     await page.goto(`${base}/`)
     check((await page.title()).includes('tailscope'), `front page title is ${JSON.stringify(await page.title())}`)
@@ -87,8 +92,9 @@ async function main() {
     check(await page.locator('article pre code').count() > 0, 'reference page shows no code block')
 
     await page.goto(`${base}/`)
-    await page.locator('label.md-search__icon, .md-search__input').first().click()
-    await page.locator('.md-search__input').fill('parking lot')
+    // Typed key by key: Material's search listens to keyboard events.
+    await page.locator('.md-search__input').first().click({ force: true })
+    await page.keyboard.type('parking lot', { delay: 20 })
     const results = page.locator('.md-search-result__item')
     await results.first().waitFor({ timeout: WAIT_MS })
     const n = await results.count()
