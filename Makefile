@@ -67,7 +67,8 @@ reproduce:
 # where a previous run stopped.
 LARGESCALE     ?= ci
 # At paper scale the sensitivity scenarios archived in results/ are
-# reported, not run again (README, "The large-scale reproductions").
+# reported, not run again (docs/howto/reproduce.md, "The large-scale
+# reproductions").
 LARGESCALE_OUT ?= $(OUT)/largescale/$(LARGESCALE)
 LARGESCALE_ARCHIVE = $(if $(filter paper,$(LARGESCALE)),--archive results/largescale-paper)
 largescale: tailscope

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The variants behind BENCHMARKS.md's "Why the papers disagree about
-# Parsimon": m3 §5.3's scenario (meta384-2:1, matrix B, WebServer, sigma 2,
+# The variants behind the papers' disagreement about Parsimon
+# (docs/explanation/parsimon.md, "Why Parsimon overestimates"): m3 §5.3's scenario (meta384-2:1, matrix B, WebServer, sigma 2,
 # seed 1) at one max load and flow count, packetsim and parsimon under
 # the default network and under the networks of m3's Table 5 runs, each
 # niced and timed (CPU seconds in OUT/logs/*.time), then the p99 table of

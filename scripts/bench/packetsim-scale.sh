@@ -1,6 +1,6 @@
 #!/bin/sh
-# Reproduces BENCHMARKS.md "packetsim at scale (issue 15)": builds
-# tailscope at OLD (default d8734bd, before the issue) and from the working
+# Reproduces BENCHMARKS.md "Speed and scale": builds
+# tailscope at OLD (default d8734bd, before the compact routing and streaming of 0.2.0) and from the working
 # tree, alternates them with psimscale on the 256-host and the 6,144-host
 # benchmarks (records must be identical), then runs the streaming
 # 6.83M-flow run niced (pass LARGE=0 to skip it, FLOWS=11400000 for the

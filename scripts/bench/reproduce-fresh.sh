@@ -1,6 +1,6 @@
 #!/bin/sh
-# Times `make reproduce` as a new user meets it (BENCHMARKS.md, "make
-# reproduce"): a fresh clone of REV (default HEAD) with empty Go, pip, npm
+# Times `make reproduce` as a new user meets it (BENCHMARKS.md, "Workloads,
+# frames and the two commands"): a fresh clone of REV (default HEAD) with empty Go, pip, npm
 # and XDG caches, so every module, wheel and package is downloaded and
 # everything is compiled (Debian packages already installed stay
 # installed). Prints the wall and CPU time, when the kernel was ready and
