@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -71,9 +73,11 @@ func TestProcessWordsIn(t *testing.T) {
 // TestVoice holds what a user reads to the project's voice: every Markdown
 // file of the repository (README, BENCHMARKS, CHANGELOG, the manual under
 // docs/, the READMEs beside the code), every cell source of the notebooks,
-// and the Go documentation (package doc comments and the doc comments of
-// exported identifiers, as go doc shows them). Test files are not read:
-// their comments are for the project's developers.
+// the Go documentation (package doc comments and the doc comments of
+// exported identifiers, as go doc shows them), and the string literals of
+// the Go code, which hold what the command prints and every error
+// message. Test files are not read: they are for the project's
+// developers.
 func TestVoice(t *testing.T) {
 	root, err := filepath.Abs("../../..")
 	if err != nil {
@@ -106,6 +110,11 @@ func TestVoice(t *testing.T) {
 				for _, p := range goDocs(files) {
 					for _, w := range processWordsIn(p.text) {
 						t.Errorf("%s: doc of %s: %s", rel, p.what, w)
+					}
+				}
+				for _, lit := range stringLiterals(files) {
+					for _, w := range processWordsIn(lit) {
+						t.Errorf("%s: string %s: %s", rel, strconvQuote(lit), w)
 					}
 				}
 			}
@@ -183,6 +192,33 @@ func notebookCells(path string) ([]string, error) {
 		out = append(out, strings.Join(lines, ""))
 	}
 	return out, nil
+}
+
+// stringLiterals returns the value of every string literal in files
+// (messages, flag usage, printed tables), unquoted where it can be.
+func stringLiterals(files []*ast.File) []string {
+	var out []string
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BasicLit); ok && b.Kind == token.STRING {
+				v, err := strconv.Unquote(b.Value)
+				if err != nil {
+					v = b.Value
+				}
+				out = append(out, v)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// strconvQuote shortens a literal for a failure message.
+func strconvQuote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // doc is one documentation comment and what it documents.
