@@ -97,7 +97,7 @@ func ccevalEstimate(args []string) error {
 	fs := flag.NewFlagSet("cceval estimate", flag.ContinueOnError)
 	cf := newCCEvalFlags(fs, 0.01)
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
+	options := fs.String("options", "", optionsUsage)
 	mets := fs.String("metrics", "fct_p50,fct_p99", "target metrics (MetricName: fct_p99, slowdown_p99.9[<=1KB], fct_mean, ...)")
 	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
 	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
@@ -108,6 +108,10 @@ func ccevalEstimate(args []string) error {
 	}
 	if err := estimator.Check(split(*names)...); err != nil {
 		return err
+	}
+	opts, err := estimator.ParseOptions(*options, split(*names))
+	if err != nil {
+		return suggestOptions("cceval estimate", args, nil, err)
 	}
 	spec, err := cf.scenario()
 	if err != nil {
@@ -128,7 +132,7 @@ func ccevalEstimate(args []string) error {
 	defer stop()
 	var cases []ccstudy.Case
 	for _, name := range split(*names) {
-		cases = append(cases, ccstudy.Case{Label: name, Spec: spec, Estimator: name, Options: *options})
+		cases = append(cases, ccstudy.Case{Label: name, Spec: spec, Estimator: name, Options: opts[name]})
 	}
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
 		Workers: *cf.workers, Seed: *cf.seed, Targets: split(*mets), Progress: progress.NewLine(os.Stderr, "cceval")}
@@ -144,7 +148,7 @@ func ccevalTail(args []string) error {
 	fs := flag.NewFlagSet("cceval tail", flag.ContinueOnError)
 	cf := newCCEvalFlags(fs, 0.05)
 	name := fs.String("estimator", "packetsim", "estimator running the cycles (must be causal: packetsim, flowsim)")
-	options := fs.String("options", "", "estimator options as a JSON object")
+	options := fs.String("options", "", optionsUsage)
 	dur := int64Flag(fs, "duration-ns", 250_000, 1, math.MaxInt64, "a cycle's (trial's) arrival span in ns")
 	p := floatFlag(fs, "p", 0.99, unitOpen, "quantile")
 	metric := fs.String("metric", cceval.MetricFCT, "response: fct or slowdown")
@@ -160,6 +164,10 @@ func ccevalTail(args []string) error {
 	if err := estimator.Check(*name); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, []string{*name})
+	if err != nil {
+		return err
+	}
 	if err := cceval.CheckMetric(*metric); err != nil {
 		return err
 	}
@@ -170,7 +178,7 @@ func ccevalTail(args []string) error {
 	if err != nil {
 		return err
 	}
-	tail, err := ccstudy.NewTail(spec, *name, *options, *dur)
+	tail, err := ccstudy.NewTail(spec, *name, opts[*name], *dur)
 	if err != nil {
 		return err
 	}
@@ -222,6 +230,10 @@ func ccevalDurations(args []string) error {
 	if err := estimator.Check(*name); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, []string{*name})
+	if err != nil {
+		return err
+	}
 	spec, err := cf.scenario()
 	if err != nil {
 		return err
@@ -230,7 +242,7 @@ func ccevalDurations(args []string) error {
 	if err != nil {
 		return fmt.Errorf("cceval durations: --counts: %w", err)
 	}
-	pts, err := cceval.DurationStudy(context.Background(), spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
+	pts, err := cceval.DurationStudy(context.Background(), spec, *name, opts[*name], ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
 		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")})
 	if err != nil {
 		return err

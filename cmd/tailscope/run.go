@@ -26,7 +26,7 @@ func runRun(args []string) error {
 	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>[@<options hash>].parquet, as tailscope sweep writes them")
-	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
+	options := fs.String("options", "", optionsUsage)
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
@@ -36,9 +36,20 @@ func runRun(args []string) error {
 	if err := estimator.Check(est...); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, est)
+	if err != nil {
+		return suggestOptions("run", args, nil, err)
+	}
 	ex, err := executor.build(runtime.NumCPU())
 	if err != nil {
 		return err
+	}
+	if ex != nil {
+		for _, name := range est {
+			if !strings.HasPrefix(name, "parsimon") {
+				return suggestFlag("run", args, "executor", "inproc", fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process", *executor.name, name))
+			}
+		}
 	}
 	s, err := loadSpec(*spec)
 	if err != nil {
@@ -75,12 +86,12 @@ func runRun(args []string) error {
 	// runs: a bad option of the last must not cost the others' runs.
 	paths := make([]string, len(est))
 	for i, name := range est {
-		if err := estimator.Models(name, *options, sc.Spec.Network); err != nil {
-			return err
+		if err := estimator.Models(name, opts[name], sc.Spec.Network); err != nil {
+			return suggestOptions("run", args, opts, err)
 		}
 		// The sweep's layout: other options of one estimator get a file of
 		// their own, so two configurations never overwrite each other.
-		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: *options}).ResultPath(*out); err != nil {
+		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).ResultPath(*out); err != nil {
 			return err
 		}
 	}
@@ -92,18 +103,16 @@ func runRun(args []string) error {
 		var res *estimator.Result
 		switch {
 		case ex != nil && strings.HasPrefix(name, "parsimon"):
-			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, *options, ex, progress.NewLine(os.Stderr, name+" links"))
-			if res, err = estimator.RunParsimon(ctx, name, sc, *options, links); err == nil {
+			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, opts[name], ex, progress.NewLine(os.Stderr, name+" links"))
+			if res, err = estimator.RunParsimon(ctx, name, sc, opts[name], links); err == nil {
 				if err = mkdirOut(dir); err == nil {
 					err = res.Write(path, sc)
 				}
 				res.Streamed = len(res.Records)
 			}
-		case ex != nil:
-			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor.name, name)
 		default:
 			if err = mkdirOut(dir); err == nil {
-				res, err = estimator.Stream(ctx, name, sc, *options, path)
+				res, err = estimator.Stream(ctx, name, sc, opts[name], path)
 			}
 		}
 		if err != nil {
@@ -122,3 +131,6 @@ func describeFlows(w workload.Spec) string {
 	}
 	return fmt.Sprintf("%d ns of", w.DurationNs)
 }
+
+// optionsUsage is the help of every --options flag: one shape everywhere.
+const optionsUsage = `estimator options, a JSON object keyed by estimator name, e.g. {"m3":{"model":"table4-pfc"},"parsimon":{"bucket_size":50}}; with one estimator its options alone ({"model":"table4-pfc"}) are accepted too`

@@ -17,7 +17,8 @@ func TestRunChecksEveryEstimatorFirst(t *testing.T) {
 	}{
 		// The embedded m3 model was trained on DCTCP; the preset is HPCC.
 		{"network refused", []string{"-spec", "whatif-hpcc", "-estimator", "packetsim,m3"}, "not trained on congestion control hpcc"},
-		{"bad option", []string{"-estimator", "flowsim,packetsim", "-options", `{"window_cap":true}`}, `packetsim: bad options {"window_cap":true}`},
+		{"bad option", []string{"-estimator", "flowsim,packetsim", "-options", `{"packetsim":{"window_cap":true}}`}, `packetsim: bad options {"window_cap":true}`},
+		{"flat options, two estimators", []string{"-estimator", "flowsim,packetsim", "-options", `{"window_cap":true}`}, `not keyed by estimator name`},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		err := runRun(append(c.args, "-flows", "200", "-out", out))

@@ -29,7 +29,7 @@ func runWhatIf(args []string) error {
 	param := fs.String("param", "hpcc.eta", "the swept field's JSON path in the network block (hpcc.eta, hpcc.window_bytes, dctcp.g, buffer_bytes, cc, ...)")
 	values := fs.String("values", "0.7,0.8,0.9,0.95", `comma-separated values (JSON; a bare word is a string: cc values dctcp,hpcc)`)
 	names := fs.String("estimators", strings.Join(whatif.DefaultEstimators, ","), "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"m3":{"samples":200}}`)
+	options := fs.String("options", "", optionsUsage)
 	baseline := fs.String("baseline", "packetsim", "the estimator the others are compared with")
 	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give confidence intervals")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
@@ -59,9 +59,9 @@ func runWhatIf(args []string) error {
 		}
 		vals = append(vals, v)
 	}
-	_, optStrings, err := estimatorOptions(*options)
+	optStrings, err := estimator.ParseOptions(*options, split(*names))
 	if err != nil {
-		return err
+		return suggestOptions("whatif", args, nil, err)
 	}
 	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
