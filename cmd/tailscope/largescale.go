@@ -39,6 +39,17 @@ func runLargescale(args []string) error {
 	if _, err := largescale.Cases(s, ps); err != nil {
 		return err
 	}
+	// A mistyped directory is an error, not an empty report.
+	if verb != "archive" && *archive != "" {
+		if _, err := os.Stat(filepath.Join(*archive, largescale.ArchiveRows)); err != nil {
+			return fmt.Errorf("--archive %s: no archive there (%v); \"tailscope largescale archive --archive DIR\" makes one", *archive, err)
+		}
+	}
+	if verb == "report" {
+		if _, err := os.Stat(*out); err != nil {
+			return fmt.Errorf("--out %s: no study there to report (%v); \"tailscope largescale run --out DIR\" makes one", *out, err)
+		}
+	}
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}
