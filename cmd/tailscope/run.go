@@ -73,6 +73,13 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	if streaming {
+		// The flows are drawn as the estimators take them: check the
+		// workload now, so a bad one is refused before any work.
+		if err := checkWorkload(sc); err != nil {
+			return err
+		}
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	// The output directory is made when the first records are written, so
@@ -134,3 +141,20 @@ func describeFlows(w workload.Spec) string {
 
 // optionsUsage is the help of every --options flag: one shape everywhere.
 const optionsUsage = `estimator options, a JSON object keyed by estimator name, e.g. {"m3":{"model":"table4-pfc"},"parsimon":{"bucket_size":50}}; with one estimator its options alone ({"model":"table4-pfc"}) are accepted too`
+
+// checkWorkload refuses a scenario whose workload cannot be drawn (a load
+// outside (0, 1), an unknown size distribution, a rack matrix on a
+// network without racks...) by drawing its first flow: the checks of the
+// whole draw, at the cost of one flow.
+func checkWorkload(sc *scenario.Scenario) error {
+	probe := *sc
+	if probe.Spec.Workload.Flows > 1 {
+		probe.Spec.Workload.Flows = 1
+	}
+	src, err := probe.Source()
+	if err != nil {
+		return err
+	}
+	src.Next()
+	return src.Err()
+}

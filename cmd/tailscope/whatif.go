@@ -15,6 +15,7 @@ import (
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
+	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/whatif"
 )
 
@@ -62,6 +63,14 @@ func runWhatIf(args []string) error {
 	optStrings, err := estimator.ParseOptions(*options, split(*names))
 	if err != nil {
 		return suggestOptions("whatif", args, nil, err)
+	}
+	// The scenario's network and workload are checked before any run.
+	sc, err := scenario.BuildNet(s)
+	if err != nil {
+		return err
+	}
+	if err := checkWorkload(sc); err != nil {
+		return err
 	}
 	exec, ctx, stop, err := executor.prepare(*workers, *out)
 	if err != nil {
