@@ -24,7 +24,7 @@ tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-l
 # -trimpath like the kernel), so the binary and the kernel share their
 # compiled packages.
 tailscope:
-	kernel/go.sh build -trimpath -o $(BIN) ./cmd/tailscope
+	kernel/go.sh build -trimpath -buildvcs=auto -o $(BIN) ./cmd/tailscope
 
 # Library tests, including the ns-3 baseline's (ns-3 is installed first)
 # and the Slurm executor's (the test installs and starts a one-node Slurm).

@@ -290,7 +290,7 @@ func TestSlurmStatusElsewhere(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(l, []byte(fmt.Sprintf("%d %s\n", os.Getpid(), host)), 0o644); err != nil {
+	if err := os.WriteFile(l, []byte(fmt.Sprintf("%d %s\n", os.Getppid(), host)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	a := &array{dir: filepath.Join(dir, "slurm", "a"), job: "7", n: 1}
