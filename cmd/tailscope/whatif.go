@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
@@ -32,6 +33,7 @@ func runWhatIf(args []string) error {
 	names := fs.String("estimators", strings.Join(whatif.DefaultEstimators, ","), "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", optionsUsage)
 	baseline := fs.String("baseline", "packetsim", "the estimator the others are compared with")
+	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
 	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give confidence intervals")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	out := fs.String("out", "out/whatif", "directory: runs (resumed when run again), whatif.parquet, whatif.png and whatif.svg")
@@ -51,6 +53,13 @@ func runWhatIf(args []string) error {
 	}
 	if *flows > 0 {
 		s.Workload.Flows, s.Workload.DurationNs = *flows, 0
+	}
+	b, err := metrics.ParseBins(*bins)
+	if err != nil {
+		return err
+	}
+	if b.Len() < 2 {
+		return fmt.Errorf("--bins %s: a what-if reports each bin and all flows; give two or more bins", *bins)
 	}
 	var vals []string
 	for _, v := range split(*values) {
@@ -79,7 +88,7 @@ func runWhatIf(args []string) error {
 	defer stop()
 	t0 := time.Now()
 	res, err := whatif.Run(ctx, whatif.Options{Spec: s, Param: *param, Values: vals, Estimators: split(*names),
-		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, Dir: *out, Executor: exec,
+		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, Bins: b, Dir: *out, Executor: exec,
 		Progress: progress.NewLine(os.Stderr, "whatif")})
 	if err != nil {
 		return err

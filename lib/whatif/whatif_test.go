@@ -74,7 +74,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := metrics.Compare(run.Records, run.Records, metrics.M3OutputBins(), 99)
+			c := metrics.Compare(run.Records, run.Records, metrics.DefaultBins(), 99)
 			p99 = append(p99, append(c.Est, c.All))
 		}
 		for c, class := range res.Classes {
