@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
@@ -341,7 +340,7 @@ func meanCI(xs []float64, level float64) (mean, half float64) {
 	for _, x := range xs {
 		mean += x / float64(len(xs))
 	}
-	if ci, err := cceval.CI(xs, level); err == nil {
+	if ci, err := metrics.MeanCI(xs, level); err == nil {
 		return mean, ci.Half
 	}
 	return mean, math.NaN()
