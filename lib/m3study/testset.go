@@ -306,29 +306,16 @@ func (r *TestSetResult) TailStats() []TestSetStat {
 
 // stat sums up estimator e's answers on the rows for which in holds.
 func (r *TestSetResult) stat(e string, in func(TestSetRow) bool) TestSetStat {
-	s := TestSetStat{Estimator: e, MeanAbs: math.NaN(), MeanSigned: math.NaN(), MaxAbs: math.NaN()}
-	var abs, signed []float64
+	var errs []float64
 	for _, row := range r.Rows {
-		if row.Estimator == e && in(row) && !math.IsNaN(row.Error) {
-			abs, signed = append(abs, math.Abs(row.Error)), append(signed, row.Error)
-			if math.Abs(row.Error) <= 0.10 {
-				s.Within10++
-			}
+		if row.Estimator == e && in(row) {
+			errs = append(errs, row.Error)
 		}
 	}
-	if s.Answered = len(abs); s.Answered > 0 {
-		s.MeanAbs, s.MeanSigned, s.MaxAbs = mean(abs), mean(signed), slices.Max(abs)
-	}
-	return s
+	st := metrics.SummarizeErrors(errs)
+	return TestSetStat{Estimator: e, Answered: st.N, Within10: st.WithinN, MeanAbs: st.MeanAbs, MeanSigned: st.MeanSigned, MaxAbs: st.MaxAbs}
 }
 
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
 
 // Table is the result as a frame: a row per answer, columns scenario,
 // estimator, cc, shared_bytes, pfc, max_load, p99, base_p99, error,
