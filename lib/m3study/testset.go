@@ -316,7 +316,6 @@ func (r *TestSetResult) stat(e string, in func(TestSetRow) bool) TestSetStat {
 	return TestSetStat{Estimator: e, Answered: st.N, Within10: st.WithinN, MeanAbs: st.MeanAbs, MeanSigned: st.MeanSigned, MaxAbs: st.MaxAbs}
 }
 
-
 // Table is the result as a frame: a row per answer, columns scenario,
 // estimator, cc, shared_bytes, pfc, max_load, p99, base_p99, error,
 // cpu_seconds.
