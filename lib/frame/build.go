@@ -16,14 +16,20 @@ func Build() string { return build() }
 
 var build = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
-	return buildOf(info, ok)
+	return buildOf(info, ok, linkedCommit)
 })
 
-// buildOf is Build for the build information info (ok: there is some).
-func buildOf(info *debug.BuildInfo, ok bool) string {
+// linkedCommit is the commit "make tailscope" gives the linker
+// (-X .../lib/frame.linkedCommit=<commit>[+dirty]): go build records no
+// VCS information in a git worktree, whose .git is a file.
+var linkedCommit string
+
+// buildOf is Build for the build information info (ok: there is some)
+// and the commit given to the linker, used when info has none.
+func buildOf(info *debug.BuildInfo, ok bool, linked string) string {
 	b := Version
 	if !ok || info == nil {
-		return b
+		info = &debug.BuildInfo{}
 	}
 	var rev string
 	dirty := false
@@ -36,6 +42,9 @@ func buildOf(info *debug.BuildInfo, ok bool) string {
 		}
 	}
 	if rev == "" {
+		if linked != "" {
+			b += " " + linked
+		}
 		return b
 	}
 	if len(rev) > 12 {

@@ -12,15 +12,18 @@ func TestBuildOf(t *testing.T) {
 		name     string
 		settings []debug.BuildSetting
 		ok       bool
+		linked   string
 		want     string
 	}{
-		{"no build information", nil, false, Version},
-		{"no vcs", []debug.BuildSetting{{Key: "-trimpath", Value: "true"}}, true, Version},
-		{"clean", []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}, true, Version + " 3f9c2a1b7d4e"},
-		{"dirty", []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}, true, Version + " 3f9c2a1b7d4e+dirty"},
+		{"no build information", nil, false, "", Version},
+		{"no vcs", []debug.BuildSetting{{Key: "-trimpath", Value: "true"}}, true, "", Version},
+		{"clean", []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "false"}}, true, "", Version + " 3f9c2a1b7d4e"},
+		{"dirty", []debug.BuildSetting{{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}, true, "", Version + " 3f9c2a1b7d4e+dirty"},
+		{"linked, worktree", []debug.BuildSetting{{Key: "-trimpath", Value: "true"}}, true, "0123456789ab+dirty", Version + " 0123456789ab+dirty"},
+		{"vcs wins over linked", []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}, true, "0123456789ab", Version + " 3f9c2a1b7d4e"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := buildOf(&debug.BuildInfo{Settings: c.settings}, c.ok); got != c.want {
+			if got := buildOf(&debug.BuildInfo{Settings: c.settings}, c.ok, c.linked); got != c.want {
 				t.Errorf("buildOf = %q, want %q", got, c.want)
 			}
 		})
