@@ -14,6 +14,7 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/summary"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -102,7 +103,7 @@ func runRun(args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
+	fmt.Fprintf(os.Stderr, "scenario %s (%s): %s, %s flows\n", sc.ID, summary.ScenarioName(s), sc.Net.Summary(), nflows)
 	for i, name := range est {
 		t0 := time.Now()
 		path := paths[i]
