@@ -163,7 +163,7 @@ type PartCost struct {
 // Report writes the study's tables as Markdown: the Table 2 and Table 5
 // analogues beside the papers' numbers, the per-bin p99 errors (Fig. 7's
 // numbers), the sensitivity analysis' statistics beside both papers' and
-// the goals; any of outs, sens and costs may be empty.
+// the papers' accuracy figures; any of outs, sens and costs may be empty.
 func Report(w io.Writer, outs []Outcome, sens []metrics.Summary, costs map[string]PartCost) {
 	for _, o := range outs {
 		if o.Case.Part == PartParsimon {

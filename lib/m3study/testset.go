@@ -280,7 +280,7 @@ var TailBands = []float64{3, 4, 5, 7}
 // estimator, in bands of the baseline's p99 (TailBands): whether an
 // estimator's errors lean with the heaviness of the network's tail, as a
 // model that cannot tell heavy-tailed networks apart shrinks towards
-// the usual (BENCHMARKS.md, stop 44). Refusals, which have no baseline
+// the usual (BENCHMARKS.md). Refusals, which have no baseline
 // p99 here, are not counted.
 func (r *TestSetResult) TailStats() []TestSetStat {
 	var out []TestSetStat
