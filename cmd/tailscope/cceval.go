@@ -99,7 +99,7 @@ func ccevalEstimate(args []string) error {
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", optionsUsage)
 	mets := fs.String("metrics", "fct_p50,fct_p99", "target metrics (MetricName: fct_p99, slowdown_p99.9[<=1KB], fct_mean, ...)")
-	bins := fs.String("bins", "all", "of per-bin metrics: "+metrics.BinsUsage)
+	bins := fs.String("bins", "all", metrics.BinsUsage)
 	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
 	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
 	executor := executorFlags(fs, `run trials as sweep tasks, "local" or "slurm" (record frames under <out>/<estimator>/: a rerun resumes), in waves the forecast sizes`, "local", "slurm")

@@ -34,7 +34,7 @@ func runWhatIf(args []string) error {
 	options := fs.String("options", "", optionsUsage)
 	baseline := fs.String("baseline", "packetsim", "the estimator the others are compared with")
 	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
-	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give confidence intervals")
+	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give the table confidence intervals, 5 or more the figure")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	out := fs.String("out", "out/whatif", "directory: runs (resumed when run again), whatif.parquet, whatif.png and whatif.svg")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
