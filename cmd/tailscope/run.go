@@ -26,7 +26,7 @@ func runRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>[@<options hash>].parquet, as tailscope sweep writes them")
+	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them")
 	options := fs.String("options", "", optionsUsage)
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
@@ -98,9 +98,17 @@ func runRun(args []string) error {
 			return suggestOptions("run", args, opts, err)
 		}
 		// The sweep's layout: other options of one estimator get a file of
-		// their own, so two configurations never overwrite each other.
+		// their own, so two configurations never overwrite each other. An
+		// estimator given no options writes <estimator>.parquet: a sweep
+		// names the defaults of some estimators by a hash of what they
+		// resolve to (Parsimon's backend, m3's model), so that a resumed
+		// sweep never takes results of other defaults for its own, but a
+		// run always runs.
 		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).ResultPath(*out); err != nil {
 			return err
+		}
+		if opts[name] == "" {
+			paths[i] = filepath.Join(dir, name+".parquet")
 		}
 	}
 	fmt.Fprintf(os.Stderr, "scenario %s (%s): %s, %s flows\n", sc.ID, summary.ScenarioName(s), sc.Net.Summary(), nflows)

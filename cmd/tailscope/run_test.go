@@ -30,3 +30,27 @@ func TestRunChecksEveryEstimatorFirst(t *testing.T) {
 		}
 	}
 }
+
+// An estimator given no options writes <estimator>.parquet, also where
+// its defaults resolve to named choices (Parsimon's link backend); with
+// options it writes <estimator>@<hash>.parquet beside it.
+func TestRunNamesDefaultResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if err := runRun([]string{"-estimator", "packetsim,parsimon", "-flows", "100", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runRun([]string{"-estimator", "parsimon", "-flows", "100", "-out", out, "-options", `{"bucket_size":50}`}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := filepath.Glob(filepath.Join(out, "*", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got {
+		names = append(names, filepath.Base(p))
+	}
+	if len(names) != 3 || names[0] != "packetsim.parquet" || names[1] != "parsimon.parquet" || !strings.HasPrefix(names[2], "parsimon@") {
+		t.Errorf("files %q, want packetsim.parquet, parsimon.parquet and parsimon@<hash>.parquet", names)
+	}
+}
