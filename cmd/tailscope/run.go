@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -131,6 +133,9 @@ func runRun(args []string) error {
 				res, err = estimator.Stream(ctx, name, sc, opts[name], path)
 			}
 		}
+		if err == nil {
+			err = writeRunSpec(dir, s)
+		}
 		if err != nil {
 			return err
 		}
@@ -166,4 +171,22 @@ func checkWorkload(sc *scenario.Scenario) error {
 	}
 	src.Next()
 	return src.Err()
+}
+
+// writeRunSpec writes the spec as given to spec.json in a run's
+// directory, <out>/<scenario id>, once records are there: the directory's
+// name is a hash, and its spec says what it holds ("tailscope run --spec
+// <dir>/spec.json" runs it again).
+func writeRunSpec(dir string, s scenario.Spec) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(s.JSON()), "", "  "); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	path := filepath.Join(dir, "spec.json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -53,4 +53,16 @@ func TestRunNamesDefaultResults(t *testing.T) {
 	if len(names) != 3 || names[0] != "packetsim.parquet" || names[1] != "parsimon.parquet" || !strings.HasPrefix(names[2], "parsimon@") {
 		t.Errorf("files %q, want packetsim.parquet, parsimon.parquet and parsimon@<hash>.parquet", names)
 	}
+	// The directory's spec.json runs the same scenario again.
+	specs, _ := filepath.Glob(filepath.Join(out, "*", "spec.json"))
+	if len(specs) != 1 {
+		t.Fatalf("spec files %q, want one", specs)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if err := runRun([]string{"-spec", specs[0], "-estimator", "flowsim", "-out", again}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(again, filepath.Base(filepath.Dir(specs[0])), "flowsim.parquet")); err != nil {
+		t.Errorf("spec.json is another scenario: %v", err)
+	}
 }
