@@ -61,7 +61,7 @@ func newCCEvalFlags(fs *flag.FlagSet, margin float64) ccevalFlags {
 	}
 }
 
-// scenario builds the spec the flags name.
+// scenario builds the spec the flags name and checks it.
 func (f ccevalFlags) scenario() (scenario.Spec, error) {
 	s := ccstudy.Dumbbell()
 	if *f.spec != "dumbbell" {
@@ -70,7 +70,14 @@ func (f ccevalFlags) scenario() (scenario.Spec, error) {
 			return s, err
 		}
 	}
-	return ccstudy.Override(s, *f.sizes, *f.load, *f.flows), nil
+	s = ccstudy.Override(s, *f.sizes, *f.load, *f.flows)
+	// Checked before the first trial: a bad network or workload is
+	// refused before any work.
+	sc, err := scenario.BuildNet(s)
+	if err != nil {
+		return s, err
+	}
+	return s, checkWorkload(sc)
 }
 
 // write stores a frame and a figure under the output directory, which it

@@ -40,6 +40,16 @@ func TestRunRefusesBadInputBeforeWork(t *testing.T) {
 					t.Errorf("%s: the run made %s before refusing: it started work (stat: %v)", est, out, err)
 				}
 			}
+			for _, sub := range []string{"estimate", "durations"} {
+				out := filepath.Join(t.TempDir(), "out")
+				err := runCCEval([]string{sub, "--spec", spec, "--out", out, "--max-trials", "2"})
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("cceval %s: error %v, want one saying %q", sub, err, c.want)
+				}
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Errorf("cceval %s made %s before refusing: it started work (stat: %v)", sub, out, err)
+				}
+			}
 			out := filepath.Join(t.TempDir(), "out")
 			err := runWhatIf([]string{"--spec", spec, "--param", "k_bytes_per_gbps", "--values", "1000,2000", "--out", out})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
