@@ -104,9 +104,9 @@ func (r *Result) Speeds() []Speed {
 func (r *Result) Figure() (*plot.Figure, error) {
 	label := ParamLabel(r.Param)
 	title := fmt.Sprintf("what if: %s (p%g slowdown, %d seeds, %.0f%% intervals)", label, r.Percentile, r.Seeds, 100*r.Level)
-	intervals := r.Seeds >= MinIntervalSeeds
+	intervals := r.Seeds >= plot.MinIntervalSeeds
 	if !intervals {
-		title = fmt.Sprintf("what if: %s (p%g slowdown; %d seed(s): no intervals, which need %d or more)", label, r.Percentile, r.Seeds, MinIntervalSeeds)
+		title = fmt.Sprintf("what if: %s (p%g slowdown; %d seed(s): no intervals, which need %d or more)", label, r.Percentile, r.Seeds, plot.MinIntervalSeeds)
 	}
 	d := plot.WhatIfData{Title: title, Param: label, Classes: r.Classes}
 	numeric := true
@@ -239,12 +239,6 @@ func withCI(x, half float64) string {
 	}
 	return fmt.Sprintf("%.3f±%.3f", x, half)
 }
-
-// MinIntervalSeeds is the fewest seeds whose confidence intervals the
-// figure draws: over fewer, Student's t makes a 95% interval wider than
-// the effects it should bound (12.7 standard errors at two seeds, 2.8 at
-// five), and the figure says there are none instead.
-const MinIntervalSeeds = 5
 
 // paramWords are the swept fields' names in words, for axis labels.
 var paramWords = map[string]string{
