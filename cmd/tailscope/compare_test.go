@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,5 +31,25 @@ func TestCompareAfterRun(t *testing.T) {
 		if err := runCompare(bad); err == nil || strings.Contains(err.Error(), "panic") {
 			t.Errorf("compare %q: %v, want a refusal", bad, err)
 		}
+	}
+}
+
+// A run without the baseline: compare suggests the run that adds it,
+// which works as printed, and compare then succeeds.
+func TestCompareSuggestsBaselineRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if err := runRun([]string{"--estimator", "flowsim", "--flows", "100", "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+	err := runCompare([]string{out})
+	_, line, ok := strings.Cut(fmt.Sprint(err), "run instead:\n")
+	if !ok {
+		t.Fatalf("refusal %v suggests no command", err)
+	}
+	if err := runLine(t, strings.TrimSpace(line)); err != nil {
+		t.Fatalf("suggested %q: %v", line, err)
+	}
+	if err := runCompare([]string{out}); err != nil {
+		t.Errorf("compare after the suggested run: %v", err)
 	}
 }

@@ -42,12 +42,14 @@ func runLargescale(args []string) error {
 	// A mistyped directory is an error, not an empty report.
 	if verb != "archive" && *archive != "" {
 		if _, err := os.Stat(filepath.Join(*archive, largescale.ArchiveRows)); err != nil {
-			return fmt.Errorf("--archive %s: no archive there (%v); \"tailscope largescale archive --archive DIR\" makes one", *archive, err)
+			return suggestFlag("largescale", append([]string{verb}, withoutFlag(args[1:], "archive")...), "", "",
+				fmt.Errorf("--archive %s: no archive there (%v)", *archive, err))
 		}
 	}
 	if verb == "report" {
 		if _, err := os.Stat(*out); err != nil {
-			return fmt.Errorf("--out %s: no study there to report (%v); \"tailscope largescale run --out DIR\" makes one", *out, err)
+			return suggestFlag("largescale", append([]string{"run"}, args[1:]...), "", "",
+				fmt.Errorf("--out %s: no study there to report (%v)", *out, err))
 		}
 	}
 	if err := mkdirOut(*out); err != nil {

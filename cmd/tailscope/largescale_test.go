@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,5 +34,21 @@ func TestLargescaleMissingDirectories(t *testing.T) {
 				t.Errorf("the run made its directory before refusing")
 			}
 		})
+	}
+}
+
+// Without the archive, the report runs as suggested.
+func TestLargescaleSuggestion(t *testing.T) {
+	tmp := t.TempDir()
+	err := runLargescale([]string{"report", "--scale", "ci", "--parts", "sensitivity", "--out", tmp, "--archive", filepath.Join(tmp, "none")})
+	_, line, ok := strings.Cut(fmt.Sprint(err), "run instead:\n")
+	if !ok {
+		t.Fatalf("refusal %v suggests no command", err)
+	}
+	if strings.Contains(line, "--archive") {
+		t.Errorf("suggested %q still names the archive", line)
+	}
+	if err := runLine(t, strings.TrimSpace(line)); err != nil {
+		t.Errorf("suggested %q: %v", line, err)
 	}
 }

@@ -42,9 +42,18 @@ func suggestOptions(cmd string, args []string, given map[string]string, err erro
 }
 
 // suggestFlag is err ending in the command to run instead: cmd's args
-// with flag name set to value.
+// with flag name set to value (name "": args as they are).
 func suggestFlag(cmd string, args []string, name, value string, err error) error {
-	return fmt.Errorf("%w\nrun instead:\n  %s", err, commandLine(cmd, withFlag(args, name, value)))
+	if name != "" {
+		args = withFlag(args, name, value)
+	}
+	return fmt.Errorf("%w\nrun instead:\n  %s", err, commandLine(cmd, args))
+}
+
+// withoutFlag is args with every setting of the string flag name removed.
+func withoutFlag(args []string, name string) []string {
+	w := withFlag(args, name, "")
+	return w[:len(w)-2]
 }
 
 // withFlag is args with every setting of the string flag name removed

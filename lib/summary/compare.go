@@ -174,7 +174,11 @@ func CompareDirs(dirs []string, baseline string, bins metrics.Bins) ([]BinRow, e
 			cands := workBase[f.spec.WorkloadID()]
 			switch len(cands) {
 			case 0:
-				return nil, fmt.Errorf("summary: %s has no %s records to compare with, in its directory or for its workload (run: tailscope run --spec <its spec> --estimator %s --out <out>)", f.path, baseline, baseline)
+				err := fmt.Errorf("summary: %s has no %s records to compare with, in its directory or for its workload", f.path, baseline)
+				if spec := filepath.Join(f.dir, "spec.json"); fileExists(spec) {
+					err = fmt.Errorf("%w\nrun instead:\n  tailscope run --spec %s --estimator %s --out %s", err, shellWord(spec), shellWord(baseline), shellWord(filepath.Dir(f.dir)))
+				}
+				return nil, err
 			case 1:
 				bi = cands[0]
 			default:
@@ -271,4 +275,17 @@ func WriteBinRows(w io.Writer, rows []BinRow) error {
 		i = j
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// shellWord quotes s for a POSIX shell where it needs quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./,:=@%+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
