@@ -16,6 +16,11 @@ func TestRunRefusesBadInputBeforeWork(t *testing.T) {
 	if err := os.WriteFile(topoFile, []byte("3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same with a rate spelled 10Gbs: refused with the spellings read.
+	badRate := filepath.Join(dir, "badrate.txt")
+	if err := os.WriteFile(badRate, []byte("3 1 2\n2\n0 2 10Gbs 1us 0\n1 2 10G 1us 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const small = `"flows":50},"seed":1}`
 	for _, c := range []struct {
 		name, spec, want string
@@ -23,7 +28,7 @@ func TestRunRefusesBadInputBeforeWork(t *testing.T) {
 		{"negative max_load", `{"topology":{"preset":"meta32-2:1"},"workload":{"components":[{"matrix":"B","sizes":{"dist":"webserver"},"max_load":-0.5}],` + small, "max_load"},
 		{"bad size distribution", `{"topology":{"preset":"meta32-2:1"},"workload":{"components":[{"matrix":"B","sizes":{"dist":"websevrer"},"arrival":{"sigma":2},"max_load":0.5}],` + small, "websevrer"},
 		{"rack matrix on a file topology", `{"topology":{"file":"` + topoFile + `"},"workload":{"components":[{"matrix":"A","sizes":{"dist":"webserver"},"arrival":{"sigma":2},"max_load":0.5}],` + small, "racks"},
-		{"rate without unit", `{"topology":{"fabric":{"racks":2,"hosts_per_rack":2,"spines":1,"host_rate":"10"}},"workload":{"components":[{"matrix":"uniform","sizes":{"dist":"webserver"},"max_load":0.5}],` + small, "rate"},
+		{"rate misspelled", `{"topology":{"file":"` + badRate + `"},"workload":{"components":[{"matrix":"uniform","sizes":{"dist":"webserver"},"arrival":{"sigma":2},"max_load":0.5}],` + small, "10Gb/s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			spec := filepath.Join(t.TempDir(), "spec.json")
