@@ -70,7 +70,7 @@ func Summarize(est []metrics.Record, estMeta frame.Meta, base []metrics.Record, 
 	params := ScenarioParams(spec)
 	params.Topology = sc.Net.Name
 	return metrics.Summary{
-		ScenarioID: estMeta.ScenarioID, Family: spec.FamilyID(), Estimator: estMeta.Estimator, Baseline: baseMeta.Estimator,
+		ScenarioID: estMeta.ScenarioID, Name: ScenarioName(spec), Family: spec.FamilyID(), Estimator: estMeta.Estimator, Baseline: baseMeta.Estimator,
 		BaseFamily: baseFamily,
 		Params:     params, Flows: len(sc.Flows), MaxLoad: loads.Max, Top10Load: loads.Top10,
 		WallSeconds: estMeta.WallSeconds, BaseWallSeconds: baseMeta.WallSeconds,

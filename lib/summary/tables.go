@@ -48,7 +48,7 @@ func TopErrors(rows []metrics.Summary, estimator string, k int) *frame.Table {
 			e += " ± " + pct(r.Half.ErrorAll)
 		}
 		for i, v := range []string{e, pct(r.MaxLoad), r.Params.Matrix, r.Params.Sizes,
-			strconv.FormatFloat(r.Params.Oversub, 'g', -1, 64) + "-to-1", strconv.FormatFloat(r.Params.Sigma, 'g', -1, 64), r.ScenarioID} {
+			strconv.FormatFloat(r.Params.Oversub, 'g', -1, 64) + "-to-1", strconv.FormatFloat(r.Params.Sigma, 'g', -1, 64), scenarioCell(r)} {
 			cols[i] = append(cols[i], v)
 		}
 	}
@@ -90,7 +90,7 @@ func ComparisonTable(rows []metrics.Summary) *frame.Table {
 		if f.BaseFamily != "" {
 			base += " of " + f.BaseFamily // a counterfactual: another configuration's baseline
 		}
-		row := []string{s, pct(f.MaxLoad), strconv.Itoa(f.Flows), fmt.Sprintf("%.3g", f.P99.BaseAll) + " (" + base + ")", seconds(f.BaseWallSeconds)}
+		row := []string{scenarioCell(f), pct(f.MaxLoad), strconv.Itoa(f.Flows), fmt.Sprintf("%.3g", f.P99.BaseAll) + " (" + base + ")", seconds(f.BaseWallSeconds)}
 		for _, e := range ests {
 			r, ok := byKey[[2]string{s, e}]
 			if !ok {
@@ -258,4 +258,13 @@ func sum(xs []float64) float64 {
 		s += x
 	}
 	return s
+}
+
+// scenarioCell is a table's scenario cell: the ID and, when the row
+// knows it, the scenario's name and key parameters.
+func scenarioCell(r metrics.Summary) string {
+	if r.Name == "" {
+		return r.ScenarioID
+	}
+	return r.ScenarioID + " (" + r.Name + ")"
 }
