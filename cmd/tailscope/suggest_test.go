@@ -70,6 +70,9 @@ func TestSuggestedCommandsRun(t *testing.T) {
 		{"m3 model", []string{"run", "-spec", "whatif-hpcc", "-estimator", "packetsim,m3"}, "not trained on congestion control hpcc"},
 		{"flat options, two estimators", []string{"run", "-estimator", "flowsim,packetsim", "--options", `{"window_cap":true}`}, "not keyed by estimator name"},
 		{"executor", []string{"run", "-estimator", "flowsim", "--executor", "local"}, "only the Parsimon variants split into tasks"},
+		{"sweep, flat options", []string{"sweep", "-n", "1", "-estimators", "flowsim,packetsim", "--options", `{"window_cap":true}`}, "not keyed by estimator name"},
+		{"whatif, flat options", []string{"whatif", "-spec", "default", "-param", "k_bytes_per_gbps", "-values", "2000,4000",
+			"-estimators", "packetsim,flowsim", "--options", `{"window_cap":true}`}, "not keyed by estimator name"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
