@@ -211,7 +211,7 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 			base = recs
 			continue
 		}
-		c := metrics.Compare(recs, base, metrics.M3OutputBins(), 99)
+		c := metrics.Compare(recs, base, metrics.AllSizes(), 99) // the rows report all flows
 		key, err := r.task.Key()
 		if err != nil {
 			return nil, err
