@@ -43,6 +43,7 @@ type File struct {
 	Name  string
 	Flows []workload.Flow
 	HasID bool
+	idCol string // the id column's name in errors, if not flow_id
 }
 
 // FormatOf returns the format of path: format itself when set (checked),
@@ -162,7 +163,11 @@ func (ff *File) Apply(net *topo.Network, spec workload.Spec) ([]workload.Flow, e
 		}
 		if ff.HasID {
 			if prev, dup := ids[f.ID]; dup {
-				return nil, rowError(name, row, ColFlowID, "flow id %d appears again (first at row %d)", f.ID, prev)
+				col := ColFlowID
+				if ff.idCol != "" {
+					col = ff.idCol
+				}
+				return nil, rowError(name, row, col, "flow id %d appears again (first at row %d)", f.ID, prev)
 			}
 			ids[f.ID] = row
 		}

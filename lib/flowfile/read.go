@@ -252,7 +252,7 @@ func ReadFork(name string, r io.Reader) (*File, error) {
 	if len(head) != 1 || err != nil || n < 0 {
 		return nil, fmt.Errorf("flowfile: %s line %d: the fork's flow.txt starts with the number of flows, got %q: is this a flow.txt?", name, line, strings.Join(head, " "))
 	}
-	ff := &File{Name: name}
+	ff := &File{Name: name, idCol: "id"}
 	for row := 1; ; row++ {
 		f, ok := next()
 		if !ok {
@@ -368,7 +368,7 @@ func ReadParsimon(name string, r io.Reader) (*File, error) {
 	if err != nil || tok != json.Delim('[') {
 		return nil, fmt.Errorf("flowfile: %s: not a Parsimon flow list (a JSON array of {\"id\",\"src\",\"dst\",\"size\",\"start\"} objects)", name)
 	}
-	ff := &File{Name: name, HasID: true}
+	ff := &File{Name: name, HasID: true, idCol: "id"}
 	for row := 1; dec.More(); row++ {
 		var p parsimonFlow
 		var raw json.RawMessage
