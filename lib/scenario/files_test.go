@@ -3,9 +3,11 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // writeFile writes s to dir/name and returns its path.
@@ -104,5 +106,54 @@ func TestRelativePathsAndDigests(t *testing.T) {
 			t.Errorf("%s and %s share ID %s", k, o, id)
 		}
 		seen[id] = k
+	}
+}
+
+// Matrices A, B and C and their max_load targeting on a topology read
+// from a file are the built-in fabric's when the file is the fabric's own
+// export (racks and pods inferred), in either file format: the same
+// flows, to the byte.
+func TestMatricesOnExportedFabric(t *testing.T) {
+	base := Default()
+	base.Workload.Flows = 2000
+	fab, err := base.Topology.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ns3, js := filepath.Join(dir, "fabric.txt"), filepath.Join(dir, "fabric.json")
+	for p, write := range map[string]func(*os.File) error{
+		ns3: func(f *os.File) error { return fab.WriteNS3(f) },
+		js:  func(f *os.File) error { return fab.WriteParsimonJSON(f) },
+	} {
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := write(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	for _, m := range []string{"A", "B", "C"} {
+		for _, file := range []string{ns3, js} {
+			t.Run(m+"/"+filepath.Ext(file), func(t *testing.T) {
+				s := base
+				s.Workload.Components = []workload.Component{base.Workload.Components[0]}
+				s.Workload.Components[0].Matrix = m
+				want, err := Build(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Topology = Topology{File: file}
+				got, err := Build(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(want.Flows) != 2000 || !reflect.DeepEqual(got.Flows, want.Flows) {
+					t.Errorf("matrix %s on %s draws other flows than on the fabric", m, filepath.Base(file))
+				}
+			})
+		}
 	}
 }
