@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/topo"
@@ -155,5 +156,41 @@ func TestMatricesOnExportedFabric(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A scenario whose flows a program replaced (WithFlows) has another ID
+// and a spec that records the flows' digest, and that spec cannot pass
+// for the generated workload: building it says why.
+func TestWithFlowsRecordsDigest(t *testing.T) {
+	s := Default()
+	s.Workload.Flows = 200
+	sc, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := sc.Flows[:50]
+	got, err := sc.WithFlows(mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.Given()
+	if g.Workload.Digest != workload.Digest(mine) || g.Workload.Flows != 0 || len(g.Workload.Components) != 0 {
+		t.Errorf("given workload %+v: want only the flows' digest", g.Workload)
+	}
+	if got.ID == sc.ID || got.ID != g.ID() {
+		t.Errorf("ID %s (generated %s, given spec %s)", got.ID, sc.ID, g.ID())
+	}
+	other, _ := sc.WithFlows(sc.Flows[:51])
+	if other.ID == got.ID {
+		t.Error("other flows share the ID")
+	}
+	if _, err := Build(g); err == nil || !strings.Contains(err.Error(), "given by a program") {
+		t.Errorf("building the recorded spec: %v", err)
+	}
+	bad := append([]workload.Flow(nil), mine...)
+	bad[3].Dst = bad[3].Src
+	if _, err := sc.WithFlows(bad); err == nil || !strings.Contains(err.Error(), "source and destination") {
+		t.Errorf("bad flows: %v", err)
 	}
 }
