@@ -199,3 +199,29 @@ func TestPandasParquetAndCSVAgree(t *testing.T) {
 		t.Error("records of the pandas files differ from the generated run's")
 	}
 }
+
+// Every estimator (those that run ns-3 aside: they need its build, and
+// take the flows the same way) gives on a flows file the records it
+// gives on the generated flows the file holds.
+func TestEveryEstimatorOnFileFlows(t *testing.T) {
+	gen := build(t, small())
+	p := filepath.Join(t.TempDir(), "flows.parquet")
+	if err := frame.WriteFlows(p, gen.Flows, frame.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	sc := build(t, fileSpec(small(), p))
+	for _, est := range estimator.Names() {
+		if est == "ns3" || est == "parsimon-ns3" {
+			continue
+		}
+		t.Run(est, func(t *testing.T) {
+			got := run(t, est, sc)
+			if len(got) == 0 {
+				t.Fatal("no records")
+			}
+			if !reflect.DeepEqual(got, run(t, est, gen)) {
+				t.Errorf("%s: records on the file's flows differ from the generated run's", est)
+			}
+		})
+	}
+}
