@@ -121,6 +121,12 @@ func runGen(args []string) error {
 	for i, c := range s.Workload.Components {
 		targets[i] = fmt.Sprintf("%.3f", c.MaxLoad)
 	}
+	if s.Workload.FromFile() {
+		targets = []string{"none (the file's start times)"}
+		if s.Workload.MaxLoad > 0 {
+			targets = []string{fmt.Sprintf("%.3f", s.Workload.MaxLoad)}
+		}
+	}
 	ch := sc.Net.Channels[loads.MaxChannel]
 	fmt.Printf("flows: %s (%d), topology: %s%s, %s%s\n", *out, n, stem, ".nodes"+ext, stem, ".channels"+ext)
 	fmt.Printf("span: %.3f ms\n", float64(loads.SpanNs)/1e6)
