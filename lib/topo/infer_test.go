@@ -92,7 +92,7 @@ func TestInferRacksRule(t *testing.T) {
 func TestBadTopologyFiles(t *testing.T) {
 	tests := []struct{ name, file, want string }{
 		{"self-link", "3 1 2\n2\n0 2 10Gbps 1us 0\n2 2 10Gbps 1us 0\n", "t.txt line 4: self-link: node 2 is linked to itself"},
-		{"unknown rate", "3 1 2\n2\n0 2 10Gb 1us 0\n1 2 10Gbps 1us 0\n", `t.txt line 3: rate "10Gb" has no unit (bps, Kbps, Mbps, Gbps, Tbps)`},
+		{"unknown rate", "3 1 2\n2\n0 2 10Gb 1us 0\n1 2 10Gbps 1us 0\n", `t.txt line 3: bad rate "10Gb": want a number and a unit`},
 		{"bad delay", "3 1 2\n2\n0 2 10Gbps 1 0\n1 2 10Gbps 1us 0\n", `t.txt line 3: delay "1" has no unit (ns, us, ms, s)`},
 		{"disconnected host", "4 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n", "topo: t.txt: host 3 is disconnected (no working link)"},
 		{"node beyond header", "3 1 2\n2\n0 2 10Gbps 1us 0\n1 5 10Gbps 1us 0\n", "t.txt line 4: link 1-5 names a node beyond the header's 3 nodes (0..2)"},
