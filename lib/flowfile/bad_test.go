@@ -48,7 +48,7 @@ var badFiles = []struct {
 	{"missing column", "f.csv", "src,dst,size_bytes\n0,2,100\n", workload.Spec{}, `f.csv: missing column "start_ns" (the file has columns "src", "dst", "size_bytes"; required: src, dst, size_bytes, start_ns; optional: flow_id, class)`},
 	{"short row", "f.csv", head + "0,2,100,0\n0,2\n", workload.Spec{}, "f.csv row 2 (line 3): wrong number of fields"},
 	{"empty csv", "f.csv", "", workload.Spec{}, "f.csv: empty file"},
-	{"csv named parquet", "f.parquet", head + "0,2,100,0\n", workload.Spec{}, "f.parquet is not a readable parquet file"},
+	{"csv named parquet", "f.parquet", head + "0,2,100,0\n", workload.Spec{}, "f.parquet: cannot read it as a parquet file of flows: frame: reading f.parquet: parquet: file is smaller than indicated metadata size"},
 	{"unknown extension", "f.dat", head, workload.Spec{}, `f.dat: cannot tell the format from the extension ".dat"`},
 	{"unknown format", "f.csv", head, workload.Spec{Format: "pcap"}, `f.csv: unknown format "pcap"`},
 	{"csv as fork", "f.txt", head + "0,2,100,0\n", workload.Spec{}, `f.txt line 1: the fork's flow.txt starts with the number of flows, got "src,dst,size_bytes,start_ns": is this a flow.txt?`},

@@ -131,7 +131,8 @@ func wholeFloat(v float64, shown string) (int64, error) {
 func readFrame(path, format string) (*File, error) {
 	t, err := frame.ReadTable(path)
 	if err != nil {
-		return nil, fmt.Errorf("flowfile: %s is not a readable %s file: %w", path, format, err)
+		// Also a frame with missing values: pandas writes NaN as null.
+		return nil, fmt.Errorf("flowfile: %s: cannot read it as a %s file of flows: %w", path, format, err)
 	}
 	var have []string
 	for _, c := range t.Columns {

@@ -66,3 +66,17 @@ def test_pandas_parquet_and_csv_give_identical_records(tmp_path):
     assert sorted(recs["flow_id"]) == list(range(n))
     for col in ("src", "dst", "size_bytes", "start_ns"):
         assert recs[col].astype("int64").tolist() == want[col].astype("int64").tolist(), col
+
+
+def test_pandas_missing_value_is_refused_by_column(tmp_path):
+    ts = BIN / "tailscope"
+    run("go", "build", "-o", str(ts), "./cmd/tailscope")
+    flows = pd.DataFrame({"src": [0, 1], "dst": [5, 6], "size_bytes": [1000, 2000], "start_ns": [0.0, np.nan]})
+    flows.to_parquet(tmp_path / "gap.parquet")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"topology": {"preset": "meta32-2:1"}, "workload": {"file": "gap.parquet"}}))
+    r = subprocess.run([str(ts), "run", "--spec", str(spec), "--estimator", "flowsim", "--out", str(tmp_path / "out")],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode != 0
+    assert 'gap.parquet: cannot read it as a parquet file of flows' in r.stderr, r.stderr
+    assert 'column "start_ns" has 1 null values' in r.stderr, r.stderr
