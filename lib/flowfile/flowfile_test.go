@@ -225,3 +225,44 @@ func TestEveryEstimatorOnFileFlows(t *testing.T) {
 		})
 	}
 }
+
+// R's arrow writes integer vectors as int32 columns: they read as the
+// int64 columns pandas writes.
+func TestInt32Columns(t *testing.T) {
+	mem := memory.DefaultAllocator
+	names := []string{"src", "dst", "size_bytes", "start_ns"}
+	vals := [][]int32{{0, 1}, {2, 3}, {1000, 2000}, {0, 500}}
+	var fields []arrow.Field
+	var cols []arrow.Array
+	for i, n := range names {
+		fields = append(fields, arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int32})
+		b := array.NewInt32Builder(mem)
+		b.AppendValues(vals[i], nil)
+		cols = append(cols, b.NewArray())
+	}
+	schema := arrow.NewSchema(fields, nil)
+	rec := array.NewRecord(schema, cols, 2)
+	p := filepath.Join(t.TempDir(), "r.parquet")
+	fh, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(schema, fh, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ff, err := flowfile.Read(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []workload.Flow{{ID: 0, Src: 0, Dst: 2, Size: 1000, Start: 0}, {ID: 1, Src: 1, Dst: 3, Size: 2000, Start: 500}}
+	if !reflect.DeepEqual(ff.Flows, want) {
+		t.Errorf("read %+v, want %+v", ff.Flows, want)
+	}
+}
