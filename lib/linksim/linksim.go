@@ -17,7 +17,9 @@
 //     sees neither the other ports' use of the buffer nor their pauses,
 //     and so is window DCTCP with a finite buffer, whose stock-TCP loss
 //     recovery only packetsim has (losses here are repaired by go-back-N,
-//     the RDMA NICs' recovery of the rate-based algorithms);
+//     the RDMA NICs' recovery of the rate-based algorithms), and so are
+//     FIFO host NICs (host_nic "fifo"): the source NICs here serve their
+//     flows round-robin;
 //   - the downstream hop to each destination as a FIFO of fixed rate plus
 //     a fixed delay, computed in closed form when a packet leaves the
 //     target: in Parsimon's topology it is inflated, so it never queues
@@ -178,6 +180,12 @@ func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if cfg.SharedBuffer() {
 		// One port of each switch is all a link-level topology holds.
 		return fmt.Errorf("linksim: a shared switch buffer and PFC are not supported: the link-level topology holds one port of each switch, so it sees neither the other ports' use of the buffer nor their pauses (use buffer_bytes, a buffer per port, or packetsim)")
+	}
+	if err := cfg.RoundRobinNICs("linksim"); err != nil {
+		// Its source NICs take packets from their flows in turn, the
+		// papers' RDMA NICs; a stock TCP stack's FIFO is not modelled
+		// (Parsimon's packetsim backend has it).
+		return fmt.Errorf("linksim: %w", err)
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)

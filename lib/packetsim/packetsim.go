@@ -69,7 +69,12 @@ type Options struct {
 	// StopAtNanos, when positive, ends the run at that time; flows not
 	// finished by then are listed in Result.Unfinished.
 	StopAtNanos int64 `json:"stop_at_ns,omitempty"`
-	// HostFIFO makes every host NIC a FIFO queue like a switch port, as
+	// HostFIFO makes every host NIC a FIFO queue, as the network's
+	// host_nic "fifo" (netcfg.Config.HostNIC) does, which is where the
+	// NIC's discipline belongs: set that instead, so that every estimator
+	// sees it (this option, kept for runs that set it before, changes
+	// packetsim alone and gives its results another options hash). A FIFO
+	// NIC is one queue like a switch port, as
 	// in a stock TCP stack (ns-3's TcpSocketBase over a queue disc): a
 	// sender hands each packet to the NIC as soon as its window opens,
 	// ACKs queue behind data, and the NIC port ECN-marks above K. Without

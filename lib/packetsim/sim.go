@@ -243,6 +243,9 @@ type flowExt struct {
 }
 
 func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC NewCC, emit func(metrics.Record) error) (*sim, error) {
+	// The network's NIC discipline; the option says the same for runs
+	// that set it before the network model held it.
+	opts.HostFIFO = opts.HostFIFO || cfg.HostFIFO()
 	s := &sim{
 		net: net, cfg: cfg, opts: opts, src: src, check: workload.NewChecker(net),
 		newCC: newCC, fastCC: opts.CC == nil && cfg.CC == "dctcp",
