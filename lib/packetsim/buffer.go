@@ -1,6 +1,10 @@
 package packetsim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tailscope/tailscope/lib/cc"
+)
 
 // pauseFrameBytes is the wire size of a PFC pause or resume frame. Pause
 // frames jump every queue (the fork sends them ahead of data) and their
@@ -290,7 +294,7 @@ func (s *sim) startTx(c int32) {
 	s.res.PacketHops++
 	if s.intHops && !ack && e.hop() > 0 {
 		x := &s.ext[e.ref]
-		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
+		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
 	}
 	e.t = end + p.delay
 	s.q.push(e)

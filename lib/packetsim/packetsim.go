@@ -24,12 +24,12 @@
 // DCTCP, which models stock TCP, recovers them as stock TCP does instead
 // (SACK, fast retransmit, proportional rate reduction, a timeout that
 // doubles; see tcp.go).
-// Congestion control sits behind the CC interface. What the other
+// Congestion control sits behind lib/cc's CC interface. What the other
 // algorithms need of the network is added only when netcfg names them:
 // for DCQCN, RED-style marking between Kmin and Kmax (random draws from
 // Options.Seed) and a receiver that echoes marks as CNPs at most once
 // per interval per flow; for HPCC, an INT record per switch port in every
-// data packet, echoed in its ACK (see INTReader); TIMELY uses the ACKs'
+// data packet, echoed in its ACK (see cc.INTReader); TIMELY uses the ACKs'
 // RTTs.
 //
 // Run simulates a list of flows and returns their records; Stream takes
@@ -48,6 +48,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -62,7 +63,7 @@ const Name = "packetsim"
 // the others are for callers in Go only.
 type Options struct {
 	// CC overrides the congestion control named by cfg.CC.
-	CC NewCC `json:"-"`
+	CC cc.NewCC `json:"-"`
 	// KBytes overrides the ECN marking threshold of single ports:
 	// channel id -> K in bytes.
 	KBytes map[int]int64 `json:"-"`
@@ -216,7 +217,7 @@ func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg net
 	newCC := opts.CC
 	if newCC == nil {
 		var err error
-		if newCC, err = CCByName(cfg.CC); err != nil {
+		if newCC, err = cc.ByName(cfg.CC); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -116,13 +117,13 @@ type flow struct {
 	nackSent   bool
 	active     bool
 	rtoPending bool
-	cc         CC        // the flow's controller; nil when dctcp is used
-	dctcp      DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
+	cc         cc.CC        // the flow's controller; nil when dctcp is used
+	dctcp      cc.DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
 }
 
 func (f *flow) window() int64 {
 	if f.cc == nil {
-		return f.dctcp.window
+		return f.dctcp.WindowBytes()
 	}
 	return f.cc.WindowBytes()
 }
@@ -130,15 +131,15 @@ func (f *flow) window() int64 {
 // rate is the pacing rate at now, after the controller's own timers ran.
 func (f *flow) rate(now int64) float64 {
 	if f.cc == nil {
-		return f.dctcp.rate
+		return f.dctcp.RateBps()
 	}
-	if c, ok := f.cc.(Clocked); ok {
+	if c, ok := f.cc.(cc.Clocked); ok {
 		c.Advance(now)
 	}
 	return f.cc.RateBps()
 }
 
-func (f *flow) onAck(a Ack) {
+func (f *flow) onAck(a cc.Ack) {
 	if f.cc == nil {
 		f.dctcp.OnAck(a)
 	} else {
@@ -184,7 +185,7 @@ type sim struct {
 	nextPs   int64
 	haveNext bool
 	started  int
-	newCC    NewCC
+	newCC    cc.NewCC
 	fastCC   bool // flows run the built-in dctcp inline
 
 	fs     []flow
@@ -215,7 +216,7 @@ type sim struct {
 	lastBytes []int64
 	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise.
-	red     *RED      // RED-style marking instead of the step at K
+	red     *cc.RED   // RED-style marking instead of the step at K
 	cnpGap  int64     // ps; the receiver echoes a mark at most once per gap per flow
 	intHops bool      // switch ports stamp INT records into data packets
 	ext     []flowExt // per slot, when cnpGap or intHops is set
@@ -236,13 +237,13 @@ type sim struct {
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
 type flowExt struct {
-	lastCNP int64    // ps, last time an ACK echoed a mark; -1 if never
-	ints    []INTHop // ring of INT records: (packet & intMask) * hops + switch hop
+	lastCNP int64       // ps, last time an ACK echoed a mark; -1 if never
+	ints    []cc.INTHop // ring of INT records: (packet & intMask) * hops + switch hop
 	intMask int32
 	hops    int32
 }
 
-func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC NewCC, emit func(metrics.Record) error) (*sim, error) {
+func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC cc.NewCC, emit func(metrics.Record) error) (*sim, error) {
 	// The network's NIC discipline; the option says the same for runs
 	// that set it before the network model held it.
 	opts.HostFIFO = opts.HostFIFO || cfg.HostFIFO()
@@ -260,7 +261,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	switch cfg.CC {
 	case "dcqcn":
 		d := cfg.DCQCN
-		s.red = NewRED(d, opts.Seed)
+		s.red = cc.NewRED(d, opts.Seed)
 		s.cnpGap = d.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		s.intHops = true
@@ -501,10 +502,10 @@ func (s *sim) start() error {
 	*f = flow{index: index, size: fl.Size, npkts: int32(npkts), lastNack: -1, progress: s.now, nextSend: s.now}
 	line := s.net.Channels[path[0]].Bandwidth
 	if s.fastCC {
-		f.dctcp = MakeDCTCPRate(s.cfg, line)
+		f.dctcp = cc.MakeDCTCPRate(s.cfg, line)
 	} else {
 		f.cc = s.newCC(s.cfg, line)
-		if b, ok := f.cc.(BaseRTTSetter); ok {
+		if b, ok := f.cc.(cc.BaseRTTSetter); ok {
 			b.SetBaseRTT(s.baseRTT(path))
 		}
 	}
@@ -560,7 +561,7 @@ func (s *sim) initExt(slot int32, f *flow, hops int) {
 		x.ints = x.ints[:n]
 		clear(x.ints)
 	} else {
-		x.ints = make([]INTHop, n)
+		x.ints = make([]cc.INTHop, n)
 	}
 }
 
@@ -754,7 +755,7 @@ func (s *sim) stampINT(e event, c int32) {
 	end := p.busyUntil
 	start := end - p.tx(s.wire(&e, s.route(e.ref)))
 	x := &s.ext[e.ref]
-	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{
+	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{
 		QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5),
 		TxBytes:    p.bytes,
 		TimePs:     end,
@@ -946,7 +947,7 @@ func (s *sim) onAck(e event, f *flow) {
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
-	a := Ack{
+	a := cc.Ack{
 		Now:     s.now,
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
@@ -971,8 +972,8 @@ func (s *sim) onAck(e event, f *flow) {
 
 // ackINT hands an ACK to an INTReader with the INT of the last packet
 // received in order, which the ACK answers unless it is a duplicate.
-func (s *sim) ackINT(e event, f *flow, a Ack) {
-	r, ok := f.cc.(INTReader)
+func (s *sim) ackINT(e event, f *flow, a cc.Ack) {
+	r, ok := f.cc.(cc.INTReader)
 	if !ok || e.pkt == 0 {
 		f.onAck(a)
 		return

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/internal/stopctx"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -56,7 +57,7 @@ func TestStreamHoldsFlowsInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []metrics.Record
-		s, err := newSim(net, workload.SliceSource(flows), cfg, Options{}, NewDCTCPRate, func(r metrics.Record) error {
+		s, err := newSim(net, workload.SliceSource(flows), cfg, Options{}, cc.NewDCTCPRate, func(r metrics.Record) error {
 			got = append(got, r)
 			return nil
 		})
