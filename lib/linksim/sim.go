@@ -292,7 +292,7 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 	// downstream hop.
 	switch cfg.CC {
 	case "dcqcn":
-		s.red = cc.NewRED(cfg.DCQCN, opts.Seed)
+		s.red = cc.NewRED(cfg.DCQCN, opts.Seed, 1) // one marking port, the target
 		s.cnpGap = cfg.DCQCN.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		if s.switched {
@@ -801,7 +801,7 @@ func (s *sim) onAck(e event) {
 // else above K.
 func (s *sim) mark(q float64) bool {
 	if s.red != nil {
-		return s.red.Mark(q)
+		return s.red.Mark(0, q)
 	}
 	return q > s.k
 }

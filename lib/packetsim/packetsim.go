@@ -26,9 +26,9 @@
 // doubles; see tcp.go).
 // Congestion control sits behind lib/cc's CC interface. What the other
 // algorithms need of the network is added only when netcfg names them:
-// for DCQCN, RED-style marking between Kmin and Kmax (random draws from
-// Options.Seed) and a receiver that echoes marks as CNPs at most once
-// per interval per flow; for HPCC, an INT record per switch port in every
+// for DCQCN, RED-style marking between Kmin and Kmax (random draws from a
+// stream per port, seeded from Options.Seed and the port's channel) and a
+// receiver that echoes marks as CNPs at most once per interval per flow; for HPCC, an INT record per switch port in every
 // data packet, echoed in its ACK (see cc.INTReader); TIMELY uses the ACKs'
 // RTTs.
 //

@@ -261,7 +261,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	switch cfg.CC {
 	case "dcqcn":
 		d := cfg.DCQCN
-		s.red = cc.NewRED(d, opts.Seed)
+		s.red = cc.NewRED(d, opts.Seed, len(net.Channels))
 		s.cnpGap = d.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		s.intHops = true
@@ -698,7 +698,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		}
 	}
 	wait := p.busyUntil - s.now
-	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.Mark(p.backlog(s.now))) {
+	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.Mark(int(c), p.backlog(s.now))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -730,7 +730,7 @@ func (s *sim) dequeued(e *event, ack bool, behind int64) {
 		return
 	}
 	c := channel(s.route(e.ref), int32(e.hop()), false)
-	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.Mark(float64(behind))) {
+	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.Mark(int(c), float64(behind))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
