@@ -98,27 +98,39 @@ type nic struct {
 	wakeAt   int64 // pending pacing wake-up, 0 if none
 }
 
-// flow is the sender's and receiver's state of one flow in flight, in a
-// slot that is reused once the flow has finished and no packet of it is
-// left. What a packet needs at a switch (route, sizes) is in sim.routes
-// instead, so that forwarding does not touch this.
+// flow is the state of one flow in flight, in a slot that is reused
+// once the flow has finished and no packet of it is left: what both ends
+// know (its input position, size and packet count), the sender's state,
+// and the receiver's, grouped apart: only the destination's side of the
+// simulation (onData, tcpReceive) touches the receiver's fields. (DCQCN's
+// CNP pacing, flowExt's lastCNP, and stock TCP's out-of-order packets,
+// tcpFlow's rcvd, are the receiver's too, kept where only runs that use
+// them pay for them.) What a packet needs at a switch (route, sizes) is in
+// sim.routes instead, so that forwarding does not touch this. The layout
+// keeps a slot at 192 bytes, three cache lines.
 type flow struct {
-	index      int // position in the input
-	size       int64
+	index int // position in the input
+	size  int64
+	npkts int32
+	alive int32 // packets (data or ACK) of the flow in flight or waiting at a NIC
+
+	// The sender.
 	nextSend   int64 // ps, pacing
 	progress   int64 // ps, last time sndUna advanced or the flow rewound
-	npkts      int32
 	sndNxt     int32 // next packet to send
 	sndUna     int32 // first packet not acknowledged
 	maxSent    int32 // packets sent at least once
-	rcvNxt     int32 // next packet the receiver expects
-	lastNack   int32
-	alive      int32 // packets (data or ACK) of the flow in flight or waiting at a NIC
-	nackSent   bool
+	lastNack   int32 // highest packet a go-back-N request rewound to
 	active     bool
 	rtoPending bool
-	cc         cc.CC        // the flow's controller; nil when dctcp is used
-	dctcp      cc.DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
+
+	// The receiver.
+	nackSent bool  // go-back-N was asked for since the last in-order packet
+	rcvNxt   int32 // next packet expected in order
+
+	// The sender's congestion control.
+	cc    cc.CC        // the flow's controller; nil when dctcp is used
+	dctcp cc.DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
 }
 
 func (f *flow) window() int64 {

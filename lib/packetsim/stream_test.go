@@ -158,4 +158,7 @@ func TestPortIsOneCacheLine(t *testing.T) {
 	if n := unsafe.Sizeof(event{}); n != 24 {
 		t.Errorf("event is %d bytes; keep it at 24 or measure again", n)
 	}
+	if n := unsafe.Sizeof(flow{}); n != 192 {
+		t.Errorf("flow is %d bytes; keep it at 192 (three cache lines) or measure again", n)
+	}
 }
