@@ -99,19 +99,16 @@ func runRun(args []string) error {
 		if err := estimator.Models(name, opts[name], sc.Spec.Network); err != nil {
 			return suggestOptions("run", args, opts, err)
 		}
-		// The sweep's layout: other options of one estimator get a file of
-		// their own, so two configurations never overwrite each other. An
-		// estimator given no options writes <estimator>.parquet: a sweep
-		// names the defaults of some estimators by a hash of what they
-		// resolve to (Parsimon's backend, m3's model), so that a resumed
-		// sweep never takes results of other defaults for its own, but a
-		// run always runs.
-		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).ResultPath(*out); err != nil {
+		// The sweep's layout (experiment.Task.Key): <estimator>.parquet
+		// for the defaults, and other options of one estimator in a file
+		// of their own, so two configurations never overwrite each other.
+		// A run always runs: it writes today's key, never an older
+		// sweep's file it would find.
+		key, err := (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).Key()
+		if err != nil {
 			return err
 		}
-		if opts[name] == "" {
-			paths[i] = filepath.Join(dir, name+".parquet")
-		}
+		paths[i] = filepath.Join(*out, filepath.FromSlash(key)+".parquet")
 	}
 	fmt.Fprintf(os.Stderr, "scenario %s (%s): %s, %s flows\n", sc.ID, summary.ScenarioName(s), sc.Net.Summary(), nflows)
 	for i, name := range est {
