@@ -28,10 +28,10 @@ func runRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them")
+	out := fs.String("out", "out", "directory; records go to <out>/<scenario>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them (<scenario>: the scenario's name, topology, CC and load, then its ID)")
 	options := fs.String("options", "", optionsUsage)
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
-	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
+	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func runRun(args []string) error {
 	defer stop()
 	// The output directory is made when the first records are written, so
 	// a run that fails first leaves none behind.
-	dir := filepath.Join(*out, sc.ID)
+	dir := experiment.ScenarioDir(*out, s)
 	nflows := fmt.Sprint(len(sc.Flows))
 	if streaming {
 		nflows = "streaming " + describeFlows(s.Workload)
@@ -103,12 +103,13 @@ func runRun(args []string) error {
 		// for the defaults, and other options of one estimator in a file
 		// of their own, so two configurations never overwrite each other.
 		// A run always runs: it writes today's key, never an older
-		// sweep's file it would find.
+		// sweep's file it would find, in the scenario's directory (an
+		// older run's, named by the ID alone, if that is the one there).
 		key, err := (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).Key()
 		if err != nil {
 			return err
 		}
-		paths[i] = filepath.Join(*out, filepath.FromSlash(key)+".parquet")
+		paths[i] = filepath.Join(dir, key[strings.LastIndexByte(key, '/')+1:]+".parquet")
 	}
 	fmt.Fprintf(os.Stderr, "scenario %s (%s): %s, %s flows\n", sc.ID, summary.ScenarioName(s), sc.Net.Summary(), nflows)
 	for i, name := range est {
@@ -171,9 +172,9 @@ func checkWorkload(sc *scenario.Scenario) error {
 }
 
 // writeRunSpec writes the spec as given to spec.json in a run's
-// directory, <out>/<scenario id>, once records are there: the directory's
-// name is a hash, and its spec says what it holds ("tailscope run --spec
-// <dir>/spec.json" runs it again).
+// directory (experiment.ScenarioDir) once records are there: the
+// directory's name says the key parameters, its spec all of them
+// ("tailscope run --spec <dir>/spec.json" runs it again).
 func writeRunSpec(dir string, s scenario.Spec) error {
 	var b bytes.Buffer
 	if err := json.Indent(&b, []byte(s.JSON()), "", "  "); err != nil {

@@ -171,28 +171,56 @@ func defaultOptions(name string) (opts string, ok bool) {
 	return opts, true
 }
 
-// ResultPath is where the task's record frame is under dir:
-// <dir>/<key>.parquet, or, while that file does not exist, the file an
-// older tailscope wrote under the task's older key (Keys), so that sweeps
-// finished before keys of default options became readable are still
-// found. With default options this is the layout of "tailscope run",
-// <dir>/<scenario id>/<estimator>.parquet, which "tailscope plot summary"
-// reads.
+// ResultPath is where the task's record frame is under dir: for a task
+// on a scenario, <scenario directory>/<estimator>[@<options hash>].parquet
+// in the scenario's directory (ScenarioDir), the file name being the
+// key's part after the scenario ID; for a task of a kind that runs no
+// scenario, <dir>/<key>.parquet. While the file of today's key does not
+// exist, the file an older tailscope wrote under the task's older key
+// (Keys) is found instead, so that sweeps finished before keys of
+// default options became readable are still resumed. With default
+// options this is the layout of "tailscope run",
+// <dir>/<scenario directory>/<estimator>.parquet, which "tailscope plot
+// summary" and "tailscope compare" read.
 func (t Task) ResultPath(dir string) (string, error) {
 	keys, err := t.Keys()
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, filepath.FromSlash(keys[0])+".parquet")
+	if _, _, k, _ := t.work(); k != nil && k.write != nil {
+		return filepath.Join(dir, filepath.FromSlash(keys[0])+".parquet"), nil
+	}
+	sd := ScenarioDir(dir, t.Spec)
+	file := func(key string) string { return filepath.Join(sd, key[strings.LastIndexByte(key, '/')+1:]+".parquet") }
+	path := file(keys[0])
 	if len(keys) > 1 {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			old := filepath.Join(dir, filepath.FromSlash(keys[1])+".parquet")
-			if _, err := os.Stat(old); err == nil {
+			if old := file(keys[1]); pathExists(old) {
 				return old, nil
 			}
 		}
 	}
 	return path, nil
+}
+
+// ScenarioDir is the directory of spec's results under dir:
+// <dir>/<spec.DirName()>, the scenario's name and key parameters before
+// its ID, or <dir>/<scenario id>, the name older versions of tailscope
+// gave it, while only that one exists: a sweep or run begun by one of
+// them resumes in its own directory.
+func ScenarioDir(dir string, spec scenario.Spec) string {
+	named := filepath.Join(dir, spec.DirName())
+	if old := filepath.Join(dir, spec.ID()); !pathExists(named) && pathExists(old) {
+		return old
+	}
+	return named
+}
+
+// pathExists reports whether path exists (an error other than its absence
+// counts as existence: the caller's use of the path then reports it).
+func pathExists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, os.ErrNotExist)
 }
 
 // Records reads the record frame of the task, finished under dir, with
@@ -231,7 +259,7 @@ func (t Task) Done(dir string) (bool, error) {
 // was made with options other than those the task's resolve to now.
 func (t Task) stale(path string) (bool, error) {
 	keys, err := t.Keys()
-	if err != nil || len(keys) < 2 || !strings.HasSuffix(filepath.ToSlash(path), keys[0]+".parquet") {
+	if err != nil || len(keys) < 2 || filepath.Base(path) != keys[0][strings.LastIndexByte(keys[0], '/')+1:]+".parquet" {
 		return false, err
 	}
 	_, opts, _, err := t.work()

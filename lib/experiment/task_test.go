@@ -101,7 +101,7 @@ func TestTaskKeys(t *testing.T) {
 		})
 	}
 	p, err := Task{Spec: spec, Estimator: "flowsim"}.ResultPath("out")
-	if want := filepath.Join("out", id, "flowsim.parquet"); err != nil || p != want {
+	if want := filepath.Join("out", spec.DirName(), "flowsim.parquet"); err != nil || p != want {
 		t.Errorf("result path %q, %v; want %q", p, err, want)
 	}
 }
@@ -323,17 +323,22 @@ func TestResultPathOfDefaults(t *testing.T) {
 		return path
 	}
 	retrained := strings.Replace(def, "sha256:", "sha256:00", 1)
+	// Files are named by keys ("<scenario id>/<file>"), in the scenario's
+	// directory of older versions, or by "<dir name>/<file>", in today's.
+	named := spec.DirName() + "/m3"
 	tests := []struct {
 		name     string
 		files    map[string]string // key -> options recorded in its frame
 		wantPath string            // key of the path ResultPath gives
 		wantDone bool
 	}{
-		{"nothing there", nil, keys[0], false},
+		{"nothing there", nil, named, false},
 		{"older key", map[string]string{keys[1]: def}, keys[1], true},
-		{"readable key, today's model", map[string]string{keys[0]: def}, keys[0], true},
-		{"readable key, retrained model", map[string]string{keys[0]: retrained}, keys[0], false},
+		{"readable key in the older directory", map[string]string{keys[0]: def}, keys[0], true},
+		{"readable key, today's model", map[string]string{named: def}, named, true},
+		{"readable key, retrained model", map[string]string{named: retrained}, named, false},
 		{"both: the readable one rules", map[string]string{keys[0]: retrained, keys[1]: def}, keys[0], false},
+		{"today's directory rules", map[string]string{named: def, keys[1]: def}, named, true},
 		{"older key of another model", map[string]string{spec.ID() + "/m3@deadbeef": retrained}, keys[0], false},
 	}
 	for _, tc := range tests {
@@ -351,5 +356,39 @@ func TestResultPathOfDefaults(t *testing.T) {
 				t.Errorf("Done %v, %v; want %v", done, err, tc.wantDone)
 			}
 		})
+	}
+}
+
+// A scenario's directory carries its name and key parameters before its
+// ID; a directory an older tailscope named by the ID alone is resumed
+// while the readable one does not exist.
+func TestScenarioDir(t *testing.T) {
+	spec := scenario.Default()
+	spec.Name = "my run/α"
+	spec.Workload.Components[0].MaxLoad = 0.3
+	// Describe: "my run/α, meta32-2:1, dctcp, load 30%".
+	want := "my-run-meta32-2-1-dctcp-load30pct-" + spec.ID()
+	if got := spec.DirName(); got != want {
+		t.Errorf("DirName %q, want %q", got, want)
+	}
+	if strings.ContainsAny(spec.DirName(), "/ :,α") {
+		t.Errorf("DirName %q holds characters a path should not", spec.DirName())
+	}
+	dir := t.TempDir()
+	if got := ScenarioDir(dir, spec); got != filepath.Join(dir, want) {
+		t.Errorf("fresh: %q, want %q", got, filepath.Join(dir, want))
+	}
+	old := filepath.Join(dir, spec.ID())
+	if err := os.Mkdir(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ScenarioDir(dir, spec); got != old {
+		t.Errorf("older directory there: %q, want %q", got, old)
+	}
+	if err := os.Mkdir(filepath.Join(dir, want), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ScenarioDir(dir, spec); got != filepath.Join(dir, want) {
+		t.Errorf("both there: %q, want the readable one", got)
 	}
 }
