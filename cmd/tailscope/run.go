@@ -28,9 +28,17 @@ func runRun(args []string) error {
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>[@<options hash>].parquet, as tailscope sweep writes them")
 	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
+	anyway := fs.Bool("answer-anyway", false, "answer where the accuracy atlas says an estimator is off by more than its threshold (it refuses by default); the frame says so")
 	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *anyway {
+		o, err := estimator.WithAnswerAnyway(*options)
+		if err != nil {
+			return fmt.Errorf("--options: %w", err)
+		}
+		*options = o
 	}
 	est := split(*names)
 	if err := estimator.Check(est...); err != nil {
@@ -75,7 +83,7 @@ func runRun(args []string) error {
 	// runs: a bad option of the last must not cost the others' runs.
 	paths := make([]string, len(est))
 	for i, name := range est {
-		if err := estimator.Models(name, *options, sc.Spec.Network); err != nil {
+		if err := estimator.Answers(name, *options, sc.Spec); err != nil {
 			return err
 		}
 		// The sweep's layout: other options of one estimator get a file of
@@ -111,6 +119,9 @@ func runRun(args []string) error {
 		}
 		n := res.Streamed
 		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, n, time.Since(t0).Seconds(), path)
+		for _, l := range estimator.ExpectationLines(res) {
+			fmt.Println("  " + l)
+		}
 	}
 	return nil
 }

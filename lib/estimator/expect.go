@@ -220,3 +220,38 @@ func ExpectationLines(res *Result) []string {
 	}
 	return out
 }
+
+// Answers returns nil if the named estimator, with options, answers the
+// scenario spec (its network resolved, as a built scenario's is): it
+// models the network (Models) and the accuracy atlas does not make it
+// refuse, or the options answer anyway; else the error Run would return
+// (a *Refusal for the atlas's refusal). Commands check every estimator
+// this way before running any.
+func Answers(name, options string, spec scenario.Spec) error {
+	if err := Models(name, options, spec.Network); err != nil {
+		return err
+	}
+	_, anyway, err := splitAnyway(options)
+	if err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	if _, err := answers(name, spec, anyway); err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return nil
+}
+
+// WithAnswerAnyway returns options JSON ("" or an object) with the
+// AnswerAnyway option set: the estimator answers where the accuracy
+// atlas would make it refuse, and its frame says so.
+func WithAnswerAnyway(options string) (string, error) {
+	rest, _, err := splitAnyway(options)
+	if err != nil {
+		return "", err
+	}
+	body := strings.TrimSpace(rest)
+	if body != "" && !strings.HasPrefix(body, "{") {
+		return "", fmt.Errorf("bad options %s: not a JSON object", options)
+	}
+	return withAnyway(body, true), nil
+}
