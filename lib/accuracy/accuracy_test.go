@@ -108,7 +108,7 @@ func TestInterval(t *testing.T) {
 func row(sample, est, wl, change string, base, p99 float64) Row {
 	n := len(Labels())
 	r := Row{Sample: sample, Estimator: est, WorkloadID: wl, ScenarioID: wl + change, Change: change,
-		Region: atlas.Region{Network: "dctcp", Load: "<40%", Oversub: "2:1", Flows: "10k-100k"}}
+		Region: atlas.Region{Network: "dctcp", Fabric: "32 racks", Load: "<40%", Oversub: "2:1", Flows: "5k-50k"}}
 	for range n {
 		r.Base = append(r.Base, base)
 		r.P99 = append(r.P99, p99)

@@ -254,7 +254,7 @@ func Report(w io.Writer, rows []Row) {
 		fmt.Fprintf(w, "Scenarios an estimator does not model (not run; estimator.Models): %s.\n\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "## p99 error per estimator and size bin (atlas sample)\n\n")
-	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" }, true)
+	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" })
 	fmt.Fprintf(w, "\n## Refusals (|p99 error| p90 over %.0f%% in some bin, regions of at least %d scenarios)\n\n", 100*s.Threshold, s.MinScenarios)
 	writeRefusals(w, s, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
@@ -269,10 +269,10 @@ func Report(w io.Writer, rows []Row) {
 	for _, c := range Calibrate(s, rows) {
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", c.Estimator, c.Bin, share(c.Inside, c.Stated), c.Stated, c.Unstated)
 	}
-	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
+	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, fabric, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
 	writeIntervals(w, s, func(iv atlas.Interval) bool {
 		return iv.Region.Load != "" && iv.Region.Oversub == "" && iv.N >= s.MinScenarios
-	}, false)
+	})
 }
 
 // combineDirections adds up the scores of the two samples.
@@ -314,7 +314,7 @@ func pct(x float64) string {
 }
 
 // writeIntervals writes the intervals keep selects as a Markdown table.
-func writeIntervals(w io.Writer, s *atlas.Summary, keep func(atlas.Interval) bool, byNetwork bool) {
+func writeIntervals(w io.Writer, s *atlas.Summary, keep func(atlas.Interval) bool) {
 	fmt.Fprintf(w, "| estimator | region | bin | n | median | p10 | p90 | max |\n|---|---|---|---|---|---|---|---|\n")
 	for _, iv := range s.Intervals {
 		if !keep(iv) {

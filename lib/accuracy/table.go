@@ -41,6 +41,7 @@ func Table(rows []Row) *frame.Table {
 		str("scenario_id", func(r Row) string { return r.ScenarioID }),
 		str("workload_id", func(r Row) string { return r.WorkloadID }),
 		str("network", func(r Row) string { return r.Region.Network }),
+		str("fabric", func(r Row) string { return r.Region.Fabric }),
 		str("load_band", func(r Row) string { return r.Region.Load }),
 		str("oversub", func(r Row) string { return r.Region.Oversub }),
 		str("flow_band", func(r Row) string { return r.Region.Flows }),
@@ -97,7 +98,7 @@ func FromTable(t *frame.Table) ([]Row, error) {
 		return v
 	}
 	sample, draw, preset, change := strs("sample"), ints("draw"), strs("preset"), strs("change")
-	id, wl, network, load, over, fb := strs("scenario_id"), strs("workload_id"), strs("network"), strs("load_band"), strs("oversub"), strs("flow_band")
+	id, wl, network, fabric, load, over, fb := strs("scenario_id"), strs("workload_id"), strs("network"), strs("fabric"), strs("load_band"), strs("oversub"), strs("flow_band")
 	topo, matrix, sizes, sigma, maxLoad, flows := strs("topology"), strs("matrix"), strs("sizes"), nums("sigma"), nums("max_load"), ints("flows")
 	est, opts, refused, cpu, bcpu := strs("estimator"), strs("options"), strs("refused"), nums("cpu_s"), nums("base_cpu_s")
 	sparse, fpl, wob, outside := nums("sparse_share"), nums("flows_per_link"), nums("window_over_bdp"), nums("outside_share")
@@ -112,7 +113,7 @@ func FromTable(t *frame.Table) ([]Row, error) {
 	rows := make([]Row, t.Len())
 	for i := range rows {
 		r := Row{Sample: sample[i], Draw: int(draw[i]), Preset: preset[i], Change: change[i], ScenarioID: id[i], WorkloadID: wl[i],
-			Region:   atlas.Region{Network: network[i], Load: load[i], Oversub: over[i], Flows: fb[i]},
+			Region:   atlas.Region{Network: network[i], Fabric: fabric[i], Load: load[i], Oversub: over[i], Flows: fb[i]},
 			Topology: topo[i], Matrix: matrix[i], Sizes: sizes[i], Sigma: sigma[i], Load: maxLoad[i], Flows: int(flows[i]),
 			Estimator: est[i], Options: opts[i], Refused: refused[i], CPUSeconds: cpu[i], BaseCPUSeconds: bcpu[i],
 			SparseShare: sparse[i], FlowsPerLink: fpl[i], WindowOverBDP: wob[i], OutsideShare: outside[i]}

@@ -29,19 +29,22 @@ import (
 
 // Region is a cell of the scenario space, the unit over which the atlas
 // pools errors: the network family (congestion control, and the HPCC ns-3
-// fork's rules or stock ns-3's window-based TCP), the max-load band, the
-// fabric's oversubscription and the flow-count band. Each field is a
+// fork's rules or stock ns-3's window-based TCP), the fabric's size, the
+// max-load band, the fabric's oversubscription and the flow-count band. Each field is a
 // label; "" in a pooled region means every value.
 type Region struct {
 	Network string `json:"network"`
+	// Fabric is the fabric's size, "32 racks" or "384 racks", or "other"
+	// for any other topology.
+	Fabric  string `json:"fabric"`
 	Load    string `json:"load,omitempty"`
 	Oversub string `json:"oversub,omitempty"`
 	Flows   string `json:"flows"`
 }
 
-// String is e.g. "dcqcn, load 40-60%, 2:1, 10k-100k flows".
+// String is e.g. "dcqcn, 32 racks, load 40-60%, 2:1, 10k-100k flows".
 func (r Region) String() string {
-	parts := []string{r.Network}
+	parts := []string{r.Network, r.Fabric}
 	if r.Load != "" {
 		parts = append(parts, "load "+r.Load)
 	}
@@ -65,16 +68,12 @@ func NetworkFamily(cfg netcfg.Config) string {
 	return cfg.CC
 }
 
-// Band edges: max load below 40%, 40-60%, above 60%; flows below the
-// atlas's smallest scenarios (MinFlows), 5k-10k, 10k-100k, 100k-1M, 1M and
-// more.
-const (
-	// MinFlows is the fewest flows of an atlas scenario: a scenario with
-	// fewer falls in no region the atlas measured.
-	MinFlows = 5_000
-)
+// MinFlows is the fewest flows of an atlas scenario: a scenario with
+// fewer falls in no region the atlas measured.
+const MinFlows = 5_000
 
-// LoadBand is the max-load band of a target load in (0, 1).
+// LoadBand is the max-load band of a target load in (0, 1): below 40%,
+// 40-60%, above 60%.
 func LoadBand(load float64) string {
 	switch {
 	case load < 0.4:
@@ -85,19 +84,19 @@ func LoadBand(load float64) string {
 	return ">60%"
 }
 
-// FlowBand is the flow-count band of n flows.
+// FlowBand is the flow-count band of n flows: below the atlas's smallest
+// scenarios (MinFlows), then tenfold bands 5k-50k, 50k-500k, and 500k
+// and more.
 func FlowBand(n int) string {
 	switch {
 	case n < MinFlows:
 		return "<5k"
-	case n < 10_000:
-		return "5k-10k"
-	case n < 100_000:
-		return "10k-100k"
-	case n < 1_000_000:
-		return "100k-1M"
+	case n < 50_000:
+		return "5k-50k"
+	case n < 500_000:
+		return "50k-500k"
 	}
-	return ">=1M"
+	return ">=500k"
 }
 
 // OversubBand labels a fabric's oversubscription ("2:1"), "other" for
@@ -115,14 +114,16 @@ func OversubBand(x float64) string {
 // component's max-load target, its fabric's oversubscription and its flow
 // count.
 func RegionOf(spec scenario.Spec) Region {
-	r := Region{Network: NetworkFamily(spec.Network), Flows: FlowBand(spec.Workload.Flows), Oversub: "other", Load: "?"}
-	switch {
-	case spec.Topology.Preset != "":
-		if fs, err := topo.Preset(spec.Topology.Preset); err == nil {
-			r.Oversub = OversubBand(fs.Oversubscription())
+	r := Region{Network: NetworkFamily(spec.Network), Fabric: "other", Flows: FlowBand(spec.Workload.Flows), Oversub: "other", Load: "?"}
+	fs := spec.Topology.Fabric
+	if p := spec.Topology.Preset; p != "" {
+		if f, err := topo.Preset(p); err == nil {
+			fs = &f
 		}
-	case spec.Topology.Fabric != nil:
-		r.Oversub = OversubBand(spec.Topology.Fabric.Oversubscription())
+	}
+	if fs != nil {
+		r.Oversub = OversubBand(fs.Oversubscription())
+		r.Fabric = fmt.Sprintf("%d racks", fs.Pods*fs.RacksPerPod)
 	}
 	if cs := spec.Workload.Components; len(cs) > 0 && cs[0].MaxLoad > 0 {
 		r.Load = LoadBand(cs[0].MaxLoad)
@@ -132,8 +133,9 @@ func RegionOf(spec scenario.Spec) Region {
 
 // Pooled are the regions Expect tries for r, finest first: r itself, then
 // r without its oversubscription, then without its load band too. The
-// network family and flow-count band are always kept: they move the
-// errors most.
+// network family, fabric size and flow-count band are always kept: they
+// move the errors most, and an atlas measured on one fabric says nothing
+// of another.
 func (r Region) Pooled() []Region {
 	a, b := r, r
 	a.Oversub = ""

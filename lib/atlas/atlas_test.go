@@ -26,12 +26,12 @@ func TestRegionOf(t *testing.T) {
 		spec scenario.Spec
 		want Region
 	}{
-		{"stock ns-3", spec("ns3", "meta32-4:1", 0.65, 20_000), Region{"ns3", ">60%", "4:1", "10k-100k"}},
-		{"fork dcqcn", spec("fork-dcqcn", "meta32-2:1", 0.45, 10_000), Region{"fork-dcqcn", "40-60%", "2:1", "10k-100k"}},
-		{"fork dctcp is dctcp", spec("fork-dctcp", "meta32-1:1", 0.2, 5_000), Region{"dctcp", "<40%", "1:1", "5k-10k"}},
-		{"plain hpcc, 384 racks", spec("hpcc", "meta384-2:1", 0.6, 1_000_000), Region{"hpcc", "40-60%", "2:1", ">=1M"}},
-		{"below the atlas", spec("timely", "meta32-2:1", 0.4, 4_999), Region{"timely", "40-60%", "2:1", "<5k"}},
-		{"not a fabric", spec("dctcp", "", 0.39, 100_000), Region{"dctcp", "<40%", "other", "100k-1M"}},
+		{"stock ns-3", spec("ns3", "meta32-4:1", 0.65, 20_000), Region{"ns3", "32 racks", ">60%", "4:1", "5k-50k"}},
+		{"fork dcqcn", spec("fork-dcqcn", "meta32-2:1", 0.45, 10_000), Region{"fork-dcqcn", "32 racks", "40-60%", "2:1", "5k-50k"}},
+		{"fork dctcp is dctcp", spec("fork-dctcp", "meta32-1:1", 0.2, 5_000), Region{"dctcp", "32 racks", "<40%", "1:1", "5k-50k"}},
+		{"plain hpcc, 384 racks", spec("hpcc", "meta384-2:1", 0.6, 1_000_000), Region{"hpcc", "384 racks", "40-60%", "2:1", ">=500k"}},
+		{"below the atlas", spec("timely", "meta32-2:1", 0.4, 4_999), Region{"timely", "32 racks", "40-60%", "2:1", "<5k"}},
+		{"not a fabric", spec("dctcp", "", 0.39, 100_000), Region{"dctcp", "other", "<40%", "other", "50k-500k"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := RegionOf(c.spec); got != c.want {
@@ -42,7 +42,7 @@ func TestRegionOf(t *testing.T) {
 }
 
 func TestExpect(t *testing.T) {
-	r := Region{"dcqcn", "40-60%", "2:1", "10k-100k"}
+	r := Region{"dcqcn", "32 racks", "40-60%", "2:1", "5k-50k"}
 	coarse := r.Pooled()[2] // network and flows only
 	iv := func(reg Region, bin string, n int, p10, p90 float64) Interval {
 		abs := max(-p10, p90)
@@ -52,7 +52,7 @@ func TestExpect(t *testing.T) {
 		iv(r, "all", 4, -0.1, 0.1),          // too few: not stated
 		iv(coarse, "<=10KB", 9, -0.5, -0.2), // stated, refuses
 		iv(coarse, "all", 9, -0.2, 0.1),     // stated
-		iv(Region{"hpcc", "", "", "10k-100k"}, "all", 9, -0.05, 0.05),
+		iv(Region{"hpcc", "32 racks", "", "", "5k-50k"}, "all", 9, -0.05, 0.05),
 	}}
 	for _, c := range []struct {
 		name    string
@@ -63,8 +63,8 @@ func TestExpect(t *testing.T) {
 		refuses bool
 	}{
 		{"falls back to the coarsest region with enough scenarios", "m3", r, coarse, 2, true},
-		{"another flow band is unknown", "m3", Region{"dcqcn", "40-60%", "2:1", "5k-10k"}, Region{}, 0, false},
-		{"within the threshold", "m3", Region{"hpcc", ">60%", "1:1", "10k-100k"}, Region{"hpcc", "", "", "10k-100k"}, 1, false},
+		{"another flow band is unknown", "m3", Region{"dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"}, Region{}, 0, false},
+		{"within the threshold", "m3", Region{"hpcc", "32 racks", ">60%", "1:1", "5k-50k"}, Region{"hpcc", "32 racks", "", "", "5k-50k"}, 1, false},
 		{"an estimator without intervals", "parsimon", r, Region{}, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestExpect(t *testing.T) {
 
 func TestSummaryRoundTrip(t *testing.T) {
 	s := &Summary{Bins: []string{"<=10KB", "all"}, Threshold: 0.25, MinScenarios: 5, Scenarios: 3, Source: "test",
-		Intervals: []Interval{{Estimator: "parsimon", Region: Region{"ns3", "<40%", "4:1", "10k-100k"}, Bin: "all", N: 3, P10: -0.1, P50: 0.2, P90: 0.7, Max: 1.5, AbsP90: 0.8}}}
+		Intervals: []Interval{{Estimator: "parsimon", Region: Region{"ns3", "32 racks", "<40%", "4:1", "5k-50k"}, Bin: "all", N: 3, P10: -0.1, P50: 0.2, P90: 0.7, Max: 1.5, AbsP90: 0.8}}}
 	var b bytes.Buffer
 	if err := s.Write(&b); err != nil {
 		t.Fatal(err)
