@@ -175,7 +175,7 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 	if err != nil {
 		return nil, err
 	}
-	extra, err := answers(name, sc.Spec, anyway)
+	extra, err := answers(name, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}
@@ -320,7 +320,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	if err != nil {
 		return nil, err
 	}
-	atlasExtra, err := answers(name, sc.Spec, anyway)
+	atlasExtra, err := answers(name, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}

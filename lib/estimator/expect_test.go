@@ -76,6 +76,12 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("interval in the frame's metadata %q, want p10,p50,p90,n = -0.6,-0.45,-0.3,6", got)
 	}
 
+	// A measurement (a sweep's task) answers, marked the same way.
+	res, err = Run(Measuring(context.Background()), "flowsim", sc, "")
+	if err != nil || res.Extra["answered_anyway"] != "true" {
+		t.Errorf("measuring run: %v, extra %v; want an answer marked answered_anyway", err, res.Extra)
+	}
+
 	// packetsim, which the atlas does not measure, answers and carries
 	// no expectation.
 	base, err := Run(context.Background(), "packetsim", sc, "")

@@ -62,7 +62,7 @@ func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	if err != nil {
 		return nil, err
 	}
-	extra, err := answers(name, sc.Spec, anyway)
+	extra, err := answers(name, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}
