@@ -26,6 +26,10 @@ type DelayNet struct {
 	// Workers is the number of goroutines EstimateFlows and EmitFlows
 	// draw on (<= 0: GOMAXPROCS); the records do not depend on it.
 	Workers int
+	// WindowOnce adds the delay the window adds to a lone flow on its
+	// whole path once (LoneWindowDelay): the channels' delays are then
+	// net of it (Options.WindowOnce).
+	WindowOnce bool
 }
 
 // NewDelayNet returns a delay network over net with no delays yet; set
@@ -46,7 +50,46 @@ func (d *DelayNet) sample(path []int, size int64, r *rand.Rand) (fct, ideal int6
 		}
 	}
 	ideal = metrics.IdealFCT(d.Net, path, size, d.Cfg)
-	return ideal + int64(math.Round(float64(d.Cfg.Packets(size))*sum)), ideal
+	fct = ideal + int64(math.Round(float64(d.Cfg.Packets(size))*sum))
+	if d.WindowOnce {
+		fct += LoneWindowDelay(d.Net, path, size, d.Cfg)
+	}
+	return fct, ideal
+}
+
+// LoneWindowDelay is how much longer than its ideal FCT a flow of size
+// bytes alone on path takes because its congestion control's window
+// (netcfg.Config.WindowCapBytes) holds fewer bytes than the path's
+// bandwidth-delay product. A packet leaves while fewer than the window's
+// bytes are unacknowledged, so w = ceil(window / payload) packets go per
+// round trip R (a data packet and its ACK serialized and propagated over
+// every hop) where they would take w x tau at the slowest channel's
+// rate: each of the flow's floor((packets - 1) / w) full windows waits
+// R - w x tau. It is 0 without a window or with one of a BDP or more.
+// Only a fixed window has this closed form: stock TCP's growing window
+// (dctcp-window) gets 0.
+func LoneWindowDelay(net *topo.Network, path []int, size int64, cfg netcfg.Config) int64 {
+	w := cfg.WindowCapBytes()
+	if w <= 0 || len(path) == 0 {
+		return 0
+	}
+	wp := (w + cfg.PayloadBytes - 1) / cfg.PayloadBytes
+	pkt := float64((cfg.PayloadBytes+cfg.HeaderBytes)*8) * 1e9
+	ack := float64(cfg.AckBytes*8) * 1e9
+	var rtt float64
+	minBw := int64(-1)
+	for _, c := range path {
+		ch := net.Channels[c]
+		rtt += (pkt+ack)/float64(ch.Bandwidth) + 2*float64(ch.Delay)
+		if minBw < 0 || ch.Bandwidth < minBw {
+			minBw = ch.Bandwidth
+		}
+	}
+	gap := rtt - float64(wp)*pkt/float64(minBw)
+	if gap <= 0 {
+		return 0
+	}
+	return int64(math.Round(float64((cfg.Packets(size)-1)/wp) * gap))
 }
 
 // Estimate draws one FCT estimate for a flow of size bytes from host src
