@@ -178,8 +178,11 @@ func Diagnostics(name string, extra map[string]string) []string {
 		}
 		if w := num(ExtraWindowOverBDP); !math.IsNaN(w) && w > 0 {
 			note := ""
-			if w < 1 {
-				note = ": window-limited, each link simulation charges the window's delay again"
+			switch {
+			case w < 1 && extra["window_once"] == "true":
+				note = ": window-limited, its delay charged once per path (window_once)"
+			case w < 1:
+				note = `: window-limited, and each link simulation charges the window's delay again (the option {"window_once":true} charges it once per path)`
 			}
 			out = append(out, fmt.Sprintf("window %.2f x the longest path's bandwidth-delay product%s", w, note))
 		}

@@ -98,6 +98,7 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 			"link_sims_sparse": strconv.Itoa(res.Sparse),
 			ExtraFlowsPerLink:  strconv.FormatFloat(flowsPerSimulatedLink(res), 'g', 4, 64),
 			ExtraWindowOverBDP: strconv.FormatFloat(windowOverBDP(sc, res), 'g', 4, 64),
+			"window_once":      strconv.FormatBool(po.WindowOnce),
 		},
 		Timings: map[string]float64{
 			"setup_s":            res.SetupSeconds,
