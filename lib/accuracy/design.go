@@ -44,8 +44,15 @@ const (
 // Baseline is the ground truth every estimator is compared with.
 const Baseline = "packetsim"
 
-// Estimators are the estimators measured, besides the baseline.
-var Estimators = []string{"flowsim", "parsimon", "m3"}
+// Estimators are the estimators measured, besides the baseline: their
+// names, and ParsimonWindowOnce.
+var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonWindowOnce}
+
+// ParsimonWindowOnce labels Parsimon with the option window_once
+// (parsimon.Options.WindowOnce), run where the network's window holds a
+// lone flow below line rate on the fabric's longest path, for its
+// before and after.
+const ParsimonWindowOnce = "parsimon-window-once"
 
 // Bins are the flow-size bins the atlas summarizes errors in: the
 // papers' bins, kept by lib/metrics.

@@ -251,12 +251,14 @@ func Report(w io.Writer, rows []Row) {
 		for _, e := range slices.Sorted(maps.Keys(refusedModel)) {
 			parts = append(parts, fmt.Sprintf("%s %d", e, refusedModel[e]))
 		}
-		fmt.Fprintf(w, "Scenarios an estimator does not model (not run; estimator.Models): %s.\n\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "Scenarios not run (an estimator that does not model the network, estimator.Models; %s where the window does not limit a lone flow): %s.\n\n", ParsimonWindowOnce, strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "## p99 error per estimator and size bin (atlas sample)\n\n")
 	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" })
 	fmt.Fprintf(w, "\n## Refusals (|p99 error| p90 over %.0f%% in some bin, regions of at least %d scenarios)\n\n", 100*s.Threshold, s.MinScenarios)
 	writeRefusals(w, s, rows)
+	fmt.Fprintf(w, "\n## Parsimon with window_once, before and after (atlas and calibration scenarios where the window limits a lone flow)\n\n")
+	writeBeforeAfter(w, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
 	fmt.Fprintf(w, "| estimator | bin | pairs | right | clear pairs (packetsim moves > %.0f%%) | right of clear |\n|---|---|---|---|---|---|\n", 100*ClearChange)
 	ds := Directions(rows, SampleAtlas)
@@ -350,5 +352,40 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 		regs := refused[e]
 		slices.Sort(regs)
 		fmt.Fprintf(w, "| %s | %s of the atlas's scenarios | %s |\n", e, share(answered[e], asked[e]), strings.Join(regs, "; "))
+	}
+}
+
+// writeBeforeAfter sets Parsimon's p99 errors against those of
+// ParsimonWindowOnce on the scenarios where both ran: median, p10 and
+// p90 per size bin.
+func writeBeforeAfter(w io.Writer, rows []Row) {
+	by := map[string]map[string]Row{}
+	for _, r := range rows {
+		if r.Refused != "" || (r.Estimator != "parsimon" && r.Estimator != ParsimonWindowOnce) {
+			continue
+		}
+		if by[r.ScenarioID] == nil {
+			by[r.ScenarioID] = map[string]Row{}
+		}
+		by[r.ScenarioID][r.Estimator] = r
+	}
+	fmt.Fprintf(w, "| bin | scenarios | parsimon median (p10..p90) | window_once median (p10..p90) |\n|---|---|---|---|\n")
+	for b, l := range Labels() {
+		var before, after []float64
+		for _, m := range by {
+			x, okx := m["parsimon"]
+			y, oky := m[ParsimonWindowOnce]
+			if okx && oky && !math.IsNaN(x.Error[b]) && !math.IsNaN(y.Error[b]) {
+				before, after = append(before, x.Error[b]), append(after, y.Error[b])
+			}
+		}
+		if len(before) == 0 {
+			continue
+		}
+		q := func(v []float64) string {
+			p := metrics.Percentiles(v, []float64{50, 10, 90})
+			return fmt.Sprintf("%s (%s..%s)", pct(p[0]), pct(p[1]), pct(p[2]))
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(before), q(before), q(after))
 	}
 }

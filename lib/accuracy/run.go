@@ -11,8 +11,10 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
 )
 
 // anyway is the option every atlas task carries: the atlas measures
@@ -61,6 +63,16 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 		return experiment.Task{}, err.Error()
 	}
 	opts := ""
+	if est == ParsimonWindowOnce {
+		limited, err := windowLimited(s.Spec, cfg)
+		if err != nil {
+			return experiment.Task{}, err.Error()
+		}
+		if !limited {
+			return experiment.Task{}, "not run: the window does not hold a lone flow below line rate, so window_once changes nothing"
+		}
+		est, opts = "parsimon", `{"window_once":true}`
+	}
 	if est == "m3" {
 		name, ok := M3Model(cfg)
 		if !ok {
@@ -145,24 +157,56 @@ func interleave(scs []Scenario, o Options) {
 	slices.SortStableFunc(scs, func(a, b Scenario) int { return cmp.Compare(rank(a), rank(b)) })
 }
 
-// hostDelays caches each topology preset's largest host-to-host
-// propagation delay, which resolves a network's base RTT.
-var hostDelays sync.Map
+// fabric is what the design needs of a topology preset: its network and
+// largest host-to-host propagation delay, which resolves a network's
+// base RTT.
+type fabric struct {
+	net   *topo.Network
+	delay int64
+}
+
+// fabrics caches them by preset.
+var fabrics sync.Map
+
+// fabricOf returns spec's topology's fabric.
+func fabricOf(spec scenario.Spec) (fabric, error) {
+	key := spec.Topology.Preset
+	if f, ok := fabrics.Load(key); ok && key != "" {
+		return f.(fabric), nil
+	}
+	sc, err := scenario.BuildNet(spec)
+	if err != nil {
+		return fabric{}, err
+	}
+	f := fabric{net: sc.Net, delay: sc.Net.MaxHostDelay()}
+	if key != "" {
+		fabrics.Store(key, f)
+	}
+	return f, nil
+}
 
 // resolved is spec's network as the scenario builder resolves it against
 // its topology (netcfg.Config.Resolve: the fork's network-wide HPCC T),
 // as the estimators check it when they run.
 func resolved(spec scenario.Spec) (netcfg.Config, error) {
-	key := spec.Topology.Preset
-	if d, ok := hostDelays.Load(key); ok && key != "" {
-		return spec.Network.Resolve(func() int64 { return d.(int64) }), nil
-	}
-	sc, err := scenario.BuildNet(spec)
+	f, err := fabricOf(spec)
 	if err != nil {
 		return netcfg.Config{}, err
 	}
-	if key != "" {
-		hostDelays.Store(key, sc.Net.MaxHostDelay())
+	return spec.Network.Resolve(func() int64 { return f.delay }), nil
+}
+
+// windowLimited reports whether cfg's window delays a lone 1 MB flow
+// between the fabric's first and last hosts (parsimon.LoneWindowDelay).
+func windowLimited(spec scenario.Spec, cfg netcfg.Config) (bool, error) {
+	f, err := fabricOf(spec)
+	if err != nil {
+		return false, err
 	}
-	return sc.Spec.Network, nil
+	hosts := f.net.Hosts()
+	path, err := f.net.Path(0, hosts[0], hosts[len(hosts)-1])
+	if err != nil {
+		return false, err
+	}
+	return parsimon.LoneWindowDelay(f.net, path, 1_000_000, cfg) > 0, nil
 }
