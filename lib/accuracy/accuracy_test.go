@@ -123,8 +123,13 @@ func TestDirections(t *testing.T) {
 		row(SampleAtlas, "m3", "w1", "", 10, 12), row(SampleAtlas, "m3", "w1", "k", 20, 15),
 		// Truth falls 10 -> 9.5 (5%, not clear); the estimate rises: wrong.
 		row(SampleAtlas, "m3", "w2", "", 10, 10), row(SampleAtlas, "m3", "w2", "k", 9.5, 11),
+		// Truth rises 10 -> 15; the estimate does not move: wrong, clear.
+		row(SampleCalibration, "m3", "w4", "", 10, 10), row(SampleCalibration, "m3", "w4", "k", 15, 10),
 		// An unpaired scenario counts for nothing.
 		row(SampleAtlas, "m3", "w3", "", 10, 10),
+	}
+	if ds := Directions(rows, SampleCalibration); len(ds) == 0 || ds[0].Pairs != 1 || ds[0].Right != 0 || ds[0].Clear != 1 {
+		t.Errorf("a flat estimate against a clear change: %+v, want 1 pair, none right, 1 clear", ds)
 	}
 	ds := Directions(rows, SampleAtlas)
 	if len(ds) != len(Labels()) {

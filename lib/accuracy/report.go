@@ -183,7 +183,9 @@ func Directions(rows []Row, sample string) []Direction {
 				x = &Direction{Estimator: k.est, Bin: l}
 				d[dk{k.est, l}] = x
 			}
-			right := math.Signbit(t) == math.Signbit(e) || (t == 0 && e == 0)
+			// An estimate that does not move (flowSim under a change of
+			// congestion-control parameters) gets no direction right.
+			right := (t > 0 && e > 0) || (t < 0 && e < 0) || (t == 0 && e == 0)
 			x.Pairs++
 			if right {
 				x.Right++
