@@ -94,6 +94,10 @@ func Models(name, options string, cfg netcfg.Config) error {
 	}
 	if m, ok := modelers[name]; ok {
 		if err := m(cfg, []byte(options)); err != nil {
+			if r, ok := err.(*OptionsRefusal); ok {
+				r.Estimator = name
+				return r
+			}
 			return fmt.Errorf("estimator %s: %w", name, err)
 		}
 	}

@@ -45,11 +45,11 @@ func init() {
 		var answer []string
 		for _, name := range m3.EmbeddedModels() {
 			if m, merr := m3Model(name); merr == nil && name != o.ModelName && m.Space().Covers(cfg) == nil {
-				answer = append(answer, fmt.Sprintf(`{"m3":{"model":%q}}`, name))
+				answer = append(answer, KeyedOptions(map[string]string{m3.Name: fmt.Sprintf(`{"model":%q}`, name)}))
 			}
 		}
 		if len(answer) > 0 {
-			return fmt.Errorf("%w; an embedded model was: options %s", err, strings.Join(answer, " or "))
+			return &OptionsRefusal{Reason: err, Alternatives: answer} // an embedded model was
 		}
 		return err
 	}

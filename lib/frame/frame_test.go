@@ -32,6 +32,7 @@ func testMeta() Meta {
 		Seed:        1<<63 + 12345,
 		Options:     `{"clusters":true}`,
 		WallSeconds: 1.0 / 3,
+		Build:       "9.9.9-test 0123456789ab+dirty",
 		Extra:       map[string]string{"host": "ci", "empty": ""},
 	}
 }

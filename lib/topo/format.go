@@ -195,23 +195,50 @@ func (n *Network) WriteNS3(w io.Writer) error {
 	return bw.Flush()
 }
 
-// ParseRate reads a link rate such as "10Gbps", "40000Mbps", "1e10bps".
+// ParseRate reads a link rate in bits per second: a number, an optional
+// SI prefix (K or k, M, G, T) and an optional "bps", "b/s", "bit/s" or
+// "bits/s", so "10Gbps", "10Gb/s", "10Gbit/s", "10G", "40000Mbps" and
+// "1e10bps" are all read. A bare number is refused (bits or gigabits?),
+// as is anything else, with the spellings accepted.
 func ParseRate(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"Tbps", 1e12}, {"Gbps", 1e9}, {"Mbps", 1e6}, {"Kbps", 1e3}, {"kbps", 1e3}, {"bps", 1}}
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(num, 64)
-			bps := math.Round(v * u.mult)
-			if err != nil || !(bps >= 1 && bps < math.MaxInt64) {
-				return 0, fmt.Errorf("bad rate %q: want a number of %s from 1 bps to 9.2e18 bps", s, u.suffix)
-			}
-			return int64(bps), nil
+	t := strings.TrimSpace(s)
+	end := 0
+	for end < len(t) && strings.IndexByte("0123456789.eE+-", t[end]) >= 0 {
+		end++
+	}
+	num, unit := t[:end], strings.TrimSpace(t[end:])
+	given := unit
+	mult, ok := 1.0, true
+	if unit != "" {
+		switch unit[0] {
+		case 'T':
+			mult, unit = 1e12, unit[1:]
+		case 'G':
+			mult, unit = 1e9, unit[1:]
+		case 'M':
+			mult, unit = 1e6, unit[1:]
+		case 'K', 'k':
+			mult, unit = 1e3, unit[1:]
+		}
+		switch unit {
+		case "", "bps", "b/s", "bit/s", "bits/s":
+		default:
+			ok = false
 		}
 	}
-	return 0, fmt.Errorf("rate %q has no unit (bps, Kbps, Mbps, Gbps, Tbps)", s)
+	const spellings = "10Gbps, 10Gb/s, 10Gbit/s or 10G (prefixes K, M, G, T; bits per second)"
+	if given == "" {
+		return 0, fmt.Errorf("bad rate %q: it has no unit; write it as %s", s, spellings)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("bad rate %q: want a number and a unit, as in %s", s, spellings)
+	}
+	bps := math.Round(v * mult)
+	if !(bps >= 1 && bps < math.MaxInt64) {
+		return 0, fmt.Errorf("bad rate %q: want from 1 bps to 9.2e18 bps", s)
+	}
+	return int64(bps), nil
 }
 
 // ParseDelay reads a delay such as "1000ns", "1us", "0.001ms" as nanoseconds.
