@@ -54,9 +54,9 @@ var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonWindowOnce}
 // before and after.
 const ParsimonWindowOnce = "parsimon-window-once"
 
-// Bins are the flow-size bins the atlas summarizes errors in: the
-// papers' bins, kept by lib/metrics.
-func Bins() metrics.Bins { return metrics.NS3Bins() }
+// Bins are the flow-size bins the atlas summarizes errors in: the ones
+// every study reports by default (metrics.DefaultBins).
+func Bins() metrics.Bins { return metrics.DefaultBins() }
 
 // Options describe a design.
 type Options struct {
