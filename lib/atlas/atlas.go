@@ -333,8 +333,9 @@ func (e Expectation) Lines() []string {
 	return out
 }
 
-// Extra returns the expectation as frame metadata: atlas_region, and per
-// bin atlas_p99_error[<bin>] = "p10,p50,p90,n".
+// Extra returns the expectation as frame metadata: atlas_region,
+// atlas_pooled_region, atlas_bins (the bins in order, "|"-separated) and
+// per bin atlas_p99_error[<bin>] = "p10,p50,p90,n".
 func (e Expectation) Extra() map[string]string {
 	m := map[string]string{"atlas_region": e.Region.String()}
 	if !e.Known() {
@@ -342,6 +343,11 @@ func (e Expectation) Extra() map[string]string {
 		return m
 	}
 	m["atlas_pooled_region"] = e.Pooled.String()
+	bins := make([]string, len(e.Intervals))
+	for i, iv := range e.Intervals {
+		bins[i] = iv.Bin
+	}
+	m["atlas_bins"] = strings.Join(bins, "|")
 	for _, iv := range e.Intervals {
 		m["atlas_p99_error["+iv.Bin+"]"] = fmt.Sprintf("%.4g,%.4g,%.4g,%d", iv.P10, iv.P50, iv.P90, iv.N)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -215,15 +214,14 @@ const (
 // notebooks.
 func ExpectationLines(res *Result) []string {
 	var out []string
-	keys := slices.Sorted(maps.Keys(res.Extra))
 	var bins []string
-	for _, k := range keys {
-		if strings.HasPrefix(k, "atlas_p99_error[") {
-			q := strings.Split(res.Extra[k], ",")
+	if b := res.Extra["atlas_bins"]; b != "" {
+		for _, bin := range strings.Split(b, "|") {
+			q := strings.Split(res.Extra["atlas_p99_error["+bin+"]"], ",")
 			if len(q) == 4 {
 				p10, _ := strconv.ParseFloat(q[0], 64)
 				p90, _ := strconv.ParseFloat(q[2], 64)
-				bins = append(bins, fmt.Sprintf("%s %+.0f..%+.0f%%", strings.TrimSuffix(strings.TrimPrefix(k, "atlas_p99_error["), "]"), 100*p10, 100*p90))
+				bins = append(bins, fmt.Sprintf("%s %+.0f..%+.0f%%", bin, 100*p10, 100*p90))
 			}
 		}
 	}

@@ -122,3 +122,22 @@ func TestResolveAnyway(t *testing.T) {
 		t.Errorf("WithAnswerAnyway = %s, %v", o, err)
 	}
 }
+
+// The expectation's lines list the bins in the summary's order.
+func TestExpectationLines(t *testing.T) {
+	sc := small(t)
+	region := atlas.RegionOf(sc.Spec)
+	var ivs []atlas.Interval
+	for _, b := range []string{"<=1KB", "1KB-10KB", "10KB-100KB", ">100KB", "all"} {
+		ivs = append(ivs, atlas.Interval{Estimator: "flowsim", Region: region, Bin: b, N: 5, P10: -0.1, P50: 0, P90: 0.1, AbsP90: 0.1})
+	}
+	withSummary(t, &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: ivs})
+	res, err := Run(context.Background(), "flowsim", sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := ExpectationLines(res)
+	if len(lines) == 0 || !strings.Contains(lines[0], "<=1KB -10..+10%, 1KB-10KB -10..+10%, 10KB-100KB -10..+10%, >100KB -10..+10%, all -10..+10%") {
+		t.Errorf("lines %q: want the bins in order with their intervals", lines)
+	}
+}
