@@ -255,7 +255,9 @@ func Report(w io.Writer, rows []Row) {
 		}
 		fmt.Fprintf(w, "Scenarios not run (an estimator that does not model the network, estimator.Models; %s where the window does not limit a lone flow): %s.\n\n", ParsimonWindowOnce, strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "## p99 error per estimator and size bin (atlas sample)\n\n")
+	fmt.Fprintf(w, "## p99 error per estimator and size bin, over every atlas scenario\n\n")
+	writeOverall(w, rows)
+	fmt.Fprintf(w, "\n## p99 error per estimator, network family and size bin (atlas sample)\n\n")
 	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" })
 	fmt.Fprintf(w, "\n## Refusals (|p99 error| p90 over %.0f%% in some bin, regions of at least %d scenarios)\n\n", 100*s.Threshold, s.MinScenarios)
 	writeRefusals(w, s, rows)
@@ -389,5 +391,51 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 			return fmt.Sprintf("%s (%s..%s)", pct(p[0]), pct(p[1]), pct(p[2]))
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(before), q(before), q(after))
+	}
+}
+
+// writeOverall writes, per estimator and size bin, the distribution of
+// the p99 error over every scenario of the atlas sample, and the share
+// of scenarios within 10% and 25%.
+func writeOverall(w io.Writer, rows []Row) {
+	type key struct {
+		est string
+		bin int
+	}
+	errs := map[key][]float64{}
+	var ests []string
+	for _, r := range rows {
+		if r.Sample != SampleAtlas || r.Refused != "" {
+			continue
+		}
+		if !slices.Contains(ests, r.Estimator) {
+			ests = append(ests, r.Estimator)
+		}
+		for b := range Labels() {
+			if e := r.Error[b]; !math.IsNaN(e) {
+				errs[key{r.Estimator, b}] = append(errs[key{r.Estimator, b}], e)
+			}
+		}
+	}
+	slices.Sort(ests)
+	fmt.Fprintf(w, "| estimator | bin | scenarios | median | p10 | p90 | max | within 10%% | within 25%% |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, e := range ests {
+		for b, l := range Labels() {
+			v := errs[key{e, b}]
+			if len(v) == 0 {
+				continue
+			}
+			iv := interval(e, l, atlas.Region{}, v)
+			in10, in25 := 0, 0
+			for _, x := range v {
+				if math.Abs(x) <= 0.10 {
+					in10++
+				}
+				if math.Abs(x) <= 0.25 {
+					in25++
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", e, l, len(v), pct(iv.P50), pct(iv.P10), pct(iv.P90), pct(iv.Max), share(in10, len(v)), share(in25, len(v)))
+		}
 	}
 }
