@@ -34,8 +34,13 @@ func init() {
 			return err
 		}
 		model, err := m3Model(o.ModelName)
-		if err != nil || model == nil {
-			return err // flowSim alone answers every configuration
+		if err != nil {
+			return err
+		}
+		if model == nil {
+			// flowSim alone answers every configuration but one whose
+			// host NICs are not the fluid fair share flowSim runs.
+			return cfg.RoundRobinNICs("m3 (model \"none\", flowSim alone)")
 		}
 		err = model.Space().Covers(cfg)
 		if err == nil {
