@@ -31,6 +31,7 @@ func runRun(args []string) error {
 	out := fs.String("out", "out", "directory; records go to <out>/<scenario>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them (<scenario>: the scenario's name, topology, CC and load, then its ID)")
 	options := fs.String("options", "", optionsUsage)
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
+	anyway := fs.Bool("answer-anyway", false, "answer where the accuracy atlas says an estimator is off by more than its threshold (it refuses by default); the frame says so")
 	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -42,6 +43,13 @@ func runRun(args []string) error {
 	opts, err := estimator.ParseOptions(*options, est)
 	if err != nil {
 		return suggestOptions("run", args, nil, err)
+	}
+	if *anyway {
+		for _, name := range est {
+			if opts[name], err = estimator.WithAnswerAnyway(opts[name]); err != nil {
+				return fmt.Errorf("--options %s: %w", name, err)
+			}
+		}
 	}
 	ex, err := executor.build(runtime.NumCPU())
 	if err != nil {
@@ -96,7 +104,7 @@ func runRun(args []string) error {
 	// runs: a bad option of the last must not cost the others' runs.
 	paths := make([]string, len(est))
 	for i, name := range est {
-		if err := estimator.Models(name, opts[name], sc.Spec.Network); err != nil {
+		if err := estimator.Answers(name, opts[name], sc.Spec); err != nil {
 			return suggestOptions("run", args, opts, err)
 		}
 		// The sweep's layout (experiment.Task.Key): <estimator>.parquet
@@ -139,6 +147,9 @@ func runRun(args []string) error {
 		}
 		n := res.Streamed
 		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, n, time.Since(t0).Seconds(), path)
+		for _, l := range estimator.ExpectationLines(res) {
+			fmt.Println("  " + l)
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tailscope/tailscope/internal/cputime"
+	"github.com/tailscope/tailscope/lib/atlas"
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -33,8 +34,13 @@ func init() {
 			return err
 		}
 		model, err := m3Model(o.ModelName)
-		if err != nil || model == nil {
-			return err // flowSim alone answers every configuration
+		if err != nil {
+			return err
+		}
+		if model == nil {
+			// flowSim alone answers every configuration but one whose
+			// host NICs are not the fluid fair share flowSim runs.
+			return cfg.RoundRobinNICs("m3 (model \"none\", flowSim alone)")
 		}
 		err = model.Space().Covers(cfg)
 		if err == nil {
@@ -149,6 +155,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 		return nil, err
 	}
 	extra["paths"], extra[extraSimulated] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
+	extra[ExtraCCFamily] = atlas.NetworkFamily(sc.Spec.Network)
 	if mo.Model != nil && mo.Model.Info.SpecRange != nil {
 		// Models that record their training ranges say how many paths
 		// they extrapolated on (older models cannot tell).

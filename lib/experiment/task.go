@@ -352,7 +352,11 @@ func (t Task) run(ctx context.Context, path, name string, k *kind) error {
 		if err != nil {
 			return err
 		}
-		_, err = estimator.Stream(ctx, name, sc, t.Options, path)
+		// A task is a measurement, its records set against a baseline's:
+		// it answers where the accuracy atlas would make the estimator
+		// refuse, and its frame says so. Commands that answer users
+		// check estimator.Answers before they make tasks (whatif).
+		_, err = estimator.Stream(estimator.Measuring(ctx), name, sc, t.Options, path)
 		return err
 	}
 	sc, err := scenario.Build(t.Spec)
