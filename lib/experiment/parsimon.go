@@ -206,22 +206,22 @@ func writeLinkInput(dir string, in *linkInput) (string, error) {
 	return digest, nil
 }
 
-// readLinkInput reads the input file of digest under dir and checks that
-// its bytes are the ones named.
-func readLinkInput(dir, digest string) (*linkInput, error) {
+// readLinkInput reads the input file of digest under dir, checks that
+// its bytes are the ones named and returns it with its size in bytes.
+func readLinkInput(dir, digest string) (*linkInput, int, error) {
 	path := filepath.Join(dir, digest+".gob")
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("parsimon-links: input file: %w (a link task reads the file its sweep wrote beside its result; is the directory shared with this node?)", err)
+		return nil, 0, fmt.Errorf("parsimon-links: input file: %w (a link task reads the file its sweep wrote beside its result; is the directory shared with this node?)", err)
 	}
 	if h := sha256.Sum256(raw); hex.EncodeToString(h[:]) != digest {
-		return nil, fmt.Errorf("parsimon-links: input file %s: its SHA-256 is %x, not the %s it is named by (damaged or truncated)", path, h, digest)
+		return nil, 0, fmt.Errorf("parsimon-links: input file %s: its SHA-256 is %x, not the %s it is named by (damaged or truncated)", path, h, digest)
 	}
 	var in linkInput
 	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&in); err != nil {
-		return nil, fmt.Errorf("parsimon-links: input file %s: %w", path, err)
+		return nil, 0, fmt.Errorf("parsimon-links: input file %s: %w", path, err)
 	}
-	return &in, nil
+	return &in, len(raw), nil
 }
 
 func parsimonLinksOptions(opts string) (string, error) {
@@ -248,6 +248,11 @@ const (
 	extraFlows    = "channel_flows"
 )
 
+// ExtraInputBytes is the Extra key of a parsimon-links frame that holds
+// the size of the task's input file in bytes: what a worker node had to
+// read to run it.
+const ExtraInputBytes = "input_bytes"
+
 // linkSimTimer names one channel's simulation time in a parsimon-links
 // frame's run log.
 func linkSimTimer(channel int) string { return LinkSimTimer + "." + strconv.Itoa(channel) }
@@ -261,7 +266,7 @@ func runParsimonLinks(ctx context.Context, opts, path string) error {
 		return err
 	}
 	t0 := time.Now()
-	in, err := readLinkInput(filepath.Join(filepath.Dir(path), LinkInputDir), o.Input)
+	in, size, err := readLinkInput(filepath.Join(filepath.Dir(path), LinkInputDir), o.Input)
 	if err != nil {
 		return err
 	}
@@ -289,8 +294,11 @@ func runParsimonLinks(ctx context.Context, opts, path string) error {
 	return frame.WriteRecords(path, recs, frame.Meta{
 		Estimator: KindParsimonLinks,
 		Options:   opts,
-		Extra:     map[string]string{extraChannels: strings.Join(channels, ","), extraFlows: strings.Join(flows, ",")},
-		Timings:   timings,
+		Extra: map[string]string{
+			extraChannels: strings.Join(channels, ","), extraFlows: strings.Join(flows, ","),
+			ExtraInputBytes: strconv.Itoa(size),
+		},
+		Timings: timings,
 	})
 }
 

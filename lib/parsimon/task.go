@@ -137,7 +137,7 @@ func RunTask(ctx context.Context, t *Task, backend Backend) (*TaskResult, error)
 // Records runs the link-level simulation with backend and returns one
 // record per flow, in task order, whose Ideal is the flow's ideal FCT on
 // the nominal link-level topology: FCT - Ideal is the delay the target
-// channel added. These are the records a "parsimon-link" task writes when
+// channel added. These are the records a "parsimon-links" task writes when
 // link simulations run as separate tasks (lib/experiment).
 func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, error) {
 	if backend == nil {
