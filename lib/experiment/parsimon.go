@@ -18,16 +18,29 @@ import (
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
-	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/progress"
 )
 
-// LinkTasks is how many tasks ParsimonLinks cuts a run's link-level
-// simulations into (LinkBatches): enough for a few tasks per node of a
-// cluster of dozens of nodes, few enough that a scheduler's cost per task
-// (a second or so on Slurm) stays small beside the simulations'.
+// LinkTasks is the most tasks ParsimonLinks cuts a run's link-level
+// simulations into (LinkBatches): a few per node of a cluster of dozens
+// of nodes.
 const LinkTasks = 256
+
+// LinkTaskPackets is the least work, in packets of the simulated flows,
+// ParsimonLinks gives a task (fewer tasks than LinkTasks when a run has
+// less than LinkTasks times this): about 2 CPU seconds of the default
+// backend, against about 0.1 CPU s and 0.3-0.5 s of wall time that a
+// task costs on Slurm (start, input, result), so that these stay small
+// beside the simulations'.
+const LinkTaskPackets = 20_000_000
+
+// linkTasks is how many tasks ParsimonLinks makes of simulations of
+// total packets: total / LinkTaskPackets, at least one, at most
+// LinkTasks.
+func linkTasks(total int64) int {
+	return int(min(max((total+LinkTaskPackets-1)/LinkTaskPackets, 1), LinkTasks))
+}
 
 // LinkInputDir is the directory, beside the results of the
 // KindParsimonLinks tasks (<dir>/parsimon-links), that holds their input
@@ -87,8 +100,9 @@ func LinkBatches(packets []int64, tasks int) [][]int {
 
 // ParsimonLinks returns a parsimon.LinkRunner that runs a Parsimon run's
 // link-level simulations as tasks of kind KindParsimonLinks through exec,
-// under dir. The simulations are grouped into about LinkTasks tasks
-// (LinkBatches); each task's simulations, with exactly the flows and
+// under dir. The simulations are grouped into tasks of at least
+// LinkTaskPackets packets each, at most LinkTasks tasks (LinkBatches);
+// each task's simulations, with exactly the flows and
 // parameters they need, are written once to an input file named by its
 // digest (LinkInputDir), so that a worker runs them without building the
 // scenario or its decomposition. Results of tasks already done under dir
@@ -96,21 +110,23 @@ func LinkBatches(packets []int64, tasks int) [][]int {
 // not finished; on Slurm every task is an array element. Input files are
 // removed once the run has read every result.
 func ParsimonLinks(dir string, exec Executor, p progress.Reporter) parsimon.LinkRunner {
-	return parsimonLinks(dir, exec, p, LinkTasks)
+	return parsimonLinks(dir, exec, p, linkTasks)
 }
 
-// parsimonLinks is ParsimonLinks cutting the simulations into about
-// ntasks tasks.
-func parsimonLinks(dir string, exec Executor, p progress.Reporter, ntasks int) parsimon.LinkRunner {
+// parsimonLinks is ParsimonLinks cutting simulations of total packets
+// into about ntasks(total) tasks.
+func parsimonLinks(dir string, exec Executor, p progress.Reporter, ntasks func(total int64) int) parsimon.LinkRunner {
 	return func(ctx context.Context, links parsimon.Links, done func(int, *parsimon.TaskResult) error) error {
 		if links.Backend == "" {
 			return errors.New("experiment: parsimon links: the run's link-level backend has no name, so other processes cannot run it; name it (parsimon.Options.BackendName) or run in process")
 		}
 		packets := make([]int64, len(links.Channels))
+		var total int64
 		for i := range packets {
 			packets[i] = links.Packets(i)
+			total += packets[i]
 		}
-		groups := LinkBatches(packets, ntasks)
+		groups := LinkBatches(packets, ntasks(total))
 		tasks := make([]Task, len(groups))
 		inputs := make([]string, len(groups))
 		for g, group := range groups {
@@ -144,11 +160,7 @@ func parsimonLinks(dir string, exec Executor, p progress.Reporter, ntasks int) p
 			if err != nil {
 				return err
 			}
-			recs, meta, err := frame.ReadRecords(path)
-			if err != nil {
-				return fmt.Errorf("experiment: parsimon links: %w", err)
-			}
-			res, err := splitLinkResults(path, recs, meta)
+			res, err := readLinkResults(path)
 			if err != nil {
 				return err
 			}
@@ -257,9 +269,16 @@ const ExtraInputBytes = "input_bytes"
 // frame's run log.
 func linkSimTimer(channel int) string { return LinkSimTimer + "." + strconv.Itoa(channel) }
 
+// ColDelayNs is the column of a parsimon-links frame that holds each
+// flow's delay at the simulated channel in nanoseconds,
+// parsimon.TaskResult.Delays.
+const ColDelayNs = "delay_ns"
+
 // runParsimonLinks runs the link simulations of a KindParsimonLinks task,
 // read from its input file beside path, one after the other, and writes
-// their records to path, simulation by simulation.
+// their results (parsimon.TaskResult: flow, size, delay) to path,
+// simulation by simulation: three integer columns, all the run needs of
+// the simulations' records and a fraction of their bytes.
 func runParsimonLinks(ctx context.Context, opts, path string) error {
 	o, err := readLinksOptions(opts)
 	if err != nil {
@@ -275,36 +294,56 @@ func runParsimonLinks(ctx context.Context, opts, path string) error {
 		return fmt.Errorf("parsimon-links: input %s: %w", o.Input, err)
 	}
 	timings := map[string]float64{LoadTimer: time.Since(t0).Seconds()}
-	var recs []metrics.Record
+	var ids, sizes, delays []int64
 	channels, flows := make([]string, len(in.Tasks)), make([]string, len(in.Tasks))
 	var total float64
 	for i := range in.Tasks {
 		t := &in.Tasks[i]
-		t1 := time.Now()
-		r, err := t.Records(ctx, backend)
+		r, err := parsimon.RunTask(ctx, t, backend)
 		if err != nil {
 			return err
 		}
-		wall := time.Since(t1).Seconds()
-		timings[linkSimTimer(t.Channel)], total = wall, total+wall
-		recs = append(recs, r...)
-		channels[i], flows[i] = strconv.Itoa(t.Channel), strconv.Itoa(len(r))
+		timings[linkSimTimer(t.Channel)], total = r.WallSeconds, total+r.WallSeconds
+		for j, id := range r.FlowIDs {
+			ids = append(ids, int64(id))
+			sizes = append(sizes, r.Sizes[j])
+			delays = append(delays, r.Delays[j])
+		}
+		channels[i], flows[i] = strconv.Itoa(t.Channel), strconv.Itoa(len(r.FlowIDs))
 	}
 	timings[LinkSimTimer] = total
-	return frame.WriteRecords(path, recs, frame.Meta{
-		Estimator: KindParsimonLinks,
-		Options:   opts,
-		Extra: map[string]string{
-			extraChannels: strings.Join(channels, ","), extraFlows: strings.Join(flows, ","),
-			ExtraInputBytes: strconv.Itoa(size),
+	return frame.WriteTable(path, &frame.Table{
+		Meta: frame.Meta{
+			Estimator: KindParsimonLinks,
+			Options:   opts,
+			Extra: map[string]string{
+				extraChannels: strings.Join(channels, ","), extraFlows: strings.Join(flows, ","),
+				ExtraInputBytes: strconv.Itoa(size),
+			},
+			Timings: timings,
 		},
-		Timings: timings,
+		Columns: []frame.Column{
+			frame.Int64Column(frame.ColFlowID, ids),
+			frame.Int64Column(frame.ColSizeBytes, sizes),
+			frame.Int64Column(ColDelayNs, delays),
+		},
 	})
 }
 
-// splitLinkResults cuts the records of a parsimon-links frame at path
-// into one result per channel.
-func splitLinkResults(path string, recs []metrics.Record, meta frame.Meta) ([]*parsimon.TaskResult, error) {
+// readLinkResults reads the parsimon-links frame at path as one result
+// per channel, in task order.
+func readLinkResults(path string) ([]*parsimon.TaskResult, error) {
+	t, err := frame.ReadTable(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: parsimon links: %w", err)
+	}
+	ids, err1 := t.Int64s(frame.ColFlowID)
+	sizes, err2 := t.Int64s(frame.ColSizeBytes)
+	delays, err3 := t.Int64s(ColDelayNs)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	meta := t.Meta
 	chs, ns := strings.Split(meta.Extra[extraChannels], ","), strings.Split(meta.Extra[extraFlows], ",")
 	if len(chs) != len(ns) || meta.Extra[extraChannels] == "" {
 		return nil, fmt.Errorf("experiment: %s: metadata names %d channels and %d flow counts", path, len(chs), len(ns))
@@ -314,18 +353,22 @@ func splitLinkResults(path string, recs []metrics.Record, meta frame.Meta) ([]*p
 	for i := range chs {
 		c, err1 := strconv.Atoi(chs[i])
 		n, err2 := strconv.Atoi(ns[i])
-		if err := errors.Join(err1, err2); err != nil || n < 0 || at+n > len(recs) {
-			return nil, fmt.Errorf("experiment: %s: channel %q with %q records of %d: bad metadata", path, chs[i], ns[i], len(recs))
+		if err := errors.Join(err1, err2); err != nil || n < 0 || at+n > len(ids) {
+			return nil, fmt.Errorf("experiment: %s: channel %q with %q results of %d: bad metadata", path, chs[i], ns[i], len(ids))
 		}
 		wall, ok := meta.Timings[linkSimTimer(c)]
 		if !ok {
 			return nil, fmt.Errorf("experiment: %s: no simulation time of channel %d in its run log %s", path, c, frame.RunLogPath(path))
 		}
-		out[i] = parsimon.NewTaskResult(c, recs[at:at+n], wall)
+		r := &parsimon.TaskResult{Channel: c, FlowIDs: make([]int, n), Sizes: sizes[at : at+n], Delays: delays[at : at+n], WallSeconds: wall}
+		for j := range r.FlowIDs {
+			r.FlowIDs[j] = int(ids[at+j])
+		}
+		out[i] = r
 		at += n
 	}
-	if at != len(recs) {
-		return nil, fmt.Errorf("experiment: %s holds %d records; its channels account for %d", path, len(recs), at)
+	if at != len(ids) {
+		return nil, fmt.Errorf("experiment: %s holds %d results; its channels account for %d", path, len(ids), at)
 	}
 	return out, nil
 }

@@ -33,7 +33,7 @@ func TestParsimonLinks(t *testing.T) {
 		for name, ex := range testExecutors(t) {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				dir := t.TempDir()
-				links := parsimonLinks(dir, ex, nil, 5)
+				links := parsimonLinks(dir, ex, nil, tasks(5))
 				for run := 0; run < 2; run++ {
 					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 					got, err := estimator.RunParsimon(ctx, variant, sc, opts, links)
@@ -118,7 +118,7 @@ func TestParsimonLinksResume(t *testing.T) {
 			dir := t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			_, err := estimator.RunParsimon(ctx, "parsimon", sc, opts, parsimonLinks(dir, stopAfter{Local{Workers: 1}, n, cancel}, nil, 6))
+			_, err := estimator.RunParsimon(ctx, "parsimon", sc, opts, parsimonLinks(dir, stopAfter{Local{Workers: 1}, n, cancel}, nil, tasks(6)))
 			if err == nil {
 				t.Fatal("a run stopped after its first tasks succeeded")
 			}
@@ -126,7 +126,7 @@ func TestParsimonLinksResume(t *testing.T) {
 			if len(results) != n {
 				t.Fatalf("%d task results kept after a stop at the %d-th", len(results), n)
 			}
-			got, err := estimator.RunParsimon(context.Background(), "parsimon", sc, opts, parsimonLinks(dir, Local{Workers: 2}, nil, 6))
+			got, err := estimator.RunParsimon(context.Background(), "parsimon", sc, opts, parsimonLinks(dir, Local{Workers: 2}, nil, tasks(6)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestParsimonLinksDamagedInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	_, err = estimator.RunParsimon(context.Background(), "parsimon", sc, `{"workers":1}`, parsimonLinks(dir, corrupt{Local{}}, nil, 2))
+	_, err = estimator.RunParsimon(context.Background(), "parsimon", sc, `{"workers":1}`, parsimonLinks(dir, corrupt{Local{}}, nil, tasks(2)))
 	if err == nil || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), ".gob") {
 		t.Fatalf("err = %v, want the damaged input named", err)
 	}
@@ -207,5 +207,21 @@ func TestLinkBatches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// tasks cuts any run into n tasks.
+func tasks(n int) func(int64) int { return func(int64) int { return n } }
+
+// The number of link tasks follows the work: one per LinkTaskPackets,
+// at least one, at most LinkTasks.
+func TestLinkTasks(t *testing.T) {
+	for _, tc := range []struct {
+		total int64
+		want  int
+	}{{0, 1}, {1, 1}, {LinkTaskPackets, 1}, {LinkTaskPackets + 1, 2}, {100 * LinkTaskPackets, 100}, {1000 * LinkTaskPackets, LinkTasks}} {
+		if got := linkTasks(tc.total); got != tc.want {
+			t.Errorf("linkTasks(%d) = %d, want %d", tc.total, got, tc.want)
+		}
 	}
 }
