@@ -23,8 +23,12 @@ tools/parquetcheck/node_modules/.package-lock.json: tools/parquetcheck/package-l
 # Built by the kernel's Go (kernel/go.sh: its toolchain and caches, and
 # -trimpath like the kernel), so the binary and the kernel share their
 # compiled packages.
+# The commit the binary is built from, "+dirty" with changes: go build
+# records it itself in a clone, not in a git worktree (tailscope version).
+COMMIT = $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { [ -z "$$(git status --porcelain 2>/dev/null)" ] || c=$$c+dirty; echo $$c; })
+
 tailscope:
-	kernel/go.sh build -trimpath -o $(BIN) ./cmd/tailscope
+	kernel/go.sh build -trimpath -buildvcs=auto -ldflags "-X github.com/tailscope/tailscope/lib/frame.linkedCommit=$(COMMIT)" -o $(BIN) ./cmd/tailscope
 
 # Library tests, including the ns-3 baseline's (ns-3 is installed first)
 # and the Slurm executor's (the test installs and starts a one-node Slurm).

@@ -61,7 +61,7 @@ func newCCEvalFlags(fs *flag.FlagSet, margin float64) ccevalFlags {
 	}
 }
 
-// scenario builds the spec the flags name.
+// scenario builds the spec the flags name and checks it.
 func (f ccevalFlags) scenario() (scenario.Spec, error) {
 	s := ccstudy.Dumbbell()
 	if *f.spec != "dumbbell" {
@@ -70,7 +70,14 @@ func (f ccevalFlags) scenario() (scenario.Spec, error) {
 			return s, err
 		}
 	}
-	return ccstudy.Override(s, *f.sizes, *f.load, *f.flows), nil
+	s = ccstudy.Override(s, *f.sizes, *f.load, *f.flows)
+	// Checked before the first trial: a bad network or workload is
+	// refused before any work.
+	sc, err := scenario.BuildNet(s)
+	if err != nil {
+		return s, err
+	}
+	return s, checkWorkload(sc)
 }
 
 // write stores a frame and a figure under the output directory, which it
@@ -97,9 +104,9 @@ func ccevalEstimate(args []string) error {
 	fs := flag.NewFlagSet("cceval estimate", flag.ContinueOnError)
 	cf := newCCEvalFlags(fs, 0.01)
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
+	options := fs.String("options", "", optionsUsage)
 	mets := fs.String("metrics", "fct_p50,fct_p99", "target metrics (MetricName: fct_p99, slowdown_p99.9[<=1KB], fct_mean, ...)")
-	bins := fs.String("bins", "all", "size bins of per-bin metrics: parsimon, ns3, m3, m3out, all")
+	bins := fs.String("bins", "all", metrics.BinsUsage)
 	expl := intFlag(fs, "exploratory", 20, 2, math.MaxInt, "trials of the exploratory stage")
 	maxTrials := intFlag(fs, "max-trials", 10000, 1, math.MaxInt, "stop here even if not converged")
 	executor := executorFlags(fs, `run trials as sweep tasks, "local" or "slurm" (record frames under <out>/<estimator>/: a rerun resumes), in waves the forecast sizes`, "local", "slurm")
@@ -109,11 +116,15 @@ func ccevalEstimate(args []string) error {
 	if err := estimator.Check(split(*names)...); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, split(*names))
+	if err != nil {
+		return suggestOptions("cceval estimate", args, nil, err)
+	}
 	spec, err := cf.scenario()
 	if err != nil {
 		return err
 	}
-	b, err := metrics.BinsByName(*bins)
+	b, err := metrics.ParseBins(*bins)
 	if err != nil {
 		return err
 	}
@@ -128,7 +139,7 @@ func ccevalEstimate(args []string) error {
 	defer stop()
 	var cases []ccstudy.Case
 	for _, name := range split(*names) {
-		cases = append(cases, ccstudy.Case{Label: name, Spec: spec, Estimator: name, Options: *options})
+		cases = append(cases, ccstudy.Case{Label: name, Spec: spec, Estimator: name, Options: opts[name]})
 	}
 	cfg := cceval.Config{Level: *cf.level, Margin: *cf.margin, Exploratory: *expl, MaxTrials: *maxTrials,
 		Workers: *cf.workers, Seed: *cf.seed, Targets: split(*mets), Progress: progress.NewLine(os.Stderr, "cceval")}
@@ -144,7 +155,7 @@ func ccevalTail(args []string) error {
 	fs := flag.NewFlagSet("cceval tail", flag.ContinueOnError)
 	cf := newCCEvalFlags(fs, 0.05)
 	name := fs.String("estimator", "packetsim", "estimator running the cycles (must be causal: packetsim, flowsim)")
-	options := fs.String("options", "", "estimator options as a JSON object")
+	options := fs.String("options", "", optionsUsage)
 	dur := int64Flag(fs, "duration-ns", 250_000, 1, math.MaxInt64, "a cycle's (trial's) arrival span in ns")
 	p := floatFlag(fs, "p", 0.99, unitOpen, "quantile")
 	metric := fs.String("metric", cceval.MetricFCT, "response: fct or slowdown")
@@ -160,6 +171,10 @@ func ccevalTail(args []string) error {
 	if err := estimator.Check(*name); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, []string{*name})
+	if err != nil {
+		return err
+	}
 	if err := cceval.CheckMetric(*metric); err != nil {
 		return err
 	}
@@ -170,7 +185,7 @@ func ccevalTail(args []string) error {
 	if err != nil {
 		return err
 	}
-	tail, err := ccstudy.NewTail(spec, *name, *options, *dur)
+	tail, err := ccstudy.NewTail(spec, *name, opts[*name], *dur)
 	if err != nil {
 		return err
 	}
@@ -222,6 +237,10 @@ func ccevalDurations(args []string) error {
 	if err := estimator.Check(*name); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, []string{*name})
+	if err != nil {
+		return err
+	}
 	spec, err := cf.scenario()
 	if err != nil {
 		return err
@@ -230,7 +249,7 @@ func ccevalDurations(args []string) error {
 	if err != nil {
 		return fmt.Errorf("cceval durations: --counts: %w", err)
 	}
-	pts, err := cceval.DurationStudy(context.Background(), spec, *name, *options, ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
+	pts, err := cceval.DurationStudy(context.Background(), spec, *name, opts[*name], ns, *metric, cceval.Config{Level: *cf.level, Margin: *cf.margin,
 		MaxTrials: *maxTrials, Workers: *cf.workers, Seed: *cf.seed, Progress: progress.NewLine(os.Stderr, "cceval")})
 	if err != nil {
 		return err

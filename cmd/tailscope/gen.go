@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,7 @@ func runGen(args []string) error {
 	seed := int64Flag(fs, "seed", -1, -1, math.MaxInt64, "override the spec's seed (-1: keep it)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	printSpec := fs.Bool("print-spec", false, "print the spec as JSON and exit (a template for your own)")
+	format := fs.String("format", "", "write the topology and flows for another simulator instead of frames: "+strings.Join(scenario.ExportFormats(), ", ")+" (-out is then a directory)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,6 +61,9 @@ func runGen(args []string) error {
 	if *printSpec {
 		fmt.Println(s.JSON())
 		return nil
+	}
+	if *format != "" {
+		return genExport(s, *format, *out)
 	}
 	// The flows go to the frame as they are drawn (workload.NewSource, the
 	// flows of workload.Generate) and their loads are measured on the way,
@@ -116,10 +121,38 @@ func runGen(args []string) error {
 	for i, c := range s.Workload.Components {
 		targets[i] = fmt.Sprintf("%.3f", c.MaxLoad)
 	}
+	if s.Workload.FromFile() {
+		targets = []string{"none (the file's start times)"}
+		if s.Workload.MaxLoad > 0 {
+			targets = []string{fmt.Sprintf("%.3f", s.Workload.MaxLoad)}
+		}
+	}
 	ch := sc.Net.Channels[loads.MaxChannel]
 	fmt.Printf("flows: %s (%d), topology: %s%s, %s%s\n", *out, n, stem, ".nodes"+ext, stem, ".channels"+ext)
 	fmt.Printf("span: %.3f ms\n", float64(loads.SpanNs)/1e6)
 	fmt.Printf("max load: %.4f on channel %d (%d->%d, %g Gbps); target %s\n", loads.Max, ch.ID, ch.Src, ch.Dst, float64(ch.Bandwidth)/1e9, strings.Join(targets, "+"))
 	fmt.Printf("top-10%% average load: %.4f\n", loads.Top10)
+	return nil
+}
+
+// genExport writes the scenario's topology and flows in another
+// simulator's format to the directory out.
+func genExport(s scenario.Spec, format, out string) error {
+	if !slices.Contains(scenario.ExportFormats(), format) {
+		return fmt.Errorf("gen: unknown -format %q (known: %s)", format, strings.Join(scenario.ExportFormats(), ", "))
+	}
+	if err := mkdirOut(out); err != nil {
+		return err
+	}
+	sc, err := scenario.Build(s)
+	if err != nil {
+		return err
+	}
+	files, err := sc.Export(out, format)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "scenario %s: %s, %d flows\n", sc.ID, sc.Net.Summary(), len(sc.Flows))
+	fmt.Printf("%s: %s\n", format, strings.Join(files, ", "))
 	return nil
 }

@@ -79,7 +79,7 @@ func plotCDF(args []string) error {
 	fs := flag.NewFlagSet("plot cdf", flag.ContinueOnError)
 	records := fs.String("records", "", "comma-separated record frames (one per estimator, same scenario)")
 	names := fs.String("names", "", "comma-separated legend names (default: each frame's estimator)")
-	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
+	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
 	tail := floatFlag(fs, "tail", 0.9, span{lo: 0, hi: 1, hiOpen: true}, "lower end of the CDF axis (0 for the whole CDF)")
 	out := fs.String("out", "cdf.png", "figure to write (.png or .svg)")
 	if err := parseFlags(fs, args); err != nil {
@@ -89,7 +89,7 @@ func plotCDF(args []string) error {
 	if len(paths) == 0 {
 		return errors.New("plot cdf: --records is required")
 	}
-	b, err := metrics.BinsByName(*bins)
+	b, err := metrics.ParseBins(*bins)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func plotCDF(args []string) error {
 func plotHeatmap(args []string) error {
 	fs := flag.NewFlagSet("plot heatmap", flag.ContinueOnError)
 	records := fs.String("records", "", "record frame")
-	bins := fs.String("bins", "m3", "size bins (rows): parsimon, ns3, m3, m3out, all")
+	bins := fs.String("bins", "m3", metrics.BinsUsage)
 	out := fs.String("out", "heatmap.png", "figure to write (.png or .svg)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -126,7 +126,7 @@ func plotHeatmap(args []string) error {
 	if *records == "" {
 		return errors.New("plot heatmap: --records is required")
 	}
-	b, err := metrics.BinsByName(*bins)
+	b, err := metrics.ParseBins(*bins)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func plotSummary(args []string) error {
 	fs := flag.NewFlagSet("plot summary", flag.ContinueOnError)
 	dir := fs.String("dir", "out", "results directory of \"tailscope run\"")
 	baseline := fs.String("baseline", "packetsim", "baseline estimator the others are compared with")
-	bins := fs.String("bins", "parsimon", "size bins: parsimon, ns3, m3, m3out, all")
+	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
 	pct := floatFlag(fs, "percentile", 99, span{lo: 0, hi: 100, loOpen: true}, "slowdown percentile compared")
 	out := fs.String("out", "summary.parquet", "summary frame to write (.parquet or .arrow)")
 	level := floatFlag(fs, "level", 0.95, unitOpen, "confidence level of the intervals over seeds")
@@ -164,7 +164,7 @@ func plotSummary(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	b, err := metrics.BinsByName(*bins)
+	b, err := metrics.ParseBins(*bins)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -14,6 +16,7 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/summary"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -25,8 +28,8 @@ func runRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>[@<options hash>].parquet, as tailscope sweep writes them")
-	options := fs.String("options", "", "estimator options as a JSON object (applied to every estimator named)")
+	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them")
+	options := fs.String("options", "", optionsUsage)
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
@@ -36,9 +39,20 @@ func runRun(args []string) error {
 	if err := estimator.Check(est...); err != nil {
 		return err
 	}
+	opts, err := estimator.ParseOptions(*options, est)
+	if err != nil {
+		return suggestOptions("run", args, nil, err)
+	}
 	ex, err := executor.build(runtime.NumCPU())
 	if err != nil {
 		return err
+	}
+	if ex != nil {
+		for _, name := range est {
+			if !strings.HasPrefix(name, "parsimon") {
+				return suggestFlag("run", args, "executor", "inproc", fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process", *executor.name, name))
+			}
+		}
 	}
 	s, err := loadSpec(*spec)
 	if err != nil {
@@ -62,6 +76,13 @@ func runRun(args []string) error {
 	if err != nil {
 		return err
 	}
+	if streaming {
+		// The flows are drawn as the estimators take them: check the
+		// workload now, so a bad one is refused before any work.
+		if err := checkWorkload(sc); err != nil {
+			return err
+		}
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	// The output directory is made when the first records are written, so
@@ -75,16 +96,24 @@ func runRun(args []string) error {
 	// runs: a bad option of the last must not cost the others' runs.
 	paths := make([]string, len(est))
 	for i, name := range est {
-		if err := estimator.Models(name, *options, sc.Spec.Network); err != nil {
-			return err
+		if err := estimator.Models(name, opts[name], sc.Spec.Network); err != nil {
+			return suggestOptions("run", args, opts, err)
 		}
 		// The sweep's layout: other options of one estimator get a file of
-		// their own, so two configurations never overwrite each other.
-		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: *options}).ResultPath(*out); err != nil {
+		// their own, so two configurations never overwrite each other. An
+		// estimator given no options writes <estimator>.parquet: a sweep
+		// names the defaults of some estimators by a hash of what they
+		// resolve to (Parsimon's backend, m3's model), so that a resumed
+		// sweep never takes results of other defaults for its own, but a
+		// run always runs.
+		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).ResultPath(*out); err != nil {
 			return err
 		}
+		if opts[name] == "" {
+			paths[i] = filepath.Join(dir, name+".parquet")
+		}
 	}
-	fmt.Fprintf(os.Stderr, "scenario %s: %s, %s flows\n", sc.ID, sc.Net.Summary(), nflows)
+	fmt.Fprintf(os.Stderr, "scenario %s (%s): %s, %s flows\n", sc.ID, summary.ScenarioName(s), sc.Net.Summary(), nflows)
 	for i, name := range est {
 		t0 := time.Now()
 		path := paths[i]
@@ -93,18 +122,19 @@ func runRun(args []string) error {
 		switch {
 		case ex != nil && strings.HasPrefix(name, "parsimon"):
 			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), ex, progress.NewLine(os.Stderr, name+" links"))
-			if res, err = estimator.RunParsimon(ctx, name, sc, *options, links); err == nil {
+			if res, err = estimator.RunParsimon(ctx, name, sc, opts[name], links); err == nil {
 				if err = mkdirOut(dir); err == nil {
 					err = res.Write(path, sc)
 				}
 				res.Streamed = len(res.Records)
 			}
-		case ex != nil:
-			err = fmt.Errorf("--executor %s: only the Parsimon variants split into tasks; %s runs in process (--executor inproc)", *executor.name, name)
 		default:
 			if err = mkdirOut(dir); err == nil {
-				res, err = estimator.Stream(ctx, name, sc, *options, path)
+				res, err = estimator.Stream(ctx, name, sc, opts[name], path)
 			}
+		}
+		if err == nil {
+			err = writeRunSpec(dir, s)
 		}
 		if err != nil {
 			return err
@@ -121,4 +151,42 @@ func describeFlows(w workload.Spec) string {
 		return fmt.Sprint(w.Flows)
 	}
 	return fmt.Sprintf("%d ns of", w.DurationNs)
+}
+
+// optionsUsage is the help of every --options flag: one shape everywhere.
+const optionsUsage = `estimator options, a JSON object keyed by estimator name, e.g. {"m3":{"model":"table4-pfc"},"parsimon":{"bucket_size":50}}; with one estimator its options alone ({"model":"table4-pfc"}) are accepted too`
+
+// checkWorkload refuses a scenario whose workload cannot be drawn (a load
+// outside (0, 1), an unknown size distribution, a rack matrix on a
+// network without racks...) by drawing its first flow: the checks of the
+// whole draw, at the cost of one flow.
+func checkWorkload(sc *scenario.Scenario) error {
+	probe := *sc
+	if probe.Spec.Workload.Flows > 1 {
+		probe.Spec.Workload.Flows = 1
+	}
+	src, err := probe.Source()
+	if err != nil {
+		return err
+	}
+	src.Next()
+	return src.Err()
+}
+
+// writeRunSpec writes the spec as given to spec.json in a run's
+// directory, <out>/<scenario id>, once records are there: the directory's
+// name is a hash, and its spec says what it holds ("tailscope run --spec
+// <dir>/spec.json" runs it again).
+func writeRunSpec(dir string, s scenario.Spec) error {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(s.JSON()), "", "  "); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	path := filepath.Join(dir, "spec.json")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

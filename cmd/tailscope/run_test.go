@@ -17,7 +17,8 @@ func TestRunChecksEveryEstimatorFirst(t *testing.T) {
 	}{
 		// The embedded m3 model was trained on DCTCP; the preset is HPCC.
 		{"network refused", []string{"-spec", "whatif-hpcc", "-estimator", "packetsim,m3"}, "not trained on congestion control hpcc"},
-		{"bad option", []string{"-estimator", "flowsim,packetsim", "-options", `{"window_cap":true}`}, `packetsim: bad options {"window_cap":true}`},
+		{"bad option", []string{"-estimator", "flowsim,packetsim", "-options", `{"packetsim":{"window_cap":true}}`}, `packetsim: bad options {"window_cap":true}`},
+		{"flat options, two estimators", []string{"-estimator", "flowsim,packetsim", "-options", `{"window_cap":true}`}, `not keyed by estimator name`},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		err := runRun(append(c.args, "-flows", "200", "-out", out))
@@ -27,5 +28,41 @@ func TestRunChecksEveryEstimatorFirst(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%s: the run wrote %s before failing (stat: %v)", c.name, out, err)
 		}
+	}
+}
+
+// An estimator given no options writes <estimator>.parquet, also where
+// its defaults resolve to named choices (Parsimon's link backend); with
+// options it writes <estimator>@<hash>.parquet beside it.
+func TestRunNamesDefaultResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if err := runRun([]string{"-estimator", "packetsim,parsimon", "-flows", "100", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runRun([]string{"-estimator", "parsimon", "-flows", "100", "-out", out, "-options", `{"bucket_size":50}`}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := filepath.Glob(filepath.Join(out, "*", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got {
+		names = append(names, filepath.Base(p))
+	}
+	if len(names) != 3 || names[0] != "packetsim.parquet" || names[1] != "parsimon.parquet" || !strings.HasPrefix(names[2], "parsimon@") {
+		t.Errorf("files %q, want packetsim.parquet, parsimon.parquet and parsimon@<hash>.parquet", names)
+	}
+	// The directory's spec.json runs the same scenario again.
+	specs, _ := filepath.Glob(filepath.Join(out, "*", "spec.json"))
+	if len(specs) != 1 {
+		t.Fatalf("spec files %q, want one", specs)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if err := runRun([]string{"-spec", specs[0], "-estimator", "flowsim", "-out", again}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(again, filepath.Base(filepath.Dir(specs[0])), "flowsim.parquet")); err != nil {
+		t.Errorf("spec.json is another scenario: %v", err)
 	}
 }

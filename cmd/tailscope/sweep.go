@@ -29,7 +29,7 @@ func runSweep(args []string) error {
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the space's flow counts (0: keep them)")
 	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "run every scenario with this many seeds (its seed, seed+1, ...); \"plot summary\" then reports each error with its confidence interval")
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"packetsim":{"stop_at_ns":1000000}}`)
+	options := fs.String("options", "", optionsUsage)
 	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
 	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
@@ -60,9 +60,15 @@ func runSweep(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts, optStrings, err := estimatorOptions(*options)
+	optStrings, err := estimator.ParseOptions(*options, split(*names))
 	if err != nil {
-		return err
+		return suggestOptions("sweep", args, nil, err)
+	}
+	opts := map[string]json.RawMessage{}
+	for k, v := range optStrings {
+		if v != "" {
+			opts[k] = json.RawMessage(v)
+		}
 	}
 	tasks, err := experiment.Tasks(specs, split(*names), optStrings)
 	if err != nil {
@@ -109,22 +115,6 @@ func executorFlags(fs *flag.FlagSet, usage string, names ...string) executorChoi
 		timeLimit: fs.Duration("time-limit", 0, "slurm: time limit of each task (0: the partition's) [a duration >= 0]"),
 		cpus:      intFlag(fs, "cpus-per-task", 0, 0, math.MaxInt, "slurm: CPUs per task"),
 	}
-}
-
-// estimatorOptions reads the --options of sweep and whatif, a JSON object
-// of estimator name to options, as JSON and as strings.
-func estimatorOptions(flag string) (map[string]json.RawMessage, map[string]string, error) {
-	opts := map[string]json.RawMessage{}
-	if flag != "" {
-		if err := json.Unmarshal([]byte(flag), &opts); err != nil {
-			return nil, nil, fmt.Errorf("--options must be a JSON object of estimator name to options: %w", err)
-		}
-	}
-	strs := map[string]string{}
-	for k, v := range opts {
-		strs[k] = string(v)
-	}
-	return opts, strs, nil
 }
 
 // prepare is the common start of a command that runs tasks: it builds the

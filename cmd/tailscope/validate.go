@@ -28,7 +28,8 @@ func runValidate(args []string) error {
 	flows := intFlag(fs, "flows", 2000, 1, math.MaxInt, "flows per case")
 	loads := fs.String("loads", "0.3,0.6", "target max loads, comma-separated")
 	seed := fs.Uint64("seed", 1, "workload seed")
-	tops := fs.String("topologies", strings.Join(validate.Topologies, ","), "topologies to run, comma-separated")
+	tops := fs.String("topologies", strings.Join(validate.Topologies, ","), "topologies to run, comma-separated: "+strings.Join(append(slices.Clone(validate.Topologies), validate.Large...), ", "))
+	matrix := fs.String("matrix", "B", "traffic matrix of the fabric cases: A, B or C (Meta's)")
 	buffer := fs.Int64("buffer", 0, "bytes of buffer per port, tail drop (0: infinite)")
 	out := fs.String("out", "out/validate-ns3", "directory: task results, validate.parquet, validate.png and validate.svg")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
@@ -40,12 +41,12 @@ func runValidate(args []string) error {
 	if err != nil {
 		return fmt.Errorf("validate ns3: --loads: %w", err)
 	}
-	cases, err := validate.Cases(*flows, ls, *seed)
+	cases, err := validate.CasesOn(strings.Split(*tops, ","), *flows, ls, *seed)
 	if err != nil {
-		return err
+		return fmt.Errorf("validate ns3: --topologies: %w", err)
 	}
-	if cases, err = pickTopologies(cases, *tops); err != nil {
-		return err
+	if cases, err = validate.WithMatrix(cases, *matrix); err != nil {
+		return fmt.Errorf("validate ns3: --matrix: %w", err)
 	}
 	if *buffer < 0 {
 		return fmt.Errorf("validate ns3: --buffer %d: want bytes >= 0 (0: infinite)", *buffer)
@@ -79,22 +80,4 @@ func runValidate(args []string) error {
 	}
 	fmt.Printf("\nvalidate ns3: frame %s, figure %s\n", filepath.Join(*out, "validate.parquet"), filepath.Join(*out, "validate.png"))
 	return nil
-}
-
-// pickTopologies keeps the cases on the comma-separated topologies list.
-func pickTopologies(cases []validate.Case, list string) ([]validate.Case, error) {
-	want := map[string]bool{}
-	for _, t := range strings.Split(list, ",") {
-		if !slices.Contains(validate.Topologies, t) {
-			return nil, fmt.Errorf("validate ns3: --topologies: unknown topology %q (known: %s)", t, strings.Join(validate.Topologies, ", "))
-		}
-		want[t] = true
-	}
-	var out []validate.Case
-	for _, c := range cases {
-		if want[c.Topology] {
-			out = append(out, c)
-		}
-	}
-	return out, nil
 }

@@ -12,9 +12,11 @@ import (
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
+	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/whatif"
 )
 
@@ -29,9 +31,10 @@ func runWhatIf(args []string) error {
 	param := fs.String("param", "hpcc.eta", "the swept field's JSON path in the network block (hpcc.eta, hpcc.window_bytes, dctcp.g, buffer_bytes, cc, ...)")
 	values := fs.String("values", "0.7,0.8,0.9,0.95", `comma-separated values (JSON; a bare word is a string: cc values dctcp,hpcc)`)
 	names := fs.String("estimators", strings.Join(whatif.DefaultEstimators, ","), "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	options := fs.String("options", "", `estimator options, a JSON object by estimator name, e.g. {"m3":{"samples":200}}`)
+	options := fs.String("options", "", optionsUsage)
 	baseline := fs.String("baseline", "packetsim", "the estimator the others are compared with")
-	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give confidence intervals")
+	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
+	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give the table confidence intervals, 5 or more the figure")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	out := fs.String("out", "out/whatif", "directory: runs (resumed when run again), whatif.parquet, whatif.png and whatif.svg")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
@@ -51,6 +54,13 @@ func runWhatIf(args []string) error {
 	if *flows > 0 {
 		s.Workload.Flows, s.Workload.DurationNs = *flows, 0
 	}
+	b, err := metrics.ParseBins(*bins)
+	if err != nil {
+		return err
+	}
+	if b.Len() < 2 {
+		return fmt.Errorf("--bins %s: a what-if reports each bin and all flows; give two or more bins", *bins)
+	}
 	var vals []string
 	for _, v := range split(*values) {
 		if !json.Valid([]byte(v)) {
@@ -59,8 +69,16 @@ func runWhatIf(args []string) error {
 		}
 		vals = append(vals, v)
 	}
-	_, optStrings, err := estimatorOptions(*options)
+	optStrings, err := estimator.ParseOptions(*options, split(*names))
 	if err != nil {
+		return suggestOptions("whatif", args, nil, err)
+	}
+	// The scenario's network and workload are checked before any run.
+	sc, err := scenario.BuildNet(s)
+	if err != nil {
+		return err
+	}
+	if err := checkWorkload(sc); err != nil {
 		return err
 	}
 	exec, ctx, stop, err := executor.prepare(*workers, *out)
@@ -70,7 +88,7 @@ func runWhatIf(args []string) error {
 	defer stop()
 	t0 := time.Now()
 	res, err := whatif.Run(ctx, whatif.Options{Spec: s, Param: *param, Values: vals, Estimators: split(*names),
-		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, Dir: *out, Executor: exec,
+		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, Bins: b, Dir: *out, Executor: exec,
 		Progress: progress.NewLine(os.Stderr, "whatif")})
 	if err != nil {
 		return err

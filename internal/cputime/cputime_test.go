@@ -3,9 +3,38 @@
 package cputime
 
 import (
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 )
+
+// busy does 50M dependent additions: at least 40 ms at 5 GHz.
+func busy() float64 {
+	x := 0.0
+	for i := 0; i < 50_000_000; i++ {
+		x += float64(i)
+	}
+	return x
+}
+
+// A child process's CPU time counts once it has been waited for: the
+// test binary runs itself as the child, doing only the busy work.
+func TestUsedCountsChildren(t *testing.T) {
+	if os.Getenv("CPUTIME_CHILD") == "1" {
+		busy()
+		return
+	}
+	t0 := Used()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUsedCountsChildren$")
+	cmd.Env = append(os.Environ(), "CPUTIME_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if got := Used() - t0; got < 20*time.Millisecond {
+		t.Errorf("a child doing 50M dependent additions added %v of CPU", got)
+	}
+}
 
 // Busy work must show up as CPU time, and sleeping must not. The work is
 // a fixed count of dependent additions (at least 4 cycles each, so at

@@ -27,64 +27,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tailscope/tailscope/lib/metrics"
 )
 
-// Interval is a two-sided confidence interval of a mean.
-type Interval struct {
-	N      int     // samples
-	Mean   float64 // empirical mean
-	StdDev float64 // empirical standard deviation (divisor N-1)
-	Half   float64 // half-width: the accuracy of the interval (§4.1.1)
-	Level  float64 // confidence level 1-rho
-}
-
-// Lo is the lower bound.
-func (iv Interval) Lo() float64 { return iv.Mean - iv.Half }
-
-// Hi is the upper bound.
-func (iv Interval) Hi() float64 { return iv.Mean + iv.Half }
-
-// Contains reports whether x lies in the interval.
-func (iv Interval) Contains(x float64) bool { return x >= iv.Lo() && x <= iv.Hi() }
-
-// Relative is the half-width relative to |Mean| (+Inf for a zero mean).
-func (iv Interval) Relative() float64 { return iv.Half / math.Abs(iv.Mean) }
-
-// Converged is Eq. 2: the half-width is at most margin x |mean|.
-func (iv Interval) Converged(margin float64) bool {
-	return iv.N >= 2 && iv.Half <= margin*math.Abs(iv.Mean)
-}
-
-// String formats the interval as mean ± half (relative half-width, n).
-func (iv Interval) String() string {
-	return fmt.Sprintf("%.6g ± %.3g (%.2f%%, n=%d)", iv.Mean, iv.Half, 100*iv.Relative(), iv.N)
-}
-
-// tQuantile is the two-sided critical value of Student's t with n-1
-// degrees of freedom at the given level. The paper's Eq. 1 uses the normal
-// quantile; t keeps the coverage right for the small exploratory stage and
-// tends to the normal value as n grows.
-func tQuantile(level float64, n int) float64 {
-	k := tKey{level, n}
-	if q, ok := tCache.Load(k); ok {
-		return q.(float64)
-	}
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-level)/2)
-	tCache.Store(k, q)
-	return q
-}
-
-// tCache memoizes tQuantile: the inverse incomplete beta function costs
-// about 15 us, and Estimate needs one per metric per trial.
-var tCache sync.Map
-
-type tKey struct {
-	level float64
-	n     int
-}
+// Interval is a two-sided confidence interval of a mean, metrics.Interval:
+// every study's intervals are computed in one place (metrics.MeanCI).
+type Interval = metrics.Interval
 
 func checkLevel(level float64) error {
 	if !(level > 0 && level < 1) {
@@ -110,26 +61,7 @@ func (a *running) add(x float64) {
 // interval is Eq. 1 with Student's t; it needs n >= 2.
 func (a *running) interval(level float64) Interval {
 	s := math.Sqrt(a.m2 / float64(a.n-1))
-	return Interval{N: a.n, Mean: a.mean, StdDev: s, Half: tQuantile(level, a.n) * s / math.Sqrt(float64(a.n)), Level: level}
-}
-
-// CI is Eq. 1 with Student's t: the interval mean ± t·s/√N of the samples
-// xs at the given confidence level. It needs two finite samples or more.
-func CI(xs []float64, level float64) (Interval, error) {
-	if err := checkLevel(level); err != nil {
-		return Interval{}, err
-	}
-	if len(xs) < 2 {
-		return Interval{}, fmt.Errorf("cceval: a confidence interval needs at least 2 samples, got %d", len(xs))
-	}
-	var a running
-	for i, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return Interval{}, fmt.Errorf("cceval: sample %d is %v", i, x)
-		}
-		a.add(x)
-	}
-	return a.interval(level), nil
+	return Interval{N: a.n, Mean: a.mean, StdDev: s, Half: metrics.TQuantile(level, a.n) * s / math.Sqrt(float64(a.n)), Level: level}
 }
 
 // maxForecast caps Forecast: beyond it the answer is "not feasible", and
@@ -145,7 +77,7 @@ func Forecast(xs []float64, level, margin float64) (int, error) {
 	if !(margin > 0) {
 		return 0, fmt.Errorf("cceval: relative margin %v must be positive, e.g. 0.01", margin)
 	}
-	iv, err := CI(xs, level)
+	iv, err := metrics.MeanCI(xs, level)
 	if err != nil {
 		return 0, err
 	}
@@ -160,7 +92,7 @@ func Forecast(xs []float64, level, margin float64) (int, error) {
 	}
 	n := max(2, int(ne))
 	// t > z, so the t condition needs at least the normal answer: step up.
-	for q := tQuantile(level, n); q*q*r*r > float64(n); q = tQuantile(level, n) {
+	for q := metrics.TQuantile(level, n); q*q*r*r > float64(n); q = metrics.TQuantile(level, n) {
 		n++
 	}
 	return n, nil

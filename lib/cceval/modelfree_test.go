@@ -9,43 +9,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/tailscope/tailscope/lib/metrics"
 )
-
-func TestCIHandCase(t *testing.T) {
-	// mean 3, s = sqrt(2.5); t(4 d.o.f., 0.975) = 2.776445 from tables.
-	iv, err := CI([]float64{1, 2, 3, 4, 5}, 0.95)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantHalf := 2.776445 * math.Sqrt(2.5) / math.Sqrt(5)
-	if iv.Mean != 3 || math.Abs(iv.StdDev-math.Sqrt(2.5)) > 1e-12 || math.Abs(iv.Half-wantHalf) > 1e-5 {
-		t.Errorf("CI = %+v, want mean 3, sd %.6f, half %.6f", iv, math.Sqrt(2.5), wantHalf)
-	}
-	if !iv.Contains(iv.Lo()) || iv.Contains(iv.Hi()+1e-9) || iv.Converged(0.5) || !iv.Converged(0.66) {
-		t.Errorf("bounds or convergence wrong for %v (relative %.4f)", iv, iv.Relative())
-	}
-}
-
-func TestCIErrors(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		xs    []float64
-		level float64
-		want  string
-	}{
-		{"one sample", []float64{1}, 0.95, "at least 2"},
-		{"level 1", []float64{1, 2}, 1, "confidence level"},
-		{"level 0", []float64{1, 2}, 0, "confidence level"},
-		{"NaN", []float64{1, math.NaN()}, 0.95, "sample 1"},
-		{"Inf", []float64{math.Inf(1), 1}, 0.95, "sample 0"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if _, err := CI(c.xs, c.level); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("CI error = %v, want one mentioning %q", err, c.want)
-			}
-		})
-	}
-}
 
 // Forecast must be the smallest N at which the exploratory mean and
 // deviation satisfy Eq. 2 with t_{N-1}, and close to Eq. 3's z²s²/(ε²m²).
@@ -69,7 +35,7 @@ func TestForecast(t *testing.T) {
 		s := c.spread * math.Sqrt(20.0/19)
 		z := map[float64]float64{0.90: 1.644854, 0.95: 1.959964, 0.99: 2.575829}[c.level]
 		eq3 := z * z * s * s / (c.margin * c.margin)
-		holds := func(n int) bool { return tQuantile(c.level, n)*s <= c.margin*math.Sqrt(float64(n)) }
+		holds := func(n int) bool { return metrics.TQuantile(c.level, n)*s <= c.margin*math.Sqrt(float64(n)) }
 		if !holds(n) || (n > 2 && holds(n-1)) {
 			t.Errorf("spread %v margin %v: forecast %d is not the first N meeting Eq. 2", c.spread, c.margin, n)
 		}

@@ -735,7 +735,7 @@ func TailProbability(ctx context.Context, m *Model, run Runner, tilt *Tilt, gamm
 			}
 		}
 	}
-	return CI(ys, cfg.Level)
+	return metrics.MeanCI(ys, cfg.Level)
 }
 
 // mix derives a seed from a seed and an index (SplitMix64's finalizer),

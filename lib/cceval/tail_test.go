@@ -125,7 +125,7 @@ func TestTailProbabilityUnbiased(t *testing.T) {
 		}
 		ests = append(ests, iv.Mean)
 	}
-	iv, _ := CI(ests, 0.99)
+	iv, _ := metrics.MeanCI(ests, 0.99)
 	t.Logf("40 IS estimates of %.4g: %v", want, iv)
 	if !iv.Contains(want) {
 		t.Errorf("IS estimates average %v, closed form %.4g: biased", iv, want)
@@ -146,7 +146,7 @@ func TestTailProbabilityMixtureUnbiased(t *testing.T) {
 		}
 		ests = append(ests, iv.Mean)
 	}
-	iv, _ := CI(ests, 0.99)
+	iv, _ := metrics.MeanCI(ests, 0.99)
 	t.Logf("100 IS estimates of 0.01: %v", iv)
 	if !iv.Contains(0.01) || iv.Relative() > 0.05 {
 		t.Errorf("IS estimates average %v, want 0.01 within 5%%", iv)

@@ -78,9 +78,10 @@ var modelers = map[string]func(cfg netcfg.Config, opts []byte) error{}
 // starting it, so that no estimator answers silently for a network it
 // does not simulate. packetsim and dscale (packetsim on a replica) model
 // every configuration; flowsim, pfs and m3 with model "none" answer every
-// configuration with a fluid max-min simulation that has no congestion
-// control, ECN or buffers (flowsim.Options.NetworkModel, in their frames' extra
-// metadata as network_model); m3 refuses what its model was not trained
+// configuration with round-robin host NICs (netcfg.Config.HostNIC) with a
+// fluid max-min simulation that has no congestion control, ECN or buffers
+// (flowsim.Options.NetworkModel, in their frames' extra metadata as
+// network_model), and refuse FIFO host NICs; m3 refuses what its model was not trained
 // on (m3.Space), ns3 and parsimon-ns3 what stock ns-3 does not run
 // (ns3.Models), parsimon and parsimon-c what their link-level backend
 // cannot run (parsimon.Models).
@@ -90,6 +91,10 @@ func Models(name, options string, cfg netcfg.Config) error {
 	}
 	if m, ok := modelers[name]; ok {
 		if err := m(cfg, []byte(options)); err != nil {
+			if r, ok := err.(*OptionsRefusal); ok {
+				r.Estimator = name
+				return r
+			}
 			return fmt.Errorf("estimator %s: %w", name, err)
 		}
 	}

@@ -480,7 +480,11 @@ func TestModels(t *testing.T) {
 	buffered.BufferBytes = 200_000
 	shared := netcfg.Default()
 	shared.Buffer.SharedBytes, shared.PFC.Enabled = 200_000, true
-	configs := map[string]netcfg.Config{"buffer 200KB": buffered, "shared 200KB pfc": shared}
+	// The host NIC's discipline apart from the rest of the ns3 preset.
+	ns3RoundRobin, dctcpFIFO := netcfg.NS3(), netcfg.Default()
+	ns3RoundRobin.HostNIC, dctcpFIFO.HostNIC = netcfg.HostNICRoundRobin, netcfg.HostNICFIFO
+	configs := map[string]netcfg.Config{"buffer 200KB": buffered, "shared 200KB pfc": shared,
+		"ns3 round-robin": ns3RoundRobin, "dctcp fifo": dctcpFIFO}
 	for _, p := range netcfg.Presets() {
 		c, _ := netcfg.Preset(p)
 		// As estimators get it: resolved on the scenario's network.
@@ -488,12 +492,15 @@ func TestModels(t *testing.T) {
 	}
 	// refuses lists, per estimator, the configurations it refuses and
 	// the words its refusal must contain.
-	m3Refusal := map[string]string{"ns3": "dctcp-window", "dcqcn": "dcqcn", "timely": "timely", "hpcc": "hpcc", "buffer 200KB": "buffer_bytes 200000", "shared 200KB pfc": "shared_bytes 200000",
+	fifoRefusal := map[string]string{"ns3": `host_nic "fifo"`, "dctcp fifo": `host_nic "fifo"`}
+	m3Refusal := map[string]string{"ns3": `host_nic "fifo"`, "ns3 round-robin": "dctcp-window", "dctcp fifo": `host_nic "fifo"`, "dcqcn": "dcqcn", "timely": "timely", "hpcc": "hpcc", "buffer 200KB": "buffer_bytes 200000", "shared 200KB pfc": "shared_bytes 200000",
 		"fork-dcqcn": "dcqcn", "fork-timely": "timely", "fork-hpcc": "hpcc"}
 	ns3Refusal := map[string]string{"dctcp": `not congestion control "dctcp"`, "dcqcn": `"dcqcn"`, "timely": `"timely"`, "hpcc": `"hpcc"`, "buffer 200KB": `"dctcp"`, "shared 200KB pfc": `"dctcp"`,
-		"fork-dctcp": `not congestion control "dctcp"`, "fork-dcqcn": `"dcqcn"`, "fork-timely": `"timely"`, "fork-hpcc": `"hpcc"`}
+		"fork-dctcp": `not congestion control "dctcp"`, "fork-dcqcn": `"dcqcn"`, "fork-timely": `"timely"`, "fork-hpcc": `"hpcc"`,
+		"ns3 round-robin": "host NIC is a FIFO", "dctcp fifo": `not congestion control "dctcp"`}
 	refuses := map[string]map[string]string{
 		"m3": m3Refusal, "ns3": ns3Refusal, "parsimon-ns3": ns3Refusal,
+		"flowsim": fifoRefusal, "pfs": fifoRefusal,
 	}
 	for _, name := range Names() {
 		for cname, cfg := range configs {

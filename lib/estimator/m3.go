@@ -33,8 +33,13 @@ func init() {
 			return err
 		}
 		model, err := m3Model(o.ModelName)
-		if err != nil || model == nil {
-			return err // flowSim alone answers every configuration
+		if err != nil {
+			return err
+		}
+		if model == nil {
+			// flowSim alone answers every configuration but one whose
+			// host NICs are not the fluid fair share flowSim runs.
+			return cfg.RoundRobinNICs("m3 (model \"none\", flowSim alone)")
 		}
 		err = model.Space().Covers(cfg)
 		if err == nil {
@@ -44,11 +49,11 @@ func init() {
 		var answer []string
 		for _, name := range m3.EmbeddedModels() {
 			if m, merr := m3Model(name); merr == nil && name != o.ModelName && m.Space().Covers(cfg) == nil {
-				answer = append(answer, fmt.Sprintf(`{"m3":{"model":%q}}`, name))
+				answer = append(answer, KeyedOptions(map[string]string{m3.Name: fmt.Sprintf(`{"model":%q}`, name)}))
 			}
 		}
 		if len(answer) > 0 {
-			return fmt.Errorf("%w; an embedded model was: options %s", err, strings.Join(answer, " or "))
+			return &OptionsRefusal{Reason: err, Alternatives: answer} // an embedded model was
 		}
 		return err
 	}

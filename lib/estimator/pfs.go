@@ -6,6 +6,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -13,6 +14,7 @@ import (
 // pfs runs a whole decomposed flowsim run in this process (its chunks as
 // tasks through any executor are lib/experiment's RunPFS).
 func init() {
+	modelers[pfs.Name] = func(cfg netcfg.Config, _ []byte) error { return cfg.RoundRobinNICs("pfs (flowsim decomposed)") }
 	register(pfs.Name, typed(func() any { return new(pfs.Options) }), func(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(metrics.Record) error) (*Result, error) {
 		var o pfs.Options
 		if err := decode(opts, &o); err != nil {

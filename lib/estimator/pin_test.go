@@ -4,7 +4,7 @@ import "testing"
 
 // TestResolvePinned pins the canonical options JSON of each estimator for
 // its defaults and for typical options, as the code resolved them before
-// the estimators' options moved into their packages (issue 20): a sweep's
+// the estimators' options moved into their packages: a sweep's
 // task keys hash this JSON, so a long resumable study must find its
 // finished tasks again after any refactoring of the options.
 func TestResolvePinned(t *testing.T) {

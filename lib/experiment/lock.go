@@ -1,12 +1,14 @@
 package experiment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -49,7 +51,8 @@ func lockTask(path string) (release func(), takeover string, err error) {
 	for attempt := 0; ; attempt++ {
 		err := create(lock, self)
 		if err == nil {
-			return func() { os.Remove(lock) }, takeover, nil
+			held.Store(lock, true)
+			return func() { held.Delete(lock); os.Remove(lock) }, takeover, nil
 		}
 		if !errors.Is(err, os.ErrExist) || attempt > 0 {
 			// A second collision means another process took the stale
@@ -62,7 +65,9 @@ func lockTask(path string) (release func(), takeover string, err error) {
 			continue // released meanwhile: try again
 		case err != nil:
 			return nil, "", fmt.Errorf("%w: %s is unreadable (remove it if no process runs the task): %v", ErrElsewhere, lock, err)
-		case h.host != self.host || alive(h.pid):
+		case h.host != self.host || alive(h.pid) && !(h.pid == self.pid && !holds(lock)):
+			// This process's own pid in a lock it does not hold is a
+			// crashed run's whose pid came round again.
 			return nil, "", fmt.Errorf("%w: %s holds %s (remove it if that process is gone)", ErrElsewhere, h, lock)
 		}
 		// Stale: move it aside under a name of our own and check that
@@ -124,9 +129,36 @@ func readLock(lock string) (holder, error) {
 	return holder{pid, fields[1]}, nil
 }
 
+// held holds the lock files this process holds.
+var held sync.Map
+
+// holds reports whether this process holds lock.
+func holds(lock string) bool {
+	_, ok := held.Load(lock)
+	return ok
+}
+
 // alive reports whether process pid exists on this host. A process that
-// exists but is not ours to signal (EPERM) is alive.
+// has exited but that its parent has not reaped yet (a zombie, as a run
+// killed a moment ago is) is gone: it answers signals, so where /proc
+// shows process states, alive reads the state. A process that exists but
+// is not ours to signal (EPERM) is alive.
 func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err == nil {
+		// The state follows the command name, which is in parentheses
+		// and may itself hold any character.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+			switch b[i+2] {
+			case 'Z', 'X', 'x':
+				return false
+			}
+		}
+		return true
+	}
+	if _, serr := os.Stat("/proc/self/stat"); serr == nil && errors.Is(err, os.ErrNotExist) {
+		return false
+	}
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return false

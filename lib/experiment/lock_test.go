@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -208,13 +208,33 @@ func TestStaleLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadPid := gone.ProcessState.Pid()
+	// A process killed a moment ago that its parent has not reaped yet:
+	// a zombie, which answers signals.
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zombie.Wait() })
+	zombiePid := zombie.Process.Pid
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", zombiePid))
+		if err != nil {
+			t.Skip("no /proc to see process states:", err)
+		}
+		if strings.Contains(string(b), ") Z") {
+			break
+		}
+		runtime.Gosched()
+	}
 	for _, c := range []struct {
 		name     string
 		lock     string
 		takeover bool
 	}{
 		{"gone here", fmt.Sprintf("%d %s\n", deadPid, host), true},
-		{"live here", fmt.Sprintf("%d %s\n", os.Getpid(), host), false},
+		{"zombie here", fmt.Sprintf("%d %s\n", zombiePid, host), true},
+		{"own pid, not held", fmt.Sprintf("%d %s\n", os.Getpid(), host), true},
+		{"live here", fmt.Sprintf("%d %s\n", os.Getppid(), host), false},
 		{"other host", fmt.Sprintf("%d %s-elsewhere\n", deadPid, host), false},
 		{"unreadable", "", false},
 	} {
@@ -243,8 +263,8 @@ func TestStaleLock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(string(journal), "takeover") || !strings.Contains(string(journal), "pid "+strconv.Itoa(deadPid)) {
-				t.Errorf("journal %q has no takeover line naming pid %d", journal, deadPid)
+			if pid := strings.Fields(c.lock)[0]; !strings.Contains(string(journal), "takeover") || !strings.Contains(string(journal), "pid "+pid+" ") {
+				t.Errorf("journal %q has no takeover line naming pid %s", journal, pid)
 			}
 			if exists(l) {
 				t.Errorf("%s left after the task finished", l)
@@ -270,7 +290,7 @@ func TestSlurmStatusElsewhere(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(l, []byte(fmt.Sprintf("%d %s\n", os.Getpid(), host)), 0o644); err != nil {
+	if err := os.WriteFile(l, []byte(fmt.Sprintf("%d %s\n", os.Getppid(), host)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	a := &array{dir: filepath.Join(dir, "slurm", "a"), job: "7", n: 1}

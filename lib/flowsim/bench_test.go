@@ -97,7 +97,7 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow) {
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
 }
 
-// BenchmarkParkingLot1M is the speed benchmark: 1M flows on a
+// BenchmarkParkingLot1M is the speed benchmark: 1M flows on a
 // 6-hop parking lot (goal: under a second on one core).
 func BenchmarkParkingLot1M(b *testing.B) {
 	net, flows := parkingLotScenario(b, 1_000_000)

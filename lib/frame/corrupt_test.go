@@ -16,7 +16,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 )
 
-// The full campaign of issue 21 (200 corrupted copies of each frame kind in
+// The full campaign (200 corrupted copies of each frame kind in
 // each format) is scripts/corrupt-frames.sh, which runs this test with
 // -corruptions 200; CI runs a smaller one.
 var corruptions = flag.Int("corruptions", 12, "corrupted copies of each frame kind and format in TestCorruptedFramesAreRefused")

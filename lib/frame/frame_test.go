@@ -32,6 +32,7 @@ func testMeta() Meta {
 		Seed:        1<<63 + 12345,
 		Options:     `{"clusters":true}`,
 		WallSeconds: 1.0 / 3,
+		Build:       "9.9.9-test 0123456789ab+dirty",
 		Extra:       map[string]string{"host": "ci", "empty": ""},
 	}
 }
@@ -351,10 +352,11 @@ func TestReadTableErrors(t *testing.T) {
 		}
 		return p
 	}
-	i32 := filepath.Join(dir, "i32.arrow")
-	b := array.NewInt32Builder(memory.DefaultAllocator)
-	b.AppendValues([]int32{1}, nil)
-	writeArrow(t, i32, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int32}}, nil), []arrow.Array{b.NewArray()})
+	// int32 reads as int64 (R's integer vectors); int16 is refused.
+	i16 := filepath.Join(dir, "i16.arrow")
+	b := array.NewInt16Builder(memory.DefaultAllocator)
+	b.AppendValues([]int16{1}, nil)
+	writeArrow(t, i16, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int16}}, nil), []arrow.Array{b.NewArray()})
 	nulls := filepath.Join(dir, "nulls.arrow")
 	writeArrow(t, nulls, arrow.NewSchema([]arrow.Field{{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil),
 		[]arrow.Array{int64Array([]int64{1, 0}, []bool{true, false})})
@@ -387,7 +389,7 @@ func TestReadTableErrors(t *testing.T) {
 		{"missing", filepath.Join(dir, "none.parquet"), "no such file"},
 		{"garbage parquet", write("g.parquet", "not a parquet file at all"), "g.parquet"},
 		{"garbage arrow", write("g.arrow", "not an arrow file at all"), "g.arrow"},
-		{"int32", i32, `column "n" has type int32`},
+		{"int16", i16, `column "n" has type int16`},
 		{"nulls", nulls, `column "n" has 1 null values`},
 		{"bad seed", sealed("seed.arrow", "tailscope.seed", "-3"), `tailscope.seed="-3" is malformed`},
 		{"bad spec", sealed("spec.arrow", "tailscope.spec", "{"), `tailscope.spec="{" is malformed: not valid JSON`},

@@ -286,7 +286,7 @@ func TestIndependentReaderRecords(t *testing.T) {
 
 func TestIndependentReaderFlows(t *testing.T) {
 	for _, nflows := range []int{0, 200} {
-		flows, meta := testFlows(nflows), Meta{ScenarioID: "flows", Seed: 0, WallSeconds: 2.5e-7}
+		flows, meta := testFlows(nflows), Meta{ScenarioID: "flows", Seed: 0, WallSeconds: 2.5e-7, Build: Build()}
 		n := len(flows)
 		cols := []wantCol{
 			intCol("flow_id", n, func(i int) int64 { return int64(flows[i].ID) }),

@@ -194,7 +194,8 @@ func writeIPC(f *os.File, rec arrow.Record) error {
 }
 
 // ReadTable reads a frame written by WriteTable, or any Parquet or Arrow IPC
-// file whose columns are non-null int64, float64 or string values. A frame
+// file whose columns are non-null int64 (or int32, read as int64), float64
+// or string values. A frame
 // with tailscope metadata must carry the digest WriteTable writes, and the
 // file must still match it; Meta.WallSeconds and Timings come from the run
 // log beside the frame, if there is one. Corrupted or malformed input is an error
@@ -468,7 +469,8 @@ func readIPC(r *bytes.Reader) (*Table, metaKV, error) {
 // newColumn returns an empty column for an Arrow type Table can hold.
 func newColumn(name string, dt arrow.DataType) (Column, error) {
 	switch dt.ID() {
-	case arrow.INT64:
+	case arrow.INT64, arrow.INT32:
+		// int32 is what R's arrow writes for integer vectors.
 		return Int64Column(name, nil), nil
 	case arrow.FLOAT64:
 		return Float64Column(name, nil), nil
@@ -486,6 +488,10 @@ func (c *Column) appendArray(a arrow.Array) error {
 	switch a := a.(type) {
 	case *array.Int64:
 		c.Int64 = append(c.Int64, a.Int64Values()...)
+	case *array.Int32:
+		for _, v := range a.Int32Values() {
+			c.Int64 = append(c.Int64, int64(v))
+		}
 	case *array.Float64:
 		c.Float64 = append(c.Float64, a.Float64Values()...)
 	case *array.String:

@@ -29,6 +29,12 @@ type Meta struct {
 	// Timings holds further run times in seconds by name (e.g. a
 	// decomposition's "merge_s"), kept in the run log with WallSeconds.
 	Timings map[string]float64
+	// Build is the build of tailscope that wrote the frame, version and
+	// commit (Build(), which the writer records when Build is empty). It
+	// is kept in the run log with the times, so that builds from other
+	// commits write frames of the same bytes, and equal digests keep
+	// meaning equal records.
+	Build string
 	// Extra holds further key/value pairs, stored as "tailscope.extra.<key>".
 	Extra map[string]string
 }

@@ -21,12 +21,14 @@ type runLog struct {
 	Frame       string             `json:"frame_digest"`
 	WallSeconds float64            `json:"wall_seconds"`
 	Timings     map[string]float64 `json:"timings,omitempty"`
+	Build       string             `json:"build,omitempty"` // Meta.Build
 }
 
 // RunLogPath is the path of the run log beside the frame at path: path with
 // ".run.json" appended. WriteTable writes it when Meta.WallSeconds or
-// Meta.Timings is set (and removes a stale one otherwise); ReadTable reads
-// them back from it.
+// Meta.Timings is set (and removes a stale one otherwise), with the build
+// of tailscope that wrote the frame (Meta.Build); ReadTable reads them back
+// from it.
 func RunLogPath(path string) string { return path + ".run.json" }
 
 // writeRunLog writes (or, with no times, removes) the run log of the frame
@@ -47,7 +49,11 @@ func writeRunLog(path, digest string, m Meta) error {
 			return err
 		}
 	}
-	b, err := json.Marshal(runLog{Frame: digest, WallSeconds: m.WallSeconds, Timings: m.Timings})
+	build := m.Build
+	if build == "" {
+		build = Build()
+	}
+	b, err := json.Marshal(runLog{Frame: digest, WallSeconds: m.WallSeconds, Timings: m.Timings, Build: build})
 	if err != nil {
 		return err
 	}
@@ -104,6 +110,6 @@ func readRunLog(path, digest string, m *Meta) error {
 			return fmt.Errorf("frame: run log %s: %w", lp, err)
 		}
 	}
-	m.WallSeconds, m.Timings = l.WallSeconds, l.Timings
+	m.WallSeconds, m.Timings, m.Build = l.WallSeconds, l.Timings, l.Build
 	return nil
 }

@@ -47,7 +47,7 @@ const (
 	// simulated 5 s. Its 5 s would be 31.2M flows at our arrival rate
 	// (3.74M flows per simulated second at 30%, 6.24M at 50%), and full
 	// packetsim on them about 6,000 CPU s in one task that cannot stop
-	// and resume midway: longer than this two-core machine's sessions.
+	// and resume midway: longer than a two-core machine runs unattended.
 	// The 50% row is the longest that fits, and shares its tasks with m3
 	// §5.3.
 	ParsimonRow = 1

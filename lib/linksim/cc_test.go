@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/netcfg"
-	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -37,11 +37,11 @@ func incast(n int, dests bool) Link {
 // cnpRecorder wraps a controller and keeps the arrival times of the ACKs
 // that echoed a mark.
 type cnpRecorder struct {
-	packetsim.CC
+	cc.CC
 	echoes []int64
 }
 
-func (r *cnpRecorder) OnAck(a packetsim.Ack) {
+func (r *cnpRecorder) OnAck(a cc.Ack) {
 	if a.ECE {
 		r.echoes = append(r.echoes, a.Now)
 	}
@@ -57,8 +57,8 @@ func TestCNPPacing(t *testing.T) {
 	cfg := netcfg.Default()
 	cfg.CC = "dcqcn"
 	var recs []*cnpRecorder
-	newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
-		r := &cnpRecorder{CC: packetsim.NewDCQCN(cfg, line)}
+	newCC := func(cfg netcfg.Config, line int64) cc.CC {
+		r := &cnpRecorder{CC: cc.NewDCQCN(cfg, line)}
 		recs = append(recs, r)
 		return r
 	}
@@ -102,12 +102,12 @@ func TestCNPPacing(t *testing.T) {
 
 // intRecorder wraps HPCC and keeps the INT records it is handed.
 type intRecorder struct {
-	*packetsim.HPCC
-	hops [][]packetsim.INTHop
+	*cc.HPCC
+	hops [][]cc.INTHop
 }
 
-func (r *intRecorder) OnAckINT(a packetsim.Ack, hops []packetsim.INTHop) {
-	r.hops = append(r.hops, append([]packetsim.INTHop(nil), hops...))
+func (r *intRecorder) OnAckINT(a cc.Ack, hops []cc.INTHop) {
+	r.hops = append(r.hops, append([]cc.INTHop(nil), hops...))
 	r.HPCC.OnAckINT(a, hops)
 }
 
@@ -126,8 +126,8 @@ func TestHPCCINT(t *testing.T) {
 			cfg.HPCC.BaseRTTNanos, cfg.HPCC.QueueOverWindow, cfg.HPCC.WindowBytes = 6000, true, 18000
 		}
 		var recs []*intRecorder
-		newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
-			r := &intRecorder{HPCC: packetsim.NewHPCC(cfg, line).(*packetsim.HPCC)}
+		newCC := func(cfg netcfg.Config, line int64) cc.CC {
+			r := &intRecorder{HPCC: cc.NewHPCC(cfg, line).(*cc.HPCC)}
 			recs = append(recs, r)
 			return r
 		}
@@ -171,13 +171,13 @@ func TestHPCCINT(t *testing.T) {
 // canceller is a controller that cancels the run's context at its
 // flow's 1000th ACK and counts the ACKs after that.
 type canceller struct {
-	packetsim.CC
+	cc.CC
 	acks   *int
 	after  *int
 	cancel context.CancelFunc
 }
 
-func (c canceller) OnAck(a packetsim.Ack) {
+func (c canceller) OnAck(a cc.Ack) {
 	*c.acks++
 	if *c.acks == 1000 {
 		c.cancel()
@@ -193,8 +193,8 @@ func TestInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var acks, after int
-	newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
-		return canceller{CC: packetsim.NewDCTCPRate(cfg, line), acks: &acks, after: &after, cancel: cancel}
+	newCC := func(cfg netcfg.Config, line int64) cc.CC {
+		return canceller{CC: cc.NewDCTCPRate(cfg, line), acks: &acks, after: &after, cancel: cancel}
 	}
 	flows := longFlows(4, 50_000_000) // 200k packets: far more ACKs than one look at the context takes
 	_, err := Run(ctx, incast(4, true), flows, netcfg.Default(), Options{CC: newCC})

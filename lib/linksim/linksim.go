@@ -17,7 +17,9 @@
 //     sees neither the other ports' use of the buffer nor their pauses,
 //     and so is window DCTCP with a finite buffer, whose stock-TCP loss
 //     recovery only packetsim has (losses here are repaired by go-back-N,
-//     the RDMA NICs' recovery of the rate-based algorithms);
+//     the RDMA NICs' recovery of the rate-based algorithms), and so are
+//     FIFO host NICs (host_nic "fifo"): the source NICs here serve their
+//     flows round-robin;
 //   - the downstream hop to each destination as a FIFO of fixed rate plus
 //     a fixed delay, computed in closed form when a packet leaves the
 //     target: in Parsimon's topology it is inflated, so it never queues
@@ -26,16 +28,16 @@
 //     back to the sender): in the link-level topology the reverse channels
 //     carry only these ACKs, at most as fast as the data they answer, so
 //     they hardly queue;
-//   - congestion control through packetsim's CC interface, so every CC
-//     packetsim knows runs here with packetsim's own controllers, and the
+//   - congestion control through lib/cc's CC interface, so every CC
+//     packetsim knows runs here with the same controllers, and the
 //     network's part of each as packetsim has it: DCQCN's RED-style
-//     marking at the target (packetsim.RED, drawing from Options.Seed)
+//     marking at the target (cc.RED, drawing from Options.Seed)
 //     and its receivers' CNPs at most once per interval per flow; HPCC's
 //     INT records from the switch ports a packet crosses (the target when
 //     sources feed it, with its real queue, bytes sent and times, and the
 //     downstream hop as it is modelled; host NICs write none, as in
 //     packetsim), echoed in the ACK; the base RTT and the timers
-//     (packetsim.BaseRTTSetter, packetsim.Clocked).
+//     (cc.BaseRTTSetter, cc.Clocked).
 //
 // A data packet thus costs at most three events (its NIC waking to send
 // it, its arrival at the target port, its ACK reaching the sender; two
@@ -66,8 +68,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/netcfg"
-	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -103,7 +105,7 @@ type Options struct {
 	// cfg.CC. As packetsim's controllers, its window and rate may change
 	// only in its OnAck, OnAckINT, OnTimeout, Advance and SetBaseRTT
 	// calls: the simulator reads them after each.
-	CC packetsim.NewCC
+	CC cc.NewCC
 	// Seed drives the run's random choices: today only DCQCN's RED-style
 	// marking.
 	Seed uint64
@@ -144,7 +146,7 @@ func Run(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, 
 	newCC := opts.CC
 	if newCC == nil {
 		var err error
-		if newCC, err = packetsim.CCByName(cfg.CC); err != nil {
+		if newCC, err = cc.ByName(cfg.CC); err != nil {
 			return nil, fmt.Errorf("linksim: %w", err)
 		}
 	}
@@ -178,6 +180,12 @@ func check(l Link, flows []workload.Flow, cfg netcfg.Config) error {
 	if cfg.SharedBuffer() {
 		// One port of each switch is all a link-level topology holds.
 		return fmt.Errorf("linksim: a shared switch buffer and PFC are not supported: the link-level topology holds one port of each switch, so it sees neither the other ports' use of the buffer nor their pauses (use buffer_bytes, a buffer per port, or packetsim)")
+	}
+	if err := cfg.RoundRobinNICs("linksim"); err != nil {
+		// Its source NICs take packets from their flows in turn, the
+		// papers' RDMA NICs; a stock TCP stack's FIFO is not modelled
+		// (Parsimon's packetsim backend has it).
+		return fmt.Errorf("linksim: %w", err)
 	}
 	if cfg.DCTCP.WindowBytes <= 0 && cfg.CC == "dctcp" {
 		return fmt.Errorf("linksim: dctcp window_bytes must be positive, got %d", cfg.DCTCP.WindowBytes)

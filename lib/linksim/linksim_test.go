@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/netcfg"
-	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -199,7 +199,7 @@ func TestInlineDCTCP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		iface, err := Run(context.Background(), link, flows, cfg, Options{Seed: 1, CC: packetsim.NewDCTCPRate})
+		iface, err := Run(context.Background(), link, flows, cfg, Options{Seed: 1, CC: cc.NewDCTCPRate})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,10 +318,10 @@ type echoRecorder struct {
 	marked bool
 }
 
-func (r *echoRecorder) RateBps() float64      { return r.line }
-func (r *echoRecorder) WindowBytes() int64    { return 1 << 40 }
-func (r *echoRecorder) OnAck(a packetsim.Ack) { r.marked = r.marked || a.ECE }
-func (r *echoRecorder) OnTimeout(now int64)   {}
+func (r *echoRecorder) RateBps() float64    { return r.line }
+func (r *echoRecorder) WindowBytes() int64  { return 1 << 40 }
+func (r *echoRecorder) OnAck(a cc.Ack)      { r.marked = r.marked || a.ECE }
+func (r *echoRecorder) OnTimeout(now int64) {}
 
 // n single-packet flows from n sources reach the target at one instant
 // and leave it in flow order, one packet time w apart. Marked at enqueue,
@@ -341,7 +341,7 @@ func TestECNMarkingPoint(t *testing.T) {
 			cfg.ECNMark = point
 			w := cfg.PayloadBytes + cfg.HeaderBytes
 			var ccs []*echoRecorder
-			newCC := func(cfg netcfg.Config, line int64) packetsim.CC {
+			newCC := func(cfg netcfg.Config, line int64) cc.CC {
 				r := &echoRecorder{line: float64(line)}
 				ccs = append(ccs, r)
 				return r

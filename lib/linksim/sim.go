@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/netcfg"
-	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
 )
 
@@ -135,7 +135,7 @@ type flowState struct {
 	active   bool
 	// The rest: the controller, the ACK path and the bookkeeping.
 	ackPs    int64 // ACK delay from the receiver back to the sender
-	cc       packetsim.CC
+	cc       cc.CC
 	progress int64 // ps, last time sndUna advanced or the flow rewound
 	finish   int64 // ps, -1 until the last byte arrives
 	startPs  int64
@@ -176,8 +176,8 @@ type queued struct {
 
 // flowExt is a flow's state for DCQCN's CNP pacing and HPCC's INT.
 type flowExt struct {
-	lastCNP int64              // ps, last time the receiver echoed a mark; -1 if never
-	ints    []packetsim.INTHop // ring of INT records, (packet & intMask) * intHops + hop; nil once the flow is done
+	lastCNP int64       // ps, last time the receiver echoed a mark; -1 if never
+	ints    []cc.INTHop // ring of INT records, (packet & intMask) * intHops + hop; nil once the flow is done
 	intMask int32
 }
 
@@ -207,7 +207,7 @@ type sim struct {
 	// dc holds every flow's controller when it is the built-in rate-based
 	// DCTCP (the flows' cc is then nil): inline, it costs neither an
 	// interface call nor an allocation per flow.
-	dc        []packetsim.DCTCPRate
+	dc        []cc.DCTCPRate
 	q         eventQueue
 	now       int64
 	next      int   // next flow to start
@@ -219,12 +219,12 @@ type sim struct {
 	// extra is set when any of it is, and keeps the rest out of the way
 	// of the other CCs.
 	extra   bool
-	red     *packetsim.RED       // RED-style marking at the target instead of the step at K
-	cnpGap  int64                // ps; the receiver echoes a mark at most once per gap per flow
-	intHops int32                // INT records per data packet: the switch ports on its path
-	clocked bool                 // the controllers have timers (packetsim.Clocked)
-	ext     []flowExt            // per flow, when cnpGap or intHops is set
-	rings   [][]packetsim.INTHop // INT rings of finished flows, for reuse
+	red     *cc.RED       // RED-style marking at the target instead of the step at K
+	cnpGap  int64         // ps; the receiver echoes a mark at most once per gap per flow
+	intHops int32         // INT records per data packet: the switch ports on its path
+	clocked bool          // the controllers have timers (cc.Clocked)
+	ext     []flowExt     // per flow, when cnpGap or intHops is set
+	rings   [][]cc.INTHop // INT rings of finished flows, for reuse
 	// noAcks runs without ACK events (runNIC): acks[i][ackHead[i]:] are
 	// flow i's ACK arrival times not yet applied; closed is set when a
 	// window is found closed.
@@ -279,7 +279,7 @@ func (s *sim) runNIC() error {
 	return errWindowClosed
 }
 
-func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC packetsim.NewCC) *sim {
+func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Config, opts Options, newCC cc.NewCC) *sim {
 	s := &sim{ctx: ctx, cfg: cfg, q: newEventQueue(), target: newPort(l.Target, cfg), k: float64(l.KBytes), switched: len(l.Sources) > 0, dequeue: cfg.MarkAtDequeue()}
 	s.fullWire = cfg.PayloadBytes + cfg.HeaderBytes
 	if cfg.BufferBytes > 0 {
@@ -292,7 +292,7 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 	// downstream hop.
 	switch cfg.CC {
 	case "dcqcn":
-		s.red = packetsim.NewRED(cfg.DCQCN, opts.Seed)
+		s.red = cc.NewRED(cfg.DCQCN, opts.Seed, 1) // one marking port, the target
 		s.cnpGap = cfg.DCQCN.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		if s.switched {
@@ -319,7 +319,7 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 	}
 	s.fs = make([]flowState, len(flows))
 	if opts.CC == nil && cfg.CC == "dctcp" {
-		s.dc = make([]packetsim.DCTCPRate, len(flows))
+		s.dc = make([]cc.DCTCPRate, len(flows))
 	}
 	if s.noAcks = !s.switched && s.dc != nil && s.rto == 0 && !s.extra && !opts.eventsOnly; s.noAcks {
 		s.acks, s.ackHead = make([][]int64, len(flows)), make([]int32, len(flows))
@@ -343,13 +343,13 @@ func newSim(ctx context.Context, l Link, flows []workload.Flow, cfg netcfg.Confi
 			fs.ackPs += s.dests[f.Dst].ackPs
 		}
 		if s.dc != nil {
-			s.dc[i] = packetsim.MakeDCTCPRate(cfg, s.nics[f.Src].bw)
+			s.dc[i] = cc.MakeDCTCPRate(cfg, s.nics[f.Src].bw)
 		} else {
 			fs.cc = newCC(cfg, s.nics[f.Src].bw)
-			if b, ok := fs.cc.(packetsim.BaseRTTSetter); ok {
+			if b, ok := fs.cc.(cc.BaseRTTSetter); ok {
 				b.SetBaseRTT(s.baseRTT(fs))
 			}
-			if _, ok := fs.cc.(packetsim.Clocked); ok {
+			if _, ok := fs.cc.(cc.Clocked); ok {
 				s.clocked = true
 			}
 		}
@@ -479,7 +479,7 @@ func (s *sim) allocRing(i int32, f *flowState) {
 		ring <<= 1
 	}
 	n := int(ring * s.intHops)
-	var ints []packetsim.INTHop
+	var ints []cc.INTHop
 	if k := len(s.rings); k > 0 {
 		// Reuse a finished flow's ring; one too small is left to the
 		// collector, so the spare rings never outnumber the flows that
@@ -491,14 +491,14 @@ func (s *sim) allocRing(i int32, f *flowState) {
 		ints = ints[:n]
 		clear(ints)
 	} else {
-		ints = make([]packetsim.INTHop, n)
+		ints = make([]cc.INTHop, n)
 	}
 	s.ext[i].ints, s.ext[i].intMask = ints, ring-1
 }
 
 // intRecord is where hop h's INT record of data packet e goes, nil when
 // its flow is done (a stray copy still in flight).
-func (s *sim) intRecord(e event, h int32) *packetsim.INTHop {
+func (s *sim) intRecord(e event, h int32) *cc.INTHop {
 	x := &s.ext[e.flow]
 	if x.ints == nil {
 		return nil
@@ -545,7 +545,7 @@ func (s *sim) pull(n *nic) {
 		pkt := f.sndNxt
 		f.sndNxt++
 		if s.clocked {
-			if c, ok := f.cc.(packetsim.Clocked); ok {
+			if c, ok := f.cc.(cc.Clocked); ok {
 				c.Advance(s.now)
 				s.sync(fi, f)
 			}
@@ -769,7 +769,7 @@ func (s *sim) onAck(e event) {
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
-	a := packetsim.Ack{
+	a := cc.Ack{
 		Now:     s.now,
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
@@ -801,7 +801,7 @@ func (s *sim) onAck(e event) {
 // else above K.
 func (s *sim) mark(q float64) bool {
 	if s.red != nil {
-		return s.red.Mark(q)
+		return s.red.Mark(0, q)
 	}
 	return q > s.k
 }
@@ -814,7 +814,7 @@ func (s *sim) stampTarget(e event, start, end int64) {
 	}
 	if r := s.intRecord(e, 0); r != nil {
 		p := &s.target
-		*r = packetsim.INTHop{QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5), TxBytes: s.res.TargetBytes, TimePs: end, RateBps: p.bw}
+		*r = cc.INTHop{QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5), TxBytes: s.res.TargetBytes, TimePs: end, RateBps: p.bw}
 	}
 }
 
@@ -838,7 +838,7 @@ func (s *sim) stampDest(e event, d *port, wire, wait, end int64) {
 	}
 	d.bytes += wire
 	if r := s.intRecord(e, s.intHops-1); r != nil {
-		*r = packetsim.INTHop{QueueBytes: int64(float64(wait)*float64(d.bw)/psPerSecondBits + 0.5), TxBytes: d.bytes, TimePs: end, RateBps: d.bw}
+		*r = cc.INTHop{QueueBytes: int64(float64(wait)*float64(d.bw)/psPerSecondBits + 0.5), TxBytes: d.bytes, TimePs: end, RateBps: d.bw}
 	}
 }
 
@@ -859,13 +859,13 @@ func (s *sim) cnp(fi int32, at int64) uint8 {
 // ackINT hands an ACK to an INTReader with the INT records of the last
 // packet received in order, which the ACK answers unless it is a
 // duplicate, and frees the flow's ring once all its data is acknowledged.
-func (s *sim) ackINT(e event, f *flowState, a packetsim.Ack) {
+func (s *sim) ackINT(e event, f *flowState, a cc.Ack) {
 	if s.intHops == 0 {
 		f.cc.OnAck(a)
 		return
 	}
 	x := &s.ext[e.flow]
-	r, ok := f.cc.(packetsim.INTReader)
+	r, ok := f.cc.(cc.INTReader)
 	if !ok || e.pkt == 0 || x.ints == nil {
 		f.cc.OnAck(a)
 	} else {

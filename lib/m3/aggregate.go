@@ -35,7 +35,9 @@ type point struct {
 
 // quantiles sorts pts by value and returns the points that are the
 // percentiles 1..100 of the mixture in which every point carries mass w:
-// the smallest value whose cumulative mass reaches p% of the total.
+// the smallest value whose cumulative mass reaches p% of the total. The
+// weights are m3's (each sampled path stands for its share of the
+// flows), which metrics.Percentile, unweighted, cannot carry.
 func quantiles(pts []point) []point {
 	slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.v, b.v) })
 	var total float64

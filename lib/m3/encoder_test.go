@@ -61,7 +61,7 @@ func randomSample(r *rand.Rand, hops int) *Sample {
 // model's predictions on fixed random samples was computed by the code
 // before the per-hop encoder (commit 8b2b993's lib/m3, this test's first
 // version), so any change to the fixed-pooling path shows here;
-// table4-pfc's is that of the model embedded in stop 41 (it reads the ECN
+// table4-pfc's is that of the model as embedded (it reads the ECN
 // threshold's own entries and corrects the window-capped flowSim),
 // computed when it was embedded.
 func TestEmbeddedModelsUnchanged(t *testing.T) {

@@ -953,7 +953,7 @@ const DefaultModelFile = "models/m3.model"
 // embedded are the trained models inside datasets.FS by name: "" the
 // default, trained on rate-based DCTCP over infinite buffers, where it is
 // most accurate; "table4-pfc" over m3 Table 4's CCs and parameters with
-// shared switch buffers and PFC (issue 18), less accurate on the
+// shared switch buffers and PFC, less accurate on the
 // default's own configurations; "table4-fork" over the same space with
 // DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules (the fork-*
 // presets), which the other two refuse.

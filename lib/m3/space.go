@@ -55,6 +55,8 @@ func (s Space) Covers(cfg netcfg.Config) error {
 			what, got, strings.Join(trained, ", "))
 	}
 	switch {
+	case cfg.HostFIFO():
+		return outside("host NICs", fmt.Sprintf("host_nic %q", cfg.HostNIC), []string{"round-robin host NICs"})
 	case !slices.Contains(s.CCs, cfg.CC):
 		return outside("congestion control", cfg.CC, s.CCs)
 	case cfg.SharedBuffer() && !s.SharedBuffers:

@@ -161,6 +161,7 @@ func Table4Network(seed uint64, index int, shared bool) netcfg.Config {
 	cfg := netcfg.Default()
 	if cc == "dctcp-window" {
 		cfg = netcfg.NS3()
+		cfg.HostNIC = "" // the papers' round-robin NICs, as m3 was trained
 	}
 	cfg.CC = cc
 	window := kb(5, 30)

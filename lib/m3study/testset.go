@@ -211,7 +211,7 @@ func RunTestSet(ctx context.Context, o TestSetOptions) (*TestSetResult, error) {
 			base = recs
 			continue
 		}
-		c := metrics.Compare(recs, base, metrics.M3OutputBins(), 99)
+		c := metrics.Compare(recs, base, metrics.AllSizes(), 99) // the rows report all flows
 		key, err := r.task.Key()
 		if err != nil {
 			return nil, err
@@ -280,7 +280,7 @@ var TailBands = []float64{3, 4, 5, 7}
 // estimator, in bands of the baseline's p99 (TailBands): whether an
 // estimator's errors lean with the heaviness of the network's tail, as a
 // model that cannot tell heavy-tailed networks apart shrinks towards
-// the usual (BENCHMARKS.md, stop 44). Refusals, which have no baseline
+// the usual (BENCHMARKS.md). Refusals, which have no baseline
 // p99 here, are not counted.
 func (r *TestSetResult) TailStats() []TestSetStat {
 	var out []TestSetStat
@@ -306,28 +306,14 @@ func (r *TestSetResult) TailStats() []TestSetStat {
 
 // stat sums up estimator e's answers on the rows for which in holds.
 func (r *TestSetResult) stat(e string, in func(TestSetRow) bool) TestSetStat {
-	s := TestSetStat{Estimator: e, MeanAbs: math.NaN(), MeanSigned: math.NaN(), MaxAbs: math.NaN()}
-	var abs, signed []float64
+	var errs []float64
 	for _, row := range r.Rows {
-		if row.Estimator == e && in(row) && !math.IsNaN(row.Error) {
-			abs, signed = append(abs, math.Abs(row.Error)), append(signed, row.Error)
-			if math.Abs(row.Error) <= 0.10 {
-				s.Within10++
-			}
+		if row.Estimator == e && in(row) {
+			errs = append(errs, row.Error)
 		}
 	}
-	if s.Answered = len(abs); s.Answered > 0 {
-		s.MeanAbs, s.MeanSigned, s.MaxAbs = mean(abs), mean(signed), slices.Max(abs)
-	}
-	return s
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
+	st := metrics.SummarizeErrors(errs)
+	return TestSetStat{Estimator: e, Answered: st.N, Within10: st.WithinN, MeanAbs: st.MeanAbs, MeanSigned: st.MeanSigned, MaxAbs: st.MaxAbs}
 }
 
 // Table is the result as a frame: a row per answer, columns scenario,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Bins partitions flow sizes into bins by upper edges: bin 0 holds sizes
@@ -68,6 +69,51 @@ func M3OutputBins() Bins { return mustBins([]int64{1_000, 10_000, 50_000}, nil) 
 
 // AllSizes is a single bin holding every flow.
 func AllSizes() Bins { return mustBins(nil, nil) }
+
+// DefaultBins are the size bins every command and study reports by
+// default: the papers' four (ParsimonBins), <=1KB, 1KB-10KB, 10KB-100KB
+// and >100KB. Commands take others with --bins (ParseBins). Methods that
+// need bins of their own keep them where they are used: m3's model
+// predicts M3OutputBins and reads M3Bins, the ns-3 validation reports
+// NS3Bins as Parsimon's Table 5 does.
+func DefaultBins() Bins { return ParsimonBins() }
+
+// BinsUsage describes the values ParseBins reads, for a --bins flag's help.
+const BinsUsage = `size bins: "parsimon" (the papers' four: <=1KB, 1KB-10KB, 10KB-100KB, >100KB), "ns3", "m3", "m3out" or "all", or upper edges such as 1KB,10KB,50KB`
+
+// ParseBins reads size bins as a --bins flag gives them: a name
+// (BinsByName), or comma-separated upper edges in bytes with an optional
+// KB or MB (1000 and 1000000 bytes), such as "1KB,10KB,50KB", labelled
+// as NewBins labels them.
+func ParseBins(s string) (Bins, error) {
+	if b, err := BinsByName(s); err == nil {
+		return b, nil
+	}
+	var edges []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		mult := int64(1)
+		num := f
+		switch {
+		case strings.HasSuffix(f, "MB"):
+			mult, num = 1_000_000, strings.TrimSuffix(f, "MB")
+		case strings.HasSuffix(f, "KB"):
+			mult, num = 1_000, strings.TrimSuffix(f, "KB")
+		case strings.HasSuffix(f, "B"):
+			num = strings.TrimSuffix(f, "B")
+		}
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil || !(v > 0) || v*float64(mult) >= 1e18 {
+			return Bins{}, fmt.Errorf("metrics: size bins %q: %q is neither a name nor a size such as 10KB (%s)", s, f, BinsUsage)
+		}
+		edges = append(edges, int64(v*float64(mult)))
+	}
+	b, err := NewBins(edges, nil)
+	if err != nil {
+		return Bins{}, fmt.Errorf("metrics: size bins %q: %w", s, err)
+	}
+	return b, nil
+}
 
 // BinsByName returns "parsimon", "ns3", "m3", "m3out" or "all".
 func BinsByName(name string) (Bins, error) {

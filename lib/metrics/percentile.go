@@ -14,6 +14,10 @@ import (
 // x[floor h] + (h - floor h)(x[floor h + 1] - x[floor h]).
 // So p = 0 is the minimum, p = 100 the maximum and p = 50 the usual median.
 // It is NaN when xs is empty or p is outside [0, 100]. xs is not modified.
+// Every percentile a study reports is this one. Two methods keep their
+// own, documented where they are used: Parsimon's clustering features
+// are nearest-rank quantiles (parsimon's quantiles), and m3 aggregates
+// its paths' predictions by mass-weighted percentiles (m3's quantiles).
 func Percentile(xs []float64, p float64) float64 {
 	return Percentiles(xs, []float64{p})[0]
 }

@@ -15,12 +15,15 @@ type Params struct {
 // set against the baseline's records for the same scenario.
 type Summary struct {
 	ScenarioID string
-	Estimator  string
-	Baseline   string // the baseline estimator, e.g. "ns3" or "packetsim"
-	Params     Params
-	Flows      int     // the scenario's flow count
-	MaxLoad    float64 // measured load of the most loaded channel
-	Top10Load  float64 // measured mean load of the 10% most loaded channels
+	// Name is the scenario's name and key parameters, for a reader beside
+	// the ID: "default, meta32-2:1, dctcp, load 50%" (summary.ScenarioName).
+	Name      string
+	Estimator string
+	Baseline  string // the baseline estimator, e.g. "ns3" or "packetsim"
+	Params    Params
+	Flows     int     // the scenario's flow count
+	MaxLoad   float64 // measured load of the most loaded channel
+	Top10Load float64 // measured mean load of the 10% most loaded channels
 	// Wall-clock seconds of the estimator and of the baseline.
 	WallSeconds, BaseWallSeconds float64
 	// P99 holds the slowdown percentiles (normally the 99th) per size bin

@@ -46,6 +46,39 @@ type Config struct {
 	Buffer Buffer `json:"buffer"`
 	// PFC is priority flow control over the shared buffer; off by default.
 	PFC PFC `json:"pfc"`
+	// HostNIC is the queueing discipline of every host's NIC: "" or
+	// "round-robin" (the default), the papers' RDMA NICs, which send
+	// ACKs first and take data packets from their active flows in turn
+	// as the line frees; or "fifo", a stock TCP stack's NIC (as stock
+	// ns-3's), one queue in which every packet a window lets out, data
+	// and ACKs alike, waits in order of arrival and is ECN-marked above
+	// K like a switch port's. Under "fifo" a flow cannot be paced at a
+	// rate (only window-based congestion control, "dctcp-window",
+	// works as meant). The JSON leaves out the default, so spelling it
+	// out names the same network.
+	HostNIC string `json:"host_nic,omitempty"`
+}
+
+// Host NIC disciplines (Config.HostNIC).
+const (
+	HostNICRoundRobin = "round-robin"
+	HostNICFIFO       = "fifo"
+)
+
+// HostNICs lists the disciplines Config.HostNIC may name.
+var HostNICs = []string{HostNICRoundRobin, HostNICFIFO}
+
+// HostFIFO reports whether host NICs are FIFO queues (HostNIC "fifo").
+func (c Config) HostFIFO() bool { return c.HostNIC == HostNICFIFO }
+
+// RoundRobinNICs returns nil if c's host NICs are round-robin, else an
+// error saying that model (an estimator's name) models only those: the
+// check of every estimator that has no FIFO host NIC.
+func (c Config) RoundRobinNICs(model string) error {
+	if c.HostFIFO() {
+		return fmt.Errorf("%s models round-robin host NICs (the papers' RDMA NICs), not host_nic %q (a stock TCP stack's): use packetsim, or leave host_nic out", model, c.HostNIC)
+	}
+	return nil
 }
 
 // Buffer is a switch's shared packet memory, as the dynamic-threshold
@@ -367,6 +400,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("netcfg: dctcp g must be in (0,1], got %g", c.DCTCP.G)
 	case c.ECNMark != "dequeue" && c.ECNMark != "enqueue":
 		return fmt.Errorf("netcfg: unknown ecn_mark %q (known: %s)", c.ECNMark, strings.Join(ECNMarks, ", "))
+	case c.HostNIC != "" && c.HostNIC != HostNICRoundRobin && c.HostNIC != HostNICFIFO:
+		return fmt.Errorf("netcfg: unknown host_nic %q (known: %s)", c.HostNIC, strings.Join(HostNICs, ", "))
 	}
 	if err := c.validateBuffers(); err != nil {
 		return err

@@ -110,20 +110,78 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// NS3 is Default with ns-3's wire sizes, window-based DCTCP and marking
-// at enqueue (stock ns-3's RED), nothing else, and is valid.
+// NS3 is Default with ns-3's wire sizes, window-based DCTCP, marking
+// at enqueue (stock ns-3's RED) and FIFO host NICs, nothing else, and is
+// valid.
 func TestNS3(t *testing.T) {
 	n := NS3()
 	if err := n.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if n.HeaderBytes != 20+32+2 || n.AckBytes != 20+32+2 || n.CC != "dctcp-window" || n.ECNMark != "enqueue" {
-		t.Errorf("NS3 header %d, ack %d, cc %s, marking at %s; want 54, 54, dctcp-window, enqueue", n.HeaderBytes, n.AckBytes, n.CC, n.ECNMark)
+	if n.HeaderBytes != 20+32+2 || n.AckBytes != 20+32+2 || n.CC != "dctcp-window" || n.ECNMark != "enqueue" || !n.HostFIFO() {
+		t.Errorf("NS3 header %d, ack %d, cc %s, marking at %s, host NIC %q; want 54, 54, dctcp-window, enqueue, fifo", n.HeaderBytes, n.AckBytes, n.CC, n.ECNMark, n.HostNIC)
 	}
 	d := Default()
-	n.HeaderBytes, n.AckBytes, n.CC, n.ECNMark = d.HeaderBytes, d.AckBytes, d.CC, d.ECNMark
+	n.HeaderBytes, n.AckBytes, n.CC, n.ECNMark, n.HostNIC = d.HeaderBytes, d.AckBytes, d.CC, d.ECNMark, d.HostNIC
 	if !reflect.DeepEqual(n, d) {
-		t.Errorf("NS3 differs from Default in more than wire sizes, CC and marking point:\n%+v\n%+v", n, d)
+		t.Errorf("NS3 differs from Default in more than wire sizes, CC, marking point and host NIC:\n%+v\n%+v", n, d)
+	}
+}
+
+// The host NIC's discipline: the default (round-robin) is left out of
+// the JSON, so spelling it out names the same network; "fifo" is kept;
+// anything else is refused by name; only FIFO NICs fail RoundRobinNICs.
+func TestHostNIC(t *testing.T) {
+	def, err := json.Marshal(Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		block    string
+		fifo     bool
+		sameJSON bool // as Default's
+		err      string
+	}{
+		{`{}`, false, true, ""},
+		{`{"host_nic":"round-robin"}`, false, true, ""},
+		{`{"host_nic":"fifo"}`, true, false, ""},
+		{`{"preset":"ns3"}`, true, false, ""},
+		{`{"preset":"ns3","host_nic":"round-robin"}`, false, false, ""},
+		{`{"host_nic":"FIFO"}`, false, false, `unknown host_nic "FIFO"`},
+	} {
+		t.Run(c.block, func(t *testing.T) {
+			cfg := Default()
+			if err := json.Unmarshal([]byte(c.block), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			err := cfg.Validate()
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("Validate: %v, want an error containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.HostFIFO() != c.fifo {
+				t.Errorf("HostFIFO %v, want %v", cfg.HostFIFO(), c.fifo)
+			}
+			rr := cfg.RoundRobinNICs("flowsim")
+			if (rr != nil) != c.fifo || (rr != nil && !strings.Contains(rr.Error(), "flowsim")) {
+				t.Errorf("RoundRobinNICs: %v", rr)
+			}
+			got, err := json.Marshal(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (string(got) == string(def)) != c.sameJSON {
+				t.Errorf("JSON %s, Default's %s: same %v, want %v", got, def, !c.sameJSON, c.sameJSON)
+			}
+			if c.fifo && !strings.Contains(string(got), `"host_nic":"fifo"`) {
+				t.Errorf("JSON %s lacks host_nic", got)
+			}
+		})
 	}
 }
 

@@ -10,13 +10,14 @@ import (
 
 // NS3 is the network model of stock ns-3 (3.37) as tailscope's ns-3
 // baseline runs it: Default with the header and ACK sizes ns-3's packets
-// have on the wire (20 B IPv4, 32 B TCP with timestamps, 2 B PPP) and
+// have on the wire (20 B IPv4, 32 B TCP with timestamps, 2 B PPP),
 // window-based DCTCP, as ns-3's TcpDctcp, marked at enqueue, as ns-3's
-// RED queue disc marks.
+// RED queue disc marks, and FIFO host NICs, as a stock TCP stack sends.
 func NS3() Config {
 	cfg := Default()
 	cfg.HeaderBytes, cfg.AckBytes, cfg.CC = 54, 54, "dctcp-window"
 	cfg.ECNMark = "enqueue"
+	cfg.HostNIC = HostNICFIFO
 	return cfg
 }
 
@@ -101,7 +102,7 @@ var presets = map[string]struct {
 	doc string
 	cfg func() Config
 }{
-	"ns3":         {"stock-TCP DCTCP as stock ns-3 runs it (NS3): window-based, marked at enqueue, 54 B headers", NS3},
+	"ns3":         {"stock-TCP DCTCP as stock ns-3 runs it (NS3): window-based, marked at enqueue, 54 B headers, FIFO host NICs", NS3},
 	"dctcp":       {"the papers' rate-based DCTCP (Default), as their ns-3 fork runs it", Default},
 	"dcqcn":       {"DCQCN at its defaults (Zhu et al.), the papers' packet sizes", withCC("dcqcn")},
 	"timely":      {"TIMELY at its defaults (Mittal et al.), the papers' packet sizes", withCC("timely")},
@@ -174,6 +175,9 @@ func (c *Config) UnmarshalJSON(data []byte) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode((*plain)(c)); err != nil {
 		return fmt.Errorf("netcfg: network block: %w", err)
+	}
+	if c.HostNIC == HostNICRoundRobin {
+		c.HostNIC = "" // the default, which the JSON and IDs leave out
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkFabric2000 runs 2000 WebServer flows (matrix B, sigma 2) at 30%
-// max load on the 32-rack 2:1 fabric, the CI-sized ns-3 scenario,
+// max load on the 32-rack 2:1 fabric, the CI-sized ns-3 scenario,
 // and reports ns-3's events per second of the program's own wall time.
 func BenchmarkFabric2000(b *testing.B) {
 	needNS3(b)

@@ -57,7 +57,10 @@ func Version() (string, error) {
 
 // DefaultProgram is where Build puts the program: build/ns3/tailscope-ns3
 // under the tailscope module root when the working directory is inside it,
-// else under the user's cache directory.
+// else tailscope/ns3/<digest>/tailscope-ns3 under the user's cache
+// directory, where <digest> is that of the source this tailscope embeds
+// (SourceDigest): tailscope builds embedding other sources share the
+// cache without rebuilding each other's program back and forth.
 func DefaultProgram() string {
 	if dir, err := os.Getwd(); err == nil {
 		for {
@@ -75,8 +78,25 @@ func DefaultProgram() string {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	return filepath.Join(cache, "tailscope", "ns3", "tailscope-ns3")
+	return cachedProgram(cache, source)
 }
+
+// cachedProgram is the program built from src in the cache directory
+// cache.
+func cachedProgram(cache string, src []byte) string {
+	return filepath.Join(cache, "tailscope", "ns3", digest(src)[:16], "tailscope-ns3")
+}
+
+// digest is the hex SHA-256 of src.
+func digest(src []byte) string {
+	sum := sha256.Sum256(src)
+	return hex.EncodeToString(sum[:])
+}
+
+// SourceDigest is the hex SHA-256 of the scenario program's source
+// embedded in this tailscope; a program built from it has the digest in
+// the file beside it (Build).
+func SourceDigest() string { return digest(source) }
 
 func isModuleRoot(dir string) bool {
 	fh, err := os.Open(filepath.Join(dir, "go.mod"))
@@ -101,8 +121,7 @@ var buildMu sync.Mutex
 func Build(path string) (bool, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	sum := sha256.Sum256(source)
-	stamp := hex.EncodeToString(sum[:])
+	stamp := digest(source)
 	if old, err := os.ReadFile(path + ".sha256"); err == nil && strings.TrimSpace(string(old)) == stamp {
 		if _, err := os.Stat(path); err == nil {
 			return false, nil

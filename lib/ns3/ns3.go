@@ -153,27 +153,9 @@ func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	paths := make([][]int, len(flows))
-	for i, f := range flows {
-		if paths[i], err = net.Path(f.ID, f.Src, f.Dst); err != nil {
-			return nil, err
-		}
-	}
-	files := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{"topology.txt", func(w io.Writer) error { return WriteTopology(w, net, cfg, opts.KBytes) }},
-		{"config.txt", func(w io.Writer) error { return writeConfig(w, cfg, opts.StopAtNanos) }},
-		{"flows.txt", func(w io.Writer) error { return writeFlows(w, flows, paths) }},
-	}
-	args := make([]string, 0, 4)
-	for _, f := range files {
-		p := filepath.Join(dir, f.name)
-		if err := writeFile(p, f.write); err != nil {
-			return nil, err
-		}
-		args = append(args, p)
+	paths, args, err := writeInputs(dir, net, flows, cfg, opts)
+	if err != nil {
+		return nil, err
 	}
 	out := filepath.Join(dir, "fct.txt")
 	// A kept work dir may hold an earlier run's output.
@@ -205,6 +187,53 @@ func Simulate(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg
 		})
 	}
 	return res, nil
+}
+
+// WriteInputs writes the program's inputs for flows on net under cfg to
+// dir (topology.txt, config.txt, flows.txt with every flow's pinned
+// path): what Simulate runs, for running the ns-3 scenario program
+// (lib/ns3/scenario) by hand, on stock ns-3 3.37.
+func WriteInputs(dir string, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := workload.Check(net, flows); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_, _, err := writeInputs(dir, net, flows, cfg, opts)
+	return err
+}
+
+// writeInputs writes the program's input files to dir and returns the
+// flows' paths and the files' paths in the program's argument order.
+func writeInputs(dir string, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) ([][]int, []string, error) {
+	var err error
+	paths := make([][]int, len(flows))
+	for i, f := range flows {
+		if paths[i], err = net.Path(f.ID, f.Src, f.Dst); err != nil {
+			return nil, nil, err
+		}
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"topology.txt", func(w io.Writer) error { return WriteTopology(w, net, cfg, opts.KBytes) }},
+		{"config.txt", func(w io.Writer) error { return writeConfig(w, cfg, opts.StopAtNanos) }},
+		{"flows.txt", func(w io.Writer) error { return writeFlows(w, flows, paths) }},
+	}
+	args := make([]string, 0, 4)
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := writeFile(p, f.write); err != nil {
+			return nil, nil, err
+		}
+		args = append(args, p)
+	}
+	return paths, args, nil
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

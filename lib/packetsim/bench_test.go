@@ -46,7 +46,7 @@ func benchRun(b *testing.B, net *topo.Network, flows []workload.Flow, cfg netcfg
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/run")
 }
 
-// BenchmarkFabric100k is the full run of the issue: 100k flows.
+// BenchmarkFabric100k is the full run: 100k flows.
 func BenchmarkFabric100k(b *testing.B) { benchFabric(b, 100_000) }
 
 // BenchmarkFabric10k is the same scenario with 10k flows, quick enough to
@@ -64,7 +64,7 @@ func BenchmarkFabric10kEnqueue(b *testing.B) {
 }
 
 // BenchmarkMeta384 is the papers' 6,144-host fabric (meta384-2:1) with
-// 300k WebServer flows on matrix B at 50% max load, sigma 2: the issue's
+// 300k WebServer flows on matrix B at 50% max load, sigma 2: a
 // first try at that scale.
 func BenchmarkMeta384(b *testing.B) {
 	net, flows := presetScenario(b, "meta384-2:1", "B", 2, 300_000)

@@ -1,6 +1,10 @@
 package packetsim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tailscope/tailscope/lib/cc"
+)
 
 // pauseFrameBytes is the wire size of a PFC pause or resume frame. Pause
 // frames jump every queue (the fork sends them ahead of data) and their
@@ -108,7 +112,7 @@ func (s *sim) bufEnqueue(e event, c int32, wire int64) (dropped bool) {
 			return true
 		}
 	}
-	if !b.atDequeue && !ack && e.flag()&flagECE == 0 && s.markAt(qp, float64(qp.bytes)+s.ports[c].backlog(s.now)) {
+	if !b.atDequeue && !ack && e.flag()&flagECE == 0 && s.markAt(c, qp, float64(qp.bytes)+s.ports[c].backlog(s.now)) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -142,11 +146,11 @@ func (s *sim) wakeAt(c int32, qp *qport) {
 	}
 }
 
-// markAt decides whether a data packet meeting q queued bytes at port qp is
-// marked: DCQCN's RED profile or the step at K.
-func (s *sim) markAt(qp *qport, q float64) bool {
+// markAt decides whether a data packet meeting q queued bytes at port qp
+// of channel c is marked: DCQCN's RED profile or the step at K.
+func (s *sim) markAt(c int32, qp *qport, q float64) bool {
 	if s.red != nil {
-		return s.red.Mark(q)
+		return s.red.Mark(int(c), q)
 	}
 	return q > qp.k
 }
@@ -279,7 +283,7 @@ func (s *sim) startTx(c int32) {
 	if wait := s.now - e.t; wait > 0 {
 		p.queueNanos += float64(wait) / 1000
 	}
-	if s.buf.atDequeue && !ack && e.flag()&flagECE == 0 && s.markAt(qp, float64(qp.bytes)) {
+	if s.buf.atDequeue && !ack && e.flag()&flagECE == 0 && s.markAt(c, qp, float64(qp.bytes)) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -290,7 +294,7 @@ func (s *sim) startTx(c int32) {
 	s.res.PacketHops++
 	if s.intHops && !ack && e.hop() > 0 {
 		x := &s.ext[e.ref]
-		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
+		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
 	}
 	e.t = end + p.delay
 	s.q.push(e)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -18,7 +19,7 @@ type echoRecorder struct {
 
 func (r *echoRecorder) RateBps() float64    { return r.line }
 func (r *echoRecorder) WindowBytes() int64  { return 1 << 40 }
-func (r *echoRecorder) OnAck(a Ack)         { r.marked = r.marked || a.ECE }
+func (r *echoRecorder) OnAck(a cc.Ack)      { r.marked = r.marked || a.ECE }
 func (r *echoRecorder) OnTimeout(now int64) {}
 
 // n single-packet flows from n senders reach the dumbbell's bottleneck
@@ -38,7 +39,7 @@ func TestECNMarkingPoint(t *testing.T) {
 			cfg.ECNMark = point
 			w, k := cfg.PayloadBytes+cfg.HeaderBytes, cfg.KBytesFor(10*topo.Gbps)
 			var ccs []*echoRecorder
-			newCC := func(cfg netcfg.Config, line int64) CC {
+			newCC := func(cfg netcfg.Config, line int64) cc.CC {
 				r := &echoRecorder{line: float64(line)}
 				ccs = append(ccs, r) // flows start in input order
 				return r

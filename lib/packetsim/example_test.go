@@ -97,7 +97,7 @@ func ExampleRun_congestionControl() {
 	}
 	// Output:
 	// dctcp  slowdowns 1.99 1.99, 0 marks
-	// dcqcn  slowdowns 1.88 2.16, 101 marks
+	// dcqcn  slowdowns 1.97 2.18, 89 marks
 	// timely slowdowns 24.57 24.06, 274 marks
 	// hpcc   slowdowns 2.25 2.19, 0 marks
 }

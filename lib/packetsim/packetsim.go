@@ -24,12 +24,12 @@
 // DCTCP, which models stock TCP, recovers them as stock TCP does instead
 // (SACK, fast retransmit, proportional rate reduction, a timeout that
 // doubles; see tcp.go).
-// Congestion control sits behind the CC interface. What the other
+// Congestion control sits behind lib/cc's CC interface. What the other
 // algorithms need of the network is added only when netcfg names them:
-// for DCQCN, RED-style marking between Kmin and Kmax (random draws from
-// Options.Seed) and a receiver that echoes marks as CNPs at most once
-// per interval per flow; for HPCC, an INT record per switch port in every
-// data packet, echoed in its ACK (see INTReader); TIMELY uses the ACKs'
+// for DCQCN, RED-style marking between Kmin and Kmax (random draws from a
+// stream per port, seeded from Options.Seed and the port's channel) and a
+// receiver that echoes marks as CNPs at most once per interval per flow; for HPCC, an INT record per switch port in every
+// data packet, echoed in its ACK (see cc.INTReader); TIMELY uses the ACKs'
 // RTTs.
 //
 // Run simulates a list of flows and returns their records; Stream takes
@@ -48,6 +48,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -62,14 +63,19 @@ const Name = "packetsim"
 // the others are for callers in Go only.
 type Options struct {
 	// CC overrides the congestion control named by cfg.CC.
-	CC NewCC `json:"-"`
+	CC cc.NewCC `json:"-"`
 	// KBytes overrides the ECN marking threshold of single ports:
 	// channel id -> K in bytes.
 	KBytes map[int]int64 `json:"-"`
 	// StopAtNanos, when positive, ends the run at that time; flows not
 	// finished by then are listed in Result.Unfinished.
 	StopAtNanos int64 `json:"stop_at_ns,omitempty"`
-	// HostFIFO makes every host NIC a FIFO queue like a switch port, as
+	// HostFIFO makes every host NIC a FIFO queue, as the network's
+	// host_nic "fifo" (netcfg.Config.HostNIC) does, which is where the
+	// NIC's discipline belongs: set that instead, so that every estimator
+	// sees it (this option, kept for runs that set it before, changes
+	// packetsim alone and gives its results another options hash). A FIFO
+	// NIC is one queue like a switch port, as
 	// in a stock TCP stack (ns-3's TcpSocketBase over a queue disc): a
 	// sender hands each packet to the NIC as soon as its window opens,
 	// ACKs queue behind data, and the NIC port ECN-marks above K. Without
@@ -211,7 +217,7 @@ func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg net
 	newCC := opts.CC
 	if newCC == nil {
 		var err error
-		if newCC, err = CCByName(cfg.CC); err != nil {
+		if newCC, err = cc.ByName(cfg.CC); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -197,7 +198,7 @@ func TestPFCThrottlesToBottleneck(t *testing.T) {
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: 1, Receivers: 1, BottleneckBandwidth: topo.Gbps})
 	must(t, net, err)
 	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 1, Size: 2_000_000}}
-	greedy := func(cfg netcfg.Config, line int64) CC { return &echoRecorder{line: float64(line)} }
+	greedy := func(cfg netcfg.Config, line int64) cc.CC { return &echoRecorder{line: float64(line)} }
 	for _, pfc := range []bool{true, false} {
 		res, err := Run(context.Background(), net, flows, sharedBuffer(100_000, pfc), Options{CC: greedy})
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/internal/ecnmark"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -97,32 +98,44 @@ type nic struct {
 	wakeAt   int64 // pending pacing wake-up, 0 if none
 }
 
-// flow is the sender's and receiver's state of one flow in flight, in a
-// slot that is reused once the flow has finished and no packet of it is
-// left. What a packet needs at a switch (route, sizes) is in sim.routes
-// instead, so that forwarding does not touch this.
+// flow is the state of one flow in flight, in a slot that is reused
+// once the flow has finished and no packet of it is left: what both ends
+// know (its input position, size and packet count), the sender's state,
+// and the receiver's, grouped apart: only the destination's side of the
+// simulation (onData, tcpReceive) touches the receiver's fields. (DCQCN's
+// CNP pacing, flowExt's lastCNP, and stock TCP's out-of-order packets,
+// tcpFlow's rcvd, are the receiver's too, kept where only runs that use
+// them pay for them.) What a packet needs at a switch (route, sizes) is in
+// sim.routes instead, so that forwarding does not touch this. The layout
+// keeps a slot at 192 bytes, three cache lines.
 type flow struct {
-	index      int // position in the input
-	size       int64
+	index int // position in the input
+	size  int64
+	npkts int32
+	alive int32 // packets (data or ACK) of the flow in flight or waiting at a NIC
+
+	// The sender.
 	nextSend   int64 // ps, pacing
 	progress   int64 // ps, last time sndUna advanced or the flow rewound
-	npkts      int32
 	sndNxt     int32 // next packet to send
 	sndUna     int32 // first packet not acknowledged
 	maxSent    int32 // packets sent at least once
-	rcvNxt     int32 // next packet the receiver expects
-	lastNack   int32
-	alive      int32 // packets (data or ACK) of the flow in flight or waiting at a NIC
-	nackSent   bool
+	lastNack   int32 // highest packet a go-back-N request rewound to
 	active     bool
 	rtoPending bool
-	cc         CC        // the flow's controller; nil when dctcp is used
-	dctcp      DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
+
+	// The receiver.
+	nackSent bool  // go-back-N was asked for since the last in-order packet
+	rcvNxt   int32 // next packet expected in order
+
+	// The sender's congestion control.
+	cc    cc.CC        // the flow's controller; nil when dctcp is used
+	dctcp cc.DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
 }
 
 func (f *flow) window() int64 {
 	if f.cc == nil {
-		return f.dctcp.window
+		return f.dctcp.WindowBytes()
 	}
 	return f.cc.WindowBytes()
 }
@@ -130,15 +143,15 @@ func (f *flow) window() int64 {
 // rate is the pacing rate at now, after the controller's own timers ran.
 func (f *flow) rate(now int64) float64 {
 	if f.cc == nil {
-		return f.dctcp.rate
+		return f.dctcp.RateBps()
 	}
-	if c, ok := f.cc.(Clocked); ok {
+	if c, ok := f.cc.(cc.Clocked); ok {
 		c.Advance(now)
 	}
 	return f.cc.RateBps()
 }
 
-func (f *flow) onAck(a Ack) {
+func (f *flow) onAck(a cc.Ack) {
 	if f.cc == nil {
 		f.dctcp.OnAck(a)
 	} else {
@@ -184,7 +197,7 @@ type sim struct {
 	nextPs   int64
 	haveNext bool
 	started  int
-	newCC    NewCC
+	newCC    cc.NewCC
 	fastCC   bool // flows run the built-in dctcp inline
 
 	fs     []flow
@@ -215,7 +228,7 @@ type sim struct {
 	lastBytes []int64
 	res       Result
 	// What DCQCN and HPCC add, nil or zero (and not paid for) otherwise.
-	red     *RED      // RED-style marking instead of the step at K
+	red     *cc.RED   // RED-style marking instead of the step at K
 	cnpGap  int64     // ps; the receiver echoes a mark at most once per gap per flow
 	intHops bool      // switch ports stamp INT records into data packets
 	ext     []flowExt // per slot, when cnpGap or intHops is set
@@ -236,13 +249,16 @@ type sim struct {
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
 type flowExt struct {
-	lastCNP int64    // ps, last time an ACK echoed a mark; -1 if never
-	ints    []INTHop // ring of INT records: (packet & intMask) * hops + switch hop
+	lastCNP int64       // ps, last time an ACK echoed a mark; -1 if never
+	ints    []cc.INTHop // ring of INT records: (packet & intMask) * hops + switch hop
 	intMask int32
 	hops    int32
 }
 
-func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC NewCC, emit func(metrics.Record) error) (*sim, error) {
+func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC cc.NewCC, emit func(metrics.Record) error) (*sim, error) {
+	// The network's NIC discipline; the option says the same for runs
+	// that set it before the network model held it.
+	opts.HostFIFO = opts.HostFIFO || cfg.HostFIFO()
 	s := &sim{
 		net: net, cfg: cfg, opts: opts, src: src, check: workload.NewChecker(net),
 		newCC: newCC, fastCC: opts.CC == nil && cfg.CC == "dctcp",
@@ -257,7 +273,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 	switch cfg.CC {
 	case "dcqcn":
 		d := cfg.DCQCN
-		s.red = NewRED(d, opts.Seed)
+		s.red = cc.NewRED(d, opts.Seed, len(net.Channels))
 		s.cnpGap = d.ReceiverCNPGapNanos() * 1000
 	case "hpcc":
 		s.intHops = true
@@ -498,10 +514,10 @@ func (s *sim) start() error {
 	*f = flow{index: index, size: fl.Size, npkts: int32(npkts), lastNack: -1, progress: s.now, nextSend: s.now}
 	line := s.net.Channels[path[0]].Bandwidth
 	if s.fastCC {
-		f.dctcp = MakeDCTCPRate(s.cfg, line)
+		f.dctcp = cc.MakeDCTCPRate(s.cfg, line)
 	} else {
 		f.cc = s.newCC(s.cfg, line)
-		if b, ok := f.cc.(BaseRTTSetter); ok {
+		if b, ok := f.cc.(cc.BaseRTTSetter); ok {
 			b.SetBaseRTT(s.baseRTT(path))
 		}
 	}
@@ -557,7 +573,7 @@ func (s *sim) initExt(slot int32, f *flow, hops int) {
 		x.ints = x.ints[:n]
 		clear(x.ints)
 	} else {
-		x.ints = make([]INTHop, n)
+		x.ints = make([]cc.INTHop, n)
 	}
 }
 
@@ -694,7 +710,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 		}
 	}
 	wait := p.busyUntil - s.now
-	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.Mark(p.backlog(s.now))) {
+	if s.dequeue == nil && e.flag()&(flagAck|flagECE) == 0 && (s.red == nil && wait > p.markAbove || s.red != nil && s.red.Mark(int(c), p.backlog(s.now))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -726,7 +742,7 @@ func (s *sim) dequeued(e *event, ack bool, behind int64) {
 		return
 	}
 	c := channel(s.route(e.ref), int32(e.hop()), false)
-	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.Mark(float64(behind))) {
+	if e.flag()&flagECE == 0 && (s.red == nil && behind > s.dequeue[c].k || s.red != nil && s.red.Mark(int(c), float64(behind))) {
 		e.w |= int64(flagECE) << flagPos
 		s.res.Marks++
 	}
@@ -751,7 +767,7 @@ func (s *sim) stampINT(e event, c int32) {
 	end := p.busyUntil
 	start := end - p.tx(s.wire(&e, s.route(e.ref)))
 	x := &s.ext[e.ref]
-	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = INTHop{
+	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{
 		QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5),
 		TxBytes:    p.bytes,
 		TimePs:     end,
@@ -943,7 +959,7 @@ func (s *sim) onAck(e event, f *flow) {
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
-	a := Ack{
+	a := cc.Ack{
 		Now:     s.now,
 		Acked:   acked,
 		AckSeq:  s.seqBytes(f, e.pkt),
@@ -968,8 +984,8 @@ func (s *sim) onAck(e event, f *flow) {
 
 // ackINT hands an ACK to an INTReader with the INT of the last packet
 // received in order, which the ACK answers unless it is a duplicate.
-func (s *sim) ackINT(e event, f *flow, a Ack) {
-	r, ok := f.cc.(INTReader)
+func (s *sim) ackINT(e event, f *flow, a cc.Ack) {
+	r, ok := f.cc.(cc.INTReader)
 	if !ok || e.pkt == 0 {
 		f.onAck(a)
 		return

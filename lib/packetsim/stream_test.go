@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/internal/stopctx"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -56,7 +57,7 @@ func TestStreamHoldsFlowsInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []metrics.Record
-		s, err := newSim(net, workload.SliceSource(flows), cfg, Options{}, NewDCTCPRate, func(r metrics.Record) error {
+		s, err := newSim(net, workload.SliceSource(flows), cfg, Options{}, cc.NewDCTCPRate, func(r metrics.Record) error {
 			got = append(got, r)
 			return nil
 		})
@@ -156,5 +157,8 @@ func TestPortIsOneCacheLine(t *testing.T) {
 	}
 	if n := unsafe.Sizeof(event{}); n != 24 {
 		t.Errorf("event is %d bytes; keep it at 24 or measure again", n)
+	}
+	if n := unsafe.Sizeof(flow{}); n != 192 {
+		t.Errorf("flow is %d bytes; keep it at 192 (three cache lines) or measure again", n)
 	}
 }

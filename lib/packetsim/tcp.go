@@ -1,6 +1,10 @@
 package packetsim
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/tailscope/tailscope/lib/cc"
+)
 
 // Stock TCP's loss recovery, for the window DCTCP that models ns-3's
 // TcpDctcp (netcfg CC "dctcp-window") when buffers are finite. The
@@ -24,7 +28,7 @@ import "math/bits"
 //     plus those resent) is below the window.
 //   - A duplicate ACK is one that reports a new packet. The third in a
 //     row, or a lost head, enters fast recovery: ssthresh takes DCTCP's
-//     cut (DCTCPWindow.cut, ns-3's TcpDctcp::GetSsThresh), the head is
+//     cut (cc.DCTCPWindow.Cut, ns-3's TcpDctcp::GetSsThresh), the head is
 //     resent at once, and PRR (RFC 6937, slow-start reduction bound,
 //     ns-3's default) sets the window on every ACK until one
 //     acknowledges everything sent before recovery began; then the
@@ -71,7 +75,7 @@ const (
 
 // tcpFlow is one flow's stock TCP state beyond the flow slot.
 type tcpFlow struct {
-	cc *DCTCPWindow
+	cc *cc.DCTCPWindow
 	// rcvd (receiver): packets held out of order; sacked (sender):
 	// packets the receiver reported holding. Bit p is packet p; both
 	// are empty until needed.
@@ -120,7 +124,7 @@ func (t *tcpFlow) report(p int32, npkts int32) {
 func (s *sim) tcpStart(slot int32, f *flow) {
 	t := &s.tcp[slot]
 	*t = tcpFlow{
-		cc:           f.cc.(*DCTCPWindow),
+		cc:           f.cc.(*cc.DCTCPWindow),
 		rcvd:         t.rcvd[:0],
 		sacked:       t.sacked[:0],
 		top:          [dupThresh]int32{-1, -1, -1},
@@ -252,7 +256,7 @@ func (s *sim) tcpAck(e event, f *flow) {
 	delivered := int64(f.sndUna-una+t.nsacked-nsacked) * s.cfg.PayloadBytes
 	// As in ns-3, only an ACK of new data passes on an ECN echo: a
 	// duplicate ACK's echo does not put the sender into CWR.
-	a := Ack{Now: s.now, Acked: acked, AckSeq: s.seqBytes(f, e.pkt), NextSeq: s.seqBytes(f, f.maxSent), ECE: acked > 0 && e.flag()&flagECE != 0}
+	a := cc.Ack{Now: s.now, Acked: acked, AckSeq: s.seqBytes(f, e.pkt), NextSeq: s.seqBytes(f, f.maxSent), ECE: acked > 0 && e.flag()&flagECE != 0}
 	resetTimer := acked > 0
 	switch t.state {
 	case tcpOpen, tcpDisorder:
@@ -264,7 +268,7 @@ func (s *sim) tcpAck(e event, f *flow) {
 			break
 		}
 		t.dupAcks++
-		if d.cwr {
+		if d.InCWR() {
 			break // as ns-3: no recovery from CWR
 		}
 		t.state = tcpDisorder
@@ -272,11 +276,11 @@ func (s *sim) tcpAck(e event, f *flow) {
 			s.tcpEnterRecovery(t, f, delivered)
 		}
 	case tcpRecovery:
-		d.est.observe(a.ECE, a.AckSeq, a.NextSeq)
+		d.Observe(a)
 		if f.sndUna >= t.recover {
 			t.state, t.dupAcks, t.recoverActive, t.firstPartial = tcpOpen, 0, false, true
-			d.cwnd = d.ssthresh
-			d.grow(acked)
+			d.SetWindow(d.SlowStartThreshold())
+			d.Grow(acked)
 			break
 		}
 		if acked > 0 {
@@ -290,8 +294,8 @@ func (s *sim) tcpAck(e event, f *flow) {
 			s.tcpPRR(t, f, delivered)
 		}
 	case tcpLoss:
-		d.est.observe(a.ECE, a.AckSeq, a.NextSeq)
-		d.grow(acked)
+		d.Observe(a)
+		d.Grow(acked)
 		if f.sndUna >= t.recover {
 			t.state, t.recoverActive = tcpOpen, false
 		}
@@ -320,7 +324,7 @@ func (s *sim) tcpEnterRecovery(t *tcpFlow, f *flow, delivered int64) {
 	t.state = tcpRecovery
 	t.recover, t.recoverActive = f.maxSent, true
 	t.lostBelow = max(t.lostBelow, f.sndUna+1) // the head is lost
-	t.cc.ssthresh = t.cc.cut()
+	t.cc.SetSlowStartThreshold(t.cc.Cut())
 	t.prrDelivered, t.prrOut = 0, 0
 	t.recoverFS = s.seqBytes(f, f.maxSent) - s.seqBytes(f, f.sndUna) // RFC 6937's RecoverFS
 	s.tcpPRR(t, f, delivered)
@@ -335,7 +339,7 @@ func (s *sim) tcpPRR(t *tcpFlow, f *flow, delivered int64) {
 	mss := s.cfg.PayloadBytes
 	t.prrDelivered += delivered
 	pipe := s.tcpPipe(t, f) * mss
-	ss := int64(t.cc.ssthresh)
+	ss := int64(t.cc.SlowStartThreshold())
 	var snd int64
 	if pipe > ss {
 		snd = (t.prrDelivered*ss+t.recoverFS-1)/t.recoverFS - t.prrOut
@@ -345,7 +349,7 @@ func (s *sim) tcpPRR(t *tcpFlow, f *flow, delivered int64) {
 	if t.prrOut == 0 {
 		snd = max(snd, mss)
 	}
-	t.cc.cwnd = float64(max(pipe+snd/mss*mss, 0))
+	t.cc.SetWindow(float64(max(pipe+snd/mss*mss, 0)))
 }
 
 // tcpArm sets the retransmission timer of the flow in slot to expire at
@@ -388,10 +392,10 @@ func (s *sim) tcpTimer(e event) {
 func (s *sim) tcpTimeout(slot int32, f *flow, t *tcpFlow) {
 	s.res.Timeouts++
 	d := t.cc
-	ss := d.ssthresh
+	ss := d.SlowStartThreshold()
 	d.OnTimeout(s.now)
 	if t.state == tcpLoss && t.highRxt >= f.sndUna {
-		d.ssthresh = ss // the head's resend is outstanding: cut once per episode, as ns-3
+		d.SetSlowStartThreshold(ss) // the head's resend is outstanding: cut once per episode, as ns-3
 	}
 	t.state, t.dupAcks, t.force = tcpLoss, 0, false
 	t.recover, t.recoverActive = f.maxSent, true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/cc"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -30,7 +31,7 @@ func tcpConfig() netcfg.Config {
 func runDrops(t *testing.T, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, stopNs int64, drop func(pkt int32, n int) bool) (*sim, *Result) {
 	t.Helper()
 	var recs []metrics.Record
-	s, err := newSim(net, workload.SliceSource(flows), cfg, Options{HostFIFO: true, StopAtNanos: stopNs}, NewDCTCPWindow, func(r metrics.Record) error {
+	s, err := newSim(net, workload.SliceSource(flows), cfg, Options{HostFIFO: true, StopAtNanos: stopNs}, cc.NewDCTCPWindow, func(r metrics.Record) error {
 		recs = append(recs, r)
 		return nil
 	})
@@ -86,7 +87,7 @@ func TestTCPFastRetransmit(t *testing.T) {
 	}
 	mss := float64(cfg.PayloadBytes)
 	want := float64(cfg.DCTCP.InitWindow+lost) * mss / 2
-	if got := tc.cc.ssthresh; got < want*(1-1e-6) || got > want*(1+1e-6) {
+	if got := tc.cc.SlowStartThreshold(); got < want*(1-1e-6) || got > want*(1+1e-6) {
 		t.Errorf("ssthresh %.1f after one loss, want %.1f (one cut of a %d-packet window)", got, want, cfg.DCTCP.InitWindow+lost)
 	}
 }

@@ -61,7 +61,7 @@ func issueScenario(b *testing.B, flows int, load float64) *scenario.Scenario {
 	return sc
 }
 
-// BenchmarkAccuracy is the issue's accuracy and speed study: Parsimon and
+// BenchmarkAccuracy is the accuracy and speed study: Parsimon and
 // Parsimon/C against the full-network packetsim baseline, p99 slowdown per
 // size bin and overall, with wall times, pruning and the Parsimon/inf
 // figure. Heavy: run with -benchtime 1x. TAILSCOPE_PARSIMON_FLOWS sets the
@@ -119,7 +119,7 @@ func accuracy(b *testing.B, n int, load float64) {
 	}
 }
 
-// BenchmarkSpeedNS3 compares wall times on the issue's scenario at a size
+// BenchmarkSpeedNS3 compares wall times on the reference scenario at a size
 // ns-3 can run here (TAILSCOPE_PARSIMON_NS3_FLOWS, default 2000, 30% load):
 // ns-3 on the full network, Parsimon with the ns-3 backend, Parsimon,
 // Parsimon/C and full packetsim.
@@ -168,7 +168,7 @@ func BenchmarkSpeedNS3(b *testing.B) {
 	}
 }
 
-// BenchmarkLinkBackends is the issue's comparison of the link-level
+// BenchmarkLinkBackends is the comparison of the link-level
 // backends on the accuracy study's scenario, per max load in two parts:
 // "speed" runs full-network packetsim and Parsimon with the dedicated
 // backend (linksim) alternately TAILSCOPE_PARSIMON_REPEAT times (default
@@ -288,7 +288,7 @@ func compareBackendRuns(b *testing.B, sc *scenario.Scenario) {
 }
 
 // BenchmarkSetupConvolution times the steps of a run around its link
-// simulations on the issue's scenario at 50% load with
+// simulations on the reference scenario at 50% load with
 // TAILSCOPE_PARSIMON_FLOWS flows (default 400000): the decomposition, and
 // the convolution over every flow with each busy channel's delays
 // bucketed from its flows (a synthetic delay of one ns per byte, since

@@ -70,7 +70,7 @@ func within(a, b, rel, floor float64) bool {
 
 // TestLinkSimMatchesPacketsim checks the dedicated link-level backend
 // against the general packetsim on the link-level topologies of every
-// channel of a small Parsimon scenario (the fabric, matrix B,
+// channel of a small Parsimon scenario (the 32-rack fabric, matrix B,
 // WebServer sizes, sigma 2, 4000 flows), under every congestion control:
 // per bucket, mean and p99 of packet-normalized delay within 5% (buckets
 // where both backends queue less than a nanosecond per packet excepted),

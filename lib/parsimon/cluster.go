@@ -74,7 +74,9 @@ func NewFeatures(kind Kind, bandwidth int64, load float64, sizes, starts []int64
 }
 
 // quantiles returns q quantiles of v at probabilities i/(q-1), i = 0..q-1,
-// by nearest rank; all zero for an empty v. It sorts v. Sizes and gaps
+// by nearest rank, not metrics.Percentile's interpolation: these are
+// clustering features, compared between links as Parsimon's clustering
+// defines them, and never reported. All zero for an empty v. It sorts v. Sizes and gaps
 // are sorted as integers, not as floats: a third of Parsimon/C's setup at
 // millions of flows was sorting them (perf), and float64 conversion keeps
 // their order, so the quantiles are the same.

@@ -153,8 +153,8 @@ func loadBin(edges []float64, load float64) int {
 // max load split at edges (metrics.ParsimonLoadEdges for Parsimon's Fig. 8) plus
 // one over all scenarios. Each legend entry gives the bin's max-load range
 // and, as in the paper, the largest top-10% mean load in it; dotted lines
-// mark +-10%. Rows that combine several seeds (CombineSeeds) get
-// horizontal error bars: each scenario's mean error with its confidence
+// mark +-10%. Rows that combine MinIntervalSeeds seeds or more
+// (CombineSeeds) get horizontal error bars: each scenario's mean error with its confidence
 // interval, at its place on the curve over all scenarios.
 func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figure, error) {
 	for i := 1; i < len(edges); i++ {
@@ -177,7 +177,7 @@ func ErrorCDF(rows []metrics.Summary, estimator string, edges []float64) (*Figur
 		if r.Estimator != estimator || math.IsNaN(r.P99.ErrorAll) {
 			continue
 		}
-		if r.Seeds > 1 && !math.IsNaN(r.Half.ErrorAll) {
+		if r.Seeds >= MinIntervalSeeds && !math.IsNaN(r.Half.ErrorAll) {
 			bars = append(bars, ciPoint{100 * r.P99.ErrorAll, 100 * r.Half.ErrorAll})
 			level = r.Level
 		}

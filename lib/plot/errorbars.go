@@ -40,10 +40,16 @@ func sortedCopy(xs []float64) []float64 {
 	return s
 }
 
+// MinIntervalSeeds is the fewest seeds whose confidence intervals the
+// figures draw: over fewer, Student's t makes a 95% interval wider than
+// the effects it should bound (12.7 standard errors at two seeds, 2.8 at
+// five). Scenarios run with fewer seeds show their mean alone.
+const MinIntervalSeeds = 5
+
 // ErrorByLoad plots the overall p99-slowdown error of estimator against
 // the measured max load, one point per scenario; scenarios run with
-// several seeds (CombineSeeds) show their mean error with the confidence
-// interval as a vertical bar. Dotted lines mark ±10% and 0.
+// several seeds (CombineSeeds) show their mean error, with the confidence
+// interval as a vertical bar from MinIntervalSeeds seeds on. Dotted lines mark ±10% and 0.
 func ErrorByLoad(rows []metrics.Summary, estimator string) (*Figure, error) {
 	var pts plotter.XYs
 	var halves []float64
@@ -54,7 +60,7 @@ func ErrorByLoad(rows []metrics.Summary, estimator string) (*Figure, error) {
 		}
 		pts = append(pts, plotter.XY{X: 100 * r.MaxLoad, Y: 100 * r.P99.ErrorAll})
 		h := math.NaN()
-		if r.Seeds > 1 {
+		if r.Seeds >= MinIntervalSeeds {
 			h, level = 100*r.Half.ErrorAll, r.Level
 		}
 		halves = append(halves, h)

@@ -28,3 +28,24 @@ func TestCombinedFigures(t *testing.T) {
 		t.Error("ErrorByLoad without rows: no error")
 	}
 }
+
+// Intervals over fewer than MinIntervalSeeds seeds are not drawn: a 50%
+// half-width stretches the y axis only from MinIntervalSeeds seeds on.
+func TestErrorByLoadIntervalsNeedSeeds(t *testing.T) {
+	for _, c := range []struct {
+		seeds int
+		bars  bool
+	}{{2, false}, {MinIntervalSeeds - 1, false}, {MinIntervalSeeds, true}} {
+		rows := []metrics.Summary{
+			{Estimator: "m3", MaxLoad: 0.3, Seeds: c.seeds, Level: 0.95, P99: metrics.Comparison{ErrorAll: 0.05}, Half: metrics.Comparison{ErrorAll: 0.5}},
+			{Estimator: "m3", MaxLoad: 0.6, Seeds: c.seeds, Level: 0.95, P99: metrics.Comparison{ErrorAll: -0.02}, Half: metrics.Comparison{ErrorAll: 0.5}},
+		}
+		f, err := ErrorByLoad(rows, "m3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Panels[0][0].Y.Max >= 50; got != c.bars {
+			t.Errorf("%d seeds: y axis up to %g, bars drawn %v, want %v", c.seeds, f.Panels[0][0].Y.Max, got, c.bars)
+		}
+	}
+}

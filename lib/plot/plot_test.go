@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/tailscope/tailscope/lib/internal/synth"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -311,6 +313,18 @@ func TestWhatIf(t *testing.T) {
 	}
 	if img := Image(f); img.Bounds().Dx() == 0 {
 		t.Error("empty image")
+	}
+	// The legend stands beside the panels, none on the data.
+	c := draw.New(vgimg.New(400, 300))
+	if f.Side == nil || f.Side.Legend.Rectangle(c).Size().X == 0 {
+		t.Error("no legend beside the panels")
+	}
+	for _, row := range f.Panels {
+		for _, p := range row {
+			if w := p.Legend.Rectangle(c).Size().X; w != 0 {
+				t.Errorf("panel %q has a legend %v wide on its data", p.Title.Text, w)
+			}
+		}
 	}
 	d.XLabels = []string{"a", "b"}
 	if _, err := WhatIf(d); err == nil {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // WhatIfSeries is one estimator's answers over a swept parameter: per
@@ -19,7 +20,8 @@ type WhatIfSeries struct {
 }
 
 // WhatIfData is a counterfactual sweep as plain numbers: the swept
-// parameter's name and values (X; labels XLabels where the values are not
+// parameter's name in words (Param, the x axis' label, as "ECN threshold
+// (KB per Gbps)") and values (X; labels XLabels where the values are not
 // numbers), the flow-size classes, and one series per estimator.
 type WhatIfData struct {
 	Title, Param string
@@ -32,7 +34,8 @@ type WhatIfData struct {
 // WhatIf draws a counterfactual sweep like m3's Fig. 13 and 14: one panel
 // per flow-size class, the swept value on x, the p99 FCT slowdown on y,
 // one line per estimator with its confidence intervals as bars in its
-// colour, cut at a slowdown of 1.
+// colour, cut at a slowdown of 1. The legend stands beside the panels,
+// off the data.
 func WhatIf(d WhatIfData) (*Figure, error) {
 	if len(d.X) == 0 || len(d.Classes) == 0 || len(d.Series) == 0 {
 		return nil, fmt.Errorf("plot: WhatIf needs values, classes and series (%d, %d, %d)", len(d.X), len(d.Classes), len(d.Series))
@@ -85,13 +88,25 @@ func WhatIf(d WhatIfData) (*Figure, error) {
 			p.X.Tick.Marker = linearTicks{}
 		}
 		p.Y.Tick.Marker = linearTicks{}
-		p.Legend.Top = true
+		p.Legend = plot.NewLegend() // one legend, beside the panels
 		panels = append(panels, p)
+	}
+	legend := newPlot("", "", "")
+	legend.HideAxes()
+	legend.Legend.Top, legend.Legend.Left = true, true
+	for i, s := range d.Series {
+		l, pts, err := plotter.NewLinePoints(plotter.XYs{{}})
+		if err != nil {
+			return nil, err
+		}
+		l.LineStyle = lineStyle(i)
+		pts.Color, pts.Radius = l.LineStyle.Color, vg.Points(2.5)
+		legend.Legend.Add(s.Name, l, pts)
 	}
 	// Two panels to a row, as SlowdownCDF lays out its bins.
 	var rows [][]*plot.Plot
 	for i := 0; i < len(panels); i += 2 {
 		rows = append(rows, panels[i:min(i+2, len(panels))])
 	}
-	return &Figure{Title: d.Title, Panels: rows}, nil
+	return &Figure{Title: d.Title, Panels: rows, Side: legend, SideFraction: 0.18}, nil
 }

@@ -159,11 +159,14 @@ func HotFabric(hot int, background, hotLoad float64, durationNs int64, seed uint
 	return s
 }
 
-// Validation topologies: the three networks of `tailscope validate ns3`.
+// Validation topologies: the three networks of `tailscope validate ns3`,
+// and the 6,144-host fabric of the papers' large-scale tables, which it
+// runs when asked.
 const (
-	ValidationDumbbell   = "dumbbell"
-	ValidationParkingLot = "parking-lot-4"
-	ValidationFabric     = "meta32-2:1"
+	ValidationDumbbell    = "dumbbell"
+	ValidationParkingLot  = "parking-lot-4"
+	ValidationFabric      = "meta32-2:1"
+	ValidationLargeFabric = "meta384-2:1"
 )
 
 // Validation is one case of the ns-3 comparison: WebServer flows with
@@ -172,8 +175,8 @@ const (
 // dumbbell (4 senders, 4 receivers, 10 Gbps) every flow crosses the
 // bottleneck; on the parking lot (4 hops of 10 Gbps, 2 background hosts
 // per switch) flows run between every pair of attachment points in chain
-// order, so paths of 1 to 4 hops share links; on the fabric the traffic is
-// Meta's matrix B.
+// order, so paths of 1 to 4 hops share links; on the fabrics the traffic
+// is Meta's matrix B.
 func Validation(topology string, flows int, load float64, seed uint64) (Spec, error) {
 	comp := workload.Component{
 		Sizes:   workload.SizeSpec{Dist: "webserver"},
@@ -194,12 +197,12 @@ func Validation(topology string, flows int, load float64, seed uint64) (Spec, er
 		p := topo.ParkingLotSpec{Hops: 4, BackgroundHosts: 2}
 		spec.Topology.ParkingLot = &p
 		comp.Pairs = p.ChainPairs()
-	case ValidationFabric:
+	case ValidationFabric, ValidationLargeFabric:
 		spec.Topology.Preset = topology
 		comp.Matrix = "B"
 	default:
-		return Spec{}, fmt.Errorf("scenario: unknown validation topology %q (known: %s, %s, %s)",
-			topology, ValidationDumbbell, ValidationParkingLot, ValidationFabric)
+		return Spec{}, fmt.Errorf("scenario: unknown validation topology %q (known: %s, %s, %s, %s)",
+			topology, ValidationDumbbell, ValidationParkingLot, ValidationFabric, ValidationLargeFabric)
 	}
 	spec.Workload = workload.Spec{Flows: flows, Components: []workload.Component{comp}}
 	return spec, nil

@@ -16,8 +16,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/tailscope/tailscope/lib/flowfile"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -47,6 +49,10 @@ type Topology struct {
 	CENIC       *topo.CENICSpec      `json:"cenic,omitempty"`
 	File        string               `json:"file,omitempty"`
 	FailedLinks []int                `json:"failed_links,omitempty"`
+	// Digest stands for a network a program gave (FromNetwork): the
+	// SHA-256 of its Parsimon JSON. It records where the network came
+	// from; such a topology cannot be built from the spec.
+	Digest string `json:"digest,omitempty"`
 }
 
 // Build makes the network the topology describes, its failed links out
@@ -67,6 +73,9 @@ func (t Topology) Build() (*topo.Network, error) {
 // BuildIntact makes the network the topology describes with every link
 // in service, FailedLinks ignored: the network the workload is drawn on.
 func (t Topology) BuildIntact() (*topo.Network, error) {
+	if t.Digest != "" {
+		return nil, fmt.Errorf("scenario: the network of this spec was given by a program (digest %s); the spec cannot build it", t.Digest)
+	}
 	set := 0
 	for _, ok := range []bool{t.Preset != "", t.Fabric != nil, t.ParkingLot != nil, t.Dumbbell != nil, t.CENIC != nil, t.File != ""} {
 		if ok {
@@ -150,7 +159,12 @@ func Build(spec Spec) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sc.Flows, err = workload.Generate(sc.workloadNet(), spec.Workload, spec.Seed); err != nil {
+	if spec.Workload.FromFile() {
+		sc.Flows, err = flowfile.Load(sc.workloadNet(), spec.Workload)
+	} else {
+		sc.Flows, err = workload.Generate(sc.workloadNet(), spec.Workload, spec.Seed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	sc.intact = nil // the flows are drawn; Source needs it no more
@@ -181,6 +195,43 @@ func BuildNet(spec Spec) (*Scenario, error) {
 	return sc, nil
 }
 
+// WithFlows returns the scenario with flows in place of its spec's
+// workload: the way a Go program runs its own flows on a scenario's
+// network and model. The flows must pass workload.Check on the network.
+// The new scenario's spec (Given, which frames record) has a workload of
+// just the flows' digest (workload.Digest), and its ID hashes that: a
+// frame written from it says that its flows were given, which flows they
+// were, and never passes for the spec's generated workload.
+func (sc *Scenario) WithFlows(flows []workload.Flow) (*Scenario, error) {
+	if err := workload.Check(sc.workloadNet(), flows); err != nil {
+		return nil, fmt.Errorf("scenario: WithFlows: %w", err)
+	}
+	given := sc.Given()
+	given.Workload = workload.Spec{Digest: workload.Digest(flows)}
+	out := &Scenario{Spec: sc.Spec, ID: given.ID(), Net: sc.Net, Flows: flows, given: &given}
+	out.Spec.Workload = given.Workload
+	return out, nil
+}
+
+// FromNetwork builds a scenario from a network and flows that a program
+// made, under the network model cfg; seed is recorded for the estimators
+// that draw random numbers of their own. The spec records the network's
+// digest (the SHA-256 of its Parsimon JSON) and the flows' (see
+// WithFlows), so frames written from the scenario name exactly what ran.
+func FromNetwork(net *topo.Network, flows []workload.Flow, cfg netcfg.Config, seed uint64) (*Scenario, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	if err := net.WriteParsimonJSON(h); err != nil {
+		return nil, err
+	}
+	spec := Spec{Name: net.Name, Topology: Topology{Digest: "sha256:" + hex.EncodeToString(h.Sum(nil))}, Network: cfg, Seed: seed}
+	sc := &Scenario{Spec: spec, ID: spec.ID(), Net: net, given: &spec}
+	sc.Spec.Network = cfg.Resolve(net.MaxHostDelay)
+	return sc.WithFlows(flows)
+}
+
 // workloadNet is the network the workload is drawn on: the intact one.
 func (sc *Scenario) workloadNet() *topo.Network {
 	if sc.intact != nil {
@@ -194,6 +245,13 @@ func (sc *Scenario) workloadNet() *topo.Network {
 func (sc *Scenario) Source() (workload.Source, error) {
 	if sc.Flows != nil {
 		return workload.SliceSource(sc.Flows), nil
+	}
+	if sc.Spec.Workload.FromFile() {
+		flows, err := flowfile.Load(sc.workloadNet(), sc.Spec.Workload)
+		if err != nil {
+			return nil, err
+		}
+		return workload.SliceSource(flows), nil
 	}
 	return workload.NewSource(sc.workloadNet(), sc.Spec.Workload, sc.Spec.Seed)
 }
@@ -214,7 +272,10 @@ func Parse(r io.Reader) (Spec, error) {
 	return s, nil
 }
 
-// Load reads a JSON spec file.
+// Load reads a JSON spec file. The relative paths of the files it names
+// (topology file, matrix CSVs, size CDF files, flows file) are relative
+// to the spec file's folder, and Load joins them to it, so a spec and
+// its files can move together.
 func Load(path string) (Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -225,7 +286,53 @@ func Load(path string) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: %w", path, err)
 	}
+	s.resolve(filepath.Dir(path))
 	return s, nil
+}
+
+// files calls do on a pointer to every file path the spec names.
+func (s *Spec) files(do func(p *string)) {
+	if s.Topology.File != "" {
+		do(&s.Topology.File)
+	}
+	if s.Workload.File != "" {
+		do(&s.Workload.File)
+	}
+	for i := range s.Workload.Components {
+		c := &s.Workload.Components[i]
+		if len(c.Pairs) == 0 && workload.IsMatrixFile(c.Matrix) {
+			do(&c.Matrix)
+		}
+		if c.Sizes.File != "" {
+			do(&c.Sizes.File)
+		}
+	}
+}
+
+// resolve joins the spec's relative file paths to dir.
+func (s *Spec) resolve(dir string) {
+	s.Workload.Components = slices.Clone(s.Workload.Components)
+	s.files(func(p *string) {
+		if !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	})
+}
+
+// fileDigest is "sha256:" and the hex SHA-256 of the file's bytes, or, for
+// a file that cannot be read, a marker with the error (such a spec fails
+// to build, so its ID names nothing that ran).
+func fileDigest(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "unreadable:" + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable:" + err.Error()
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // JSON returns the canonical JSON of the spec (the form its ID hashes).
@@ -240,7 +347,11 @@ func (s Spec) JSON() string {
 }
 
 // ID is a short hash of the canonical JSON with the network fields that
-// hold netcfg.Default's value left out: equal specs share results, and a
+// hold netcfg.Default's value left out and every file the spec names
+// (topology, matrix CSV, size CDF, flows) replaced by the digest of its
+// contents: a changed file is a new scenario, whose results a resumed
+// sweep does not take from the old one, and the same file under another
+// path or folder is the same scenario. Equal specs share results, and a
 // field added to the network model later, whose default keeps the old
 // behaviour, leaves every ID (and so every finished sweep result) in
 // place. The flip side: changing a default value changes the results of
@@ -254,6 +365,8 @@ func (s Spec) ID() string {
 // idJSON is the JSON that ID hashes: the spec's, with the network block
 // reduced to the fields that differ from netcfg.Default.
 func (s Spec) idJSON() []byte {
+	s.Workload.Components = slices.Clone(s.Workload.Components)
+	s.files(func(p *string) { *p = fileDigest(*p) })
 	var spec, def map[string]any
 	mustRoundTrip(s, &spec)
 	mustRoundTrip(netcfg.Default(), &def)

@@ -41,6 +41,10 @@ const (
 	// differs from the row's (metrics.Summary.BaseFamily), else empty.
 	// Frames written before it existed lack it and read back empty.
 	ColBaseFamily = "baseline_family"
+	// ColScenario is the scenario's name and key parameters
+	// (metrics.Summary.Name). Frames written before it existed lack it
+	// and read back empty.
+	ColScenario = "scenario"
 )
 
 // Table turns summary rows into a frame, one row per scenario and
@@ -111,7 +115,8 @@ func Table(rows []metrics.Summary) (*frame.Table, error) {
 		combined = combined || r.Seeds > 1
 	}
 	t.Columns = append(t.Columns, frame.StringColumn(ColFamily, str(func(r metrics.Summary) string { return r.Family })), frame.Int64Column(ColSeeds, seeds),
-		frame.StringColumn(ColBaseFamily, str(func(r metrics.Summary) string { return r.BaseFamily })))
+		frame.StringColumn(ColBaseFamily, str(func(r metrics.Summary) string { return r.BaseFamily })),
+		frame.StringColumn(ColScenario, str(func(r metrics.Summary) string { return r.Name })))
 	if combined {
 		// half is a half-width of a combined row, NaN for a row of one run.
 		half := func(get func(h metrics.Comparison) float64) []float64 {
@@ -190,6 +195,10 @@ func Rows(t *frame.Table) ([]metrics.Summary, error) {
 	if _, err := t.Column(ColBaseFamily); err == nil {
 		baseFamily = strs(ColBaseFamily)
 	}
+	name := make([]string, t.Len())
+	if _, err := t.Column(ColScenario); err == nil {
+		name = strs(ColScenario)
+	}
 	// The CI columns exist when some row combines seeds.
 	var level, hAll, hBase, hErr []float64
 	var hEst, hBaseBin, hErrBin [][]float64
@@ -212,7 +221,7 @@ func Rows(t *frame.Table) ([]metrics.Summary, error) {
 		for b := range labels {
 			c.Est[b], c.Base[b], c.Error[b] = est99[b][i], base99[b][i], err99[b][i]
 		}
-		rows[i] = metrics.Summary{ScenarioID: scen[i], Estimator: est[i], Baseline: base[i],
+		rows[i] = metrics.Summary{ScenarioID: scen[i], Name: name[i], Estimator: est[i], Baseline: base[i],
 			Params: metrics.Params{Topology: topo[i], Oversub: over[i], Matrix: matrix[i], Sizes: sizes[i], Sigma: sigma[i], TargetLoad: target[i]},
 			Flows:  int(flows[i]), MaxLoad: maxLoad[i], Top10Load: top10[i],
 			WallSeconds: wall[i], BaseWallSeconds: bwall[i], P99: c, Family: family[i], Seeds: int(seeds[i]), BaseFamily: baseFamily[i]}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/metrics"
 )
 
@@ -13,7 +12,7 @@ import (
 // (experiment.Replicate): rows with the same Family, estimator and
 // baseline (and baseline family) become one row whose P99 values, errors included, are the
 // means over the seeds, with Half holding the half-widths of their
-// Student-t confidence intervals at level (cceval.CI). The scenario id of
+// Student-t confidence intervals at level (metrics.MeanCI). The scenario id of
 // a combined row is its family; a scenario run once keeps its row as it
 // is. Rows keep the order in which their first seed appears.
 func CombineSeeds(rows []metrics.Summary, level float64) ([]metrics.Summary, error) {
@@ -74,7 +73,7 @@ func combine(g []metrics.Summary, level float64) (metrics.Summary, error) {
 		case 1:
 			return xs[0], math.NaN()
 		}
-		iv, err := cceval.CI(xs, level)
+		iv, err := metrics.MeanCI(xs, level)
 		if err != nil {
 			return math.NaN(), math.NaN()
 		}

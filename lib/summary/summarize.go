@@ -70,7 +70,7 @@ func Summarize(est []metrics.Record, estMeta frame.Meta, base []metrics.Record, 
 	params := ScenarioParams(spec)
 	params.Topology = sc.Net.Name
 	return metrics.Summary{
-		ScenarioID: estMeta.ScenarioID, Family: spec.FamilyID(), Estimator: estMeta.Estimator, Baseline: baseMeta.Estimator,
+		ScenarioID: estMeta.ScenarioID, Name: ScenarioName(spec), Family: spec.FamilyID(), Estimator: estMeta.Estimator, Baseline: baseMeta.Estimator,
 		BaseFamily: baseFamily,
 		Params:     params, Flows: len(sc.Flows), MaxLoad: loads.Max, Top10Load: loads.Top10,
 		WallSeconds: estMeta.WallSeconds, BaseWallSeconds: baseMeta.WallSeconds,
@@ -200,7 +200,11 @@ func SummarizeDir(dir, baseline string, b metrics.Bins, pct float64, log io.Writ
 			if s.BaseFamily != "" {
 				against = " (baseline of scenario " + base.meta.ScenarioID + ")"
 			}
-			fmt.Fprintf(log, "%s %s: p%g %.3g vs %.3g%s (%+.1f%%), max load %.1f%%\n", s.ScenarioID, s.Estimator,
+			name := ""
+			if spec, err := metaSpec(f.meta); err == nil {
+				name = " (" + ScenarioName(spec) + ")"
+			}
+			fmt.Fprintf(log, "%s%s %s: p%g %.3g vs %.3g%s (%+.1f%%), max load %.1f%%\n", s.ScenarioID, name, s.Estimator,
 				pct, s.P99.All, s.P99.BaseAll, against, 100*s.P99.ErrorAll, 100*s.MaxLoad)
 		}
 	}

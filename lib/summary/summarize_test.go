@@ -60,6 +60,21 @@ func TestSummarizeDir(t *testing.T) {
 	if r.WallSeconds != wall["flowsim"] || r.BaseWallSeconds != wall["packetsim"] || r.WallSeconds <= 0 {
 		t.Errorf("wall times %g and %g s, want flowsim's %g and packetsim's %g", r.WallSeconds, r.BaseWallSeconds, wall["flowsim"], wall["packetsim"])
 	}
+	// Rows name the scenario beside its ID, through the frame and in tables.
+	if want := "default, meta32-4:1, dctcp, load 40%"; r.Name != want {
+		t.Errorf("row named %q, want %q", r.Name, want)
+	}
+	tab, err := summary.Table(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := summary.Rows(tab)
+	if err != nil || back[0].Name != r.Name {
+		t.Errorf("name read back as %q (%v), want %q", back[0].Name, err, r.Name)
+	}
+	if md := summary.Markdown(summary.TopErrors(rows, "flowsim", 1)); !strings.Contains(md, sc.ID+" (default, meta32-4:1") {
+		t.Errorf("top errors do not name the scenario:\n%s", md)
+	}
 	if r.Params.Matrix != "A" || math.Abs(r.MaxLoad-0.4) > 0.004 {
 		t.Errorf("params %+v, max load %g: want matrix A at 0.4", r.Params, r.MaxLoad)
 	}

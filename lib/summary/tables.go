@@ -48,7 +48,7 @@ func TopErrors(rows []metrics.Summary, estimator string, k int) *frame.Table {
 			e += " ± " + pct(r.Half.ErrorAll)
 		}
 		for i, v := range []string{e, pct(r.MaxLoad), r.Params.Matrix, r.Params.Sizes,
-			strconv.FormatFloat(r.Params.Oversub, 'g', -1, 64) + "-to-1", strconv.FormatFloat(r.Params.Sigma, 'g', -1, 64), r.ScenarioID} {
+			strconv.FormatFloat(r.Params.Oversub, 'g', -1, 64) + "-to-1", strconv.FormatFloat(r.Params.Sigma, 'g', -1, 64), scenarioCell(r)} {
 			cols[i] = append(cols[i], v)
 		}
 	}
@@ -90,7 +90,7 @@ func ComparisonTable(rows []metrics.Summary) *frame.Table {
 		if f.BaseFamily != "" {
 			base += " of " + f.BaseFamily // a counterfactual: another configuration's baseline
 		}
-		row := []string{s, pct(f.MaxLoad), strconv.Itoa(f.Flows), fmt.Sprintf("%.3g", f.P99.BaseAll) + " (" + base + ")", seconds(f.BaseWallSeconds)}
+		row := []string{scenarioCell(f), pct(f.MaxLoad), strconv.Itoa(f.Flows), fmt.Sprintf("%.3g", f.P99.BaseAll) + " (" + base + ")", seconds(f.BaseWallSeconds)}
 		for _, e := range ests {
 			r, ok := byKey[[2]string{s, e}]
 			if !ok {
@@ -206,37 +206,30 @@ func ErrorStats(rows []metrics.Summary, edges []float64) *frame.Table {
 	cols := make([][]string, len(names))
 	for _, e := range ests {
 		for k, rg := range ranges {
-			var abs []float64
-			over, within, wall, base := 0, 0, 0.0, 0.0
+			var errs []float64
+			wall, base := 0.0, 0.0
 			for _, r := range rows {
 				if r.Estimator != e || math.IsNaN(r.P99.ErrorAll) || !(r.MaxLoad > rg[0] && r.MaxLoad <= rg[1]) {
 					continue
 				}
-				abs = append(abs, math.Abs(r.P99.ErrorAll))
-				if r.P99.ErrorAll > 0 {
-					over++
-				}
-				if math.Abs(r.P99.ErrorAll) <= 0.10 {
-					within++
-				}
+				errs = append(errs, r.P99.ErrorAll)
 				wall, base = wall+r.WallSeconds, base+r.BaseWallSeconds
 			}
-			if len(abs) == 0 {
+			st := metrics.SummarizeErrors(errs)
+			if st.N == 0 {
 				continue
 			}
-			sort.Float64s(abs)
 			load := "all"
 			if k > 0 {
 				load = loadRange(rg)
 			}
-			n := float64(len(abs))
 			speed := "n/a"
 			if wall > 0 && base > 0 {
 				speed = speedup(base / wall)
 			}
-			for i, v := range []string{e, load, strconv.Itoa(len(abs)), pct(float64(within) / n),
-				pct(metrics.Percentile(abs, 50)), pct(sum(abs) / n), pct(abs[len(abs)-1]),
-				pct(float64(over) / n), speed} {
+			for i, v := range []string{e, load, strconv.Itoa(st.N), pct(st.Within),
+				pct(st.MedianAbs), pct(st.MeanAbs), pct(st.MaxAbs),
+				pct(st.Over), speed} {
 				cols[i] = append(cols[i], v)
 			}
 		}
@@ -265,4 +258,13 @@ func sum(xs []float64) float64 {
 		s += x
 	}
 	return s
+}
+
+// scenarioCell is a table's scenario cell: the ID and, when the row
+// knows it, the scenario's name and key parameters.
+func scenarioCell(r metrics.Summary) string {
+	if r.Name == "" {
+		return r.ScenarioID
+	}
+	return r.ScenarioID + " (" + r.Name + ")"
 }

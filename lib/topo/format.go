@@ -29,7 +29,8 @@ type parsimonJSON struct {
 
 // ReadParsimonJSON reads a topology in Parsimon's JSON format:
 // {"nodes":[{"id":0,"kind":"Host"}], "links":[{"a":0,"b":1,"bandwidth":bps,"delay":ns}]}.
-// Rack and pod numbers are not part of the format and are left at -1.
+// Rack and pod numbers are not part of the format: they are inferred
+// (InferRacks) where every host hangs off one switch, else left at -1.
 func ReadParsimonJSON(name string, r io.Reader) (*Network, error) {
 	var p parsimonJSON
 	dec := json.NewDecoder(r)
@@ -49,7 +50,18 @@ func ReadParsimonJSON(name string, r io.Reader) (*Network, error) {
 	for i, l := range p.Links {
 		links[i] = Link{A: l.A, B: l.B, Bandwidth: l.Bandwidth, Delay: l.Delay}
 	}
-	return New(name, nodes, links)
+	return newFromFile(name, nodes, links)
+}
+
+// newFromFile is New for a network read from the file name, its errors
+// naming the file, its racks and pods inferred where the rule allows.
+func newFromFile(name string, nodes []Node, links []Link) (*Network, error) {
+	n, err := New(name, nodes, links)
+	if err != nil {
+		return nil, fmt.Errorf("topo: %s: %s", name, strings.TrimPrefix(err.Error(), "topo: "))
+	}
+	_ = n.InferRacks() // without racks, matrices say why they cannot run
+	return n, nil
 }
 
 // WriteParsimonJSON writes n in Parsimon's JSON format.
@@ -75,9 +87,11 @@ func (n *Network) WriteParsimonJSON(w io.Writer) error {
 }
 
 // ReadNS3 reads the topology.txt format of the HPCC-style ns-3 simulator
-// used by Parsimon and m3: a line "N S L" (nodes, switches, links), a line
-// with the S switch ids, then L lines "a b 10Gbps 1000ns 0" (the last field,
-// an error rate, must be 0).
+// used by Parsimon and m3 (the papers' ns-3 fork): a line "N S L" (nodes,
+// switches, links), a line with the S switch ids, then L lines
+// "a b 10Gbps 1000ns 0" (the last field, an error rate, must be 0).
+// Racks and pods are inferred (InferRacks) where every host hangs off one
+// switch.
 func ReadNS3(name string, r io.Reader) (*Network, error) {
 	sc := bufio.NewScanner(r)
 	line := 0
@@ -149,8 +163,13 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 		}
 		a, err1 := strconv.Atoi(f[0])
 		b, err2 := strconv.Atoi(f[1])
-		if err1 != nil || err2 != nil {
+		switch {
+		case err1 != nil || err2 != nil:
 			return nil, errf("bad link end points %q %q", f[0], f[1])
+		case a < 0 || a >= cnt[0] || b < 0 || b >= cnt[0]:
+			return nil, errf("link %d-%d names a node beyond the header's %d nodes (0..%d)", a, b, cnt[0], cnt[0]-1)
+		case a == b:
+			return nil, errf("self-link: node %d is linked to itself", a)
 		}
 		bw, err := ParseRate(f[2])
 		if err != nil {
@@ -174,7 +193,7 @@ func ReadNS3(name string, r io.Reader) (*Network, error) {
 	for _, id := range switches {
 		nodes[id].Kind = Switch
 	}
-	return New(name, nodes, links)
+	return newFromFile(name, nodes, links)
 }
 
 // WriteNS3 writes n in the ns-3 topology.txt format.
@@ -195,23 +214,50 @@ func (n *Network) WriteNS3(w io.Writer) error {
 	return bw.Flush()
 }
 
-// ParseRate reads a link rate such as "10Gbps", "40000Mbps", "1e10bps".
+// ParseRate reads a link rate in bits per second: a number, an optional
+// SI prefix (K or k, M, G, T) and an optional "bps", "b/s", "bit/s" or
+// "bits/s", so "10Gbps", "10Gb/s", "10Gbit/s", "10G", "40000Mbps" and
+// "1e10bps" are all read. A bare number is refused (bits or gigabits?),
+// as is anything else, with the spellings accepted.
 func ParseRate(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"Tbps", 1e12}, {"Gbps", 1e9}, {"Mbps", 1e6}, {"Kbps", 1e3}, {"kbps", 1e3}, {"bps", 1}}
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			v, err := strconv.ParseFloat(num, 64)
-			bps := math.Round(v * u.mult)
-			if err != nil || !(bps >= 1 && bps < math.MaxInt64) {
-				return 0, fmt.Errorf("bad rate %q: want a number of %s from 1 bps to 9.2e18 bps", s, u.suffix)
-			}
-			return int64(bps), nil
+	t := strings.TrimSpace(s)
+	end := 0
+	for end < len(t) && strings.IndexByte("0123456789.eE+-", t[end]) >= 0 {
+		end++
+	}
+	num, unit := t[:end], strings.TrimSpace(t[end:])
+	given := unit
+	mult, ok := 1.0, true
+	if unit != "" {
+		switch unit[0] {
+		case 'T':
+			mult, unit = 1e12, unit[1:]
+		case 'G':
+			mult, unit = 1e9, unit[1:]
+		case 'M':
+			mult, unit = 1e6, unit[1:]
+		case 'K', 'k':
+			mult, unit = 1e3, unit[1:]
+		}
+		switch unit {
+		case "", "bps", "b/s", "bit/s", "bits/s":
+		default:
+			ok = false
 		}
 	}
-	return 0, fmt.Errorf("rate %q has no unit (bps, Kbps, Mbps, Gbps, Tbps)", s)
+	const spellings = "10Gbps, 10Gb/s, 10Gbit/s or 10G (prefixes K, M, G, T; bits per second)"
+	if given == "" {
+		return 0, fmt.Errorf("bad rate %q: it has no unit; write it as %s", s, spellings)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("bad rate %q: want a number and a unit, as in %s", s, spellings)
+	}
+	bps := math.Round(v * mult)
+	if !(bps >= 1 && bps < math.MaxInt64) {
+		return 0, fmt.Errorf("bad rate %q: want from 1 bps to 9.2e18 bps", s)
+	}
+	return int64(bps), nil
 }
 
 // ParseDelay reads a delay such as "1000ns", "1us", "0.001ms" as nanoseconds.
@@ -231,4 +277,95 @@ func ParseDelay(s string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("delay %q has no unit (ns, us, ms, s)", s)
+}
+
+// InferRacks gives a network read from a file (whose format has no racks)
+// the racks and pods of a fabric, so that rack-level traffic matrices and
+// their load targeting work on it. The rule:
+//
+//   - a rack is the hosts under one switch, their top-of-rack switch
+//     (ToR): every host must have exactly one link, to a switch; if one
+//     does not, no racks are inferred and InferRacks reports why;
+//   - racks are numbered in the order of their lowest host id (a fabric
+//     numbers its hosts rack by rack, so its own export gets its racks
+//     back);
+//   - two racks are in one pod when their ToRs share a neighbor switch
+//     that is not a ToR (an aggregation, or fabric, switch), and pods are
+//     the groups this joins, numbered in the order of their lowest rack;
+//     an aggregation switch is in its ToRs' pod, and a switch farther
+//     up (a spine) in none. A two-tier leaf-spine network is one pod.
+//
+// Nodes keep Rack and Pod -1 where the rule gives none.
+func (n *Network) InferRacks() error {
+	tor := make(map[int]int) // host -> its switch
+	for _, h := range n.hosts {
+		out := n.out[h]
+		if len(out) != 1 {
+			return fmt.Errorf("topo: %s: host %d has %d links; racks are inferred only when every host has one link, to its top-of-rack switch", n.Name, h, len(out))
+		}
+		sw := n.Channels[out[0]].Dst
+		if n.Nodes[sw].Kind != Switch {
+			return fmt.Errorf("topo: %s: host %d is linked to host %d, not to a switch; racks need top-of-rack switches", n.Name, h, sw)
+		}
+		tor[h] = sw
+	}
+	rack := make(map[int]int) // ToR -> rack, in order of the lowest host
+	var tors []int
+	for _, h := range n.hosts { // ascending
+		if _, ok := rack[tor[h]]; !ok {
+			rack[tor[h]] = len(tors)
+			tors = append(tors, tor[h])
+		}
+	}
+	// Union the racks whose ToRs share an aggregation switch.
+	parent := make([]int, len(tors))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	aggRack := make(map[int]int) // aggregation switch -> a rack under it
+	for r, t := range tors {
+		for _, c := range n.out[t] {
+			s := n.Channels[c].Dst
+			if _, isTor := rack[s]; isTor || n.Nodes[s].Kind != Switch {
+				continue
+			}
+			if o, ok := aggRack[s]; ok {
+				a, b := find(o), find(r)
+				parent[max(a, b)] = min(a, b) // the lowest rack leads its pod
+			} else {
+				aggRack[s] = r
+			}
+		}
+	}
+	pod := make([]int, len(tors))
+	podOf := map[int]int{}
+	for r := range tors {
+		root := find(r)
+		if _, ok := podOf[root]; !ok {
+			podOf[root] = len(podOf)
+		}
+		pod[r] = podOf[root]
+	}
+	for i := range n.Nodes {
+		n.Nodes[i].Rack, n.Nodes[i].Pod = -1, -1
+	}
+	for _, h := range n.hosts {
+		r := rack[tor[h]]
+		n.Nodes[h].Rack, n.Nodes[h].Pod = r, pod[r]
+	}
+	for r, t := range tors {
+		n.Nodes[t].Rack, n.Nodes[t].Pod = r, pod[r]
+	}
+	for s, r := range aggRack {
+		n.Nodes[s].Pod = pod[r]
+	}
+	return nil
 }

@@ -422,9 +422,19 @@ func TestParseUnits(t *testing.T) {
 	for _, tc := range []struct {
 		s    string
 		want int64
-	}{{"10Gbps", 10 * Gbps}, {"40000Mbps", 40 * Gbps}, {"1.5Kbps", 1500}, {"100bps", 100}} {
+	}{{"10Gbps", 10 * Gbps}, {"40000Mbps", 40 * Gbps}, {"1.5Kbps", 1500}, {"100bps", 100},
+		{"10G", 10 * Gbps}, {"10Gb/s", 10 * Gbps}, {"10Gbit/s", 10 * Gbps}, {"10 Gbps", 10 * Gbps}, {"1e10bps", 10 * Gbps},
+		{"2.5kbits/s", 2500}, {"1Tbps", 1e12}} {
 		if got, err := ParseRate(tc.s); err != nil || got != tc.want {
 			t.Errorf("ParseRate(%q) = %d, %v; want %d", tc.s, got, err, tc.want)
+		}
+	}
+	// Refusals name the spellings accepted.
+	for _, s := range []string{"10Gbs", "10GBps", "Gbps", "10Xbps", "0Gbps", "-1G", "100"} {
+		if _, err := ParseRate(s); err == nil || !strings.Contains(err.Error(), "rate") {
+			t.Errorf("ParseRate(%q): err = %v, want a refusal", s, err)
+		} else if s == "10Gbs" && !strings.Contains(err.Error(), "10Gb/s") {
+			t.Errorf("ParseRate(%q): %v, want the accepted spellings", s, err)
 		}
 	}
 	for _, tc := range []struct {

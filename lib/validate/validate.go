@@ -2,12 +2,14 @@
 // ns-3 on the same scenarios: the suite behind "tailscope validate ns3".
 //
 // Each case (a dumbbell, a 4-hop parking lot and the 32-rack 2:1 Meta
-// fabric, each at several loads) runs three ways, as tasks of an
-// experiment sweep (so a run is resumable and can go to Slurm):
+// fabric, each at several loads, and on request the 384-rack, 6,144-host
+// 2:1 fabric) runs three ways, as tasks of an experiment sweep (so a run
+// is resumable and can go to Slurm):
 //
 //   - ns3: Debian's ns-3 3.37 with TcpDctcp (window-based, package ns3);
-//   - packetsim-window: packetsim configured like stock ns-3, window-based
-//     DCTCP ("dctcp-window") with FIFO host NICs (packetsim.Options.HostFIFO);
+//   - packetsim-window: packetsim on the same network model, the network
+//     preset "ns3" as it is: window-based DCTCP ("dctcp-window") with FIFO
+//     host NICs (host_nic "fifo");
 //   - packetsim-rate: packetsim's default, the rate-based DCTCP of the
 //     papers' ns-3 fork with round-robin NICs, to show how far the papers'
 //     model is from stock TCP.
@@ -29,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +43,7 @@ import (
 	"github.com/tailscope/tailscope/lib/plot"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 // Names of the two packetsim configurations in the comparison.
@@ -61,10 +65,13 @@ type Case struct {
 	Spec scenario.Spec
 }
 
-// Name is "<topology> @ <load>%", with ", buffer <n> B" for a finite
-// buffer.
+// Name is "<topology> @ <load>%", with ", matrix <m>" for a fabric's
+// traffic matrix other than B and ", buffer <n> B" for a finite buffer.
 func (c Case) Name() string {
 	name := fmt.Sprintf("%s @ %g%%", c.Topology, 100*c.Load)
+	if m := c.matrix(); m != "" && m != "B" {
+		name += ", matrix " + m
+	}
 	if b := c.Spec.Network.BufferBytes; b > 0 {
 		name += fmt.Sprintf(", buffer %d B", b)
 	}
@@ -74,9 +81,25 @@ func (c Case) Name() string {
 // Topologies are the suite's topologies, in order.
 var Topologies = []string{scenario.ValidationDumbbell, scenario.ValidationParkingLot, scenario.ValidationFabric}
 
+// Large are the topologies the suite runs only when named (CasesOn): the
+// 6,144-host fabric, where ns-3 takes CPU hours per 100k flows.
+var Large = []string{scenario.ValidationLargeFabric}
+
 // Cases returns the suite: every topology at every load, flows flows each
 // (scenario.Validation), from seed.
 func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
+	return CasesOn(Topologies, flows, loads, seed)
+}
+
+// CasesOn returns the cases on the named topologies (of Topologies and
+// Large), in the order given, each at every load, flows flows each, from
+// seed.
+func CasesOn(topologies []string, flows int, loads []float64, seed uint64) ([]Case, error) {
+	for _, name := range topologies {
+		if !slices.Contains(Topologies, name) && !slices.Contains(Large, name) {
+			return nil, fmt.Errorf("validate: unknown topology %q (known: %s)", name, strings.Join(append(slices.Clone(Topologies), Large...), ", "))
+		}
+	}
 	if flows <= 0 {
 		return nil, fmt.Errorf("validate: need a positive number of flows, got %d", flows)
 	}
@@ -84,7 +107,7 @@ func Cases(flows int, loads []float64, seed uint64) ([]Case, error) {
 		return nil, fmt.Errorf("validate: no loads")
 	}
 	var cases []Case
-	for _, name := range Topologies {
+	for _, name := range topologies {
 		for _, load := range loads {
 			if !(load > 0 && load < 1) {
 				return nil, fmt.Errorf("validate: load %g is not in (0, 1)", load)
@@ -116,25 +139,50 @@ func Finite(cases []Case, bufferBytes int64) ([]Case, error) {
 	return out, nil
 }
 
+// matrix is the traffic matrix of a fabric case ("" for the others).
+func (c Case) matrix() string {
+	if cs := c.Spec.Workload.Components; len(cs) == 1 {
+		return cs[0].Matrix
+	}
+	return ""
+}
+
+// WithMatrix returns cases with the fabric cases' traffic matrix set to m
+// (workload.MatrixNames: Meta's A, B or C); the other cases have pairs of
+// their own and keep them.
+func WithMatrix(cases []Case, m string) ([]Case, error) {
+	if !slices.Contains(workload.MatrixNames(), m) {
+		return nil, fmt.Errorf("validate: unknown traffic matrix %q (known: %s)", m, strings.Join(workload.MatrixNames(), ", "))
+	}
+	out := make([]Case, len(cases))
+	for i, c := range cases {
+		if c.matrix() != "" {
+			comps := slices.Clone(c.Spec.Workload.Components)
+			comps[0].Matrix = m
+			c.Spec.Workload.Components = comps
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
 // rateSpec is c's spec with packetsim's default, rate-based DCTCP marked
-// at dequeue, as the papers' ns-3 fork runs it.
+// at dequeue from round-robin host NICs, as the papers' ns-3 fork runs it.
 func (c Case) rateSpec() scenario.Spec {
 	s := c.Spec
-	s.Network.CC = "dctcp"
-	s.Network.ECNMark = netcfg.Default().ECNMark
+	d := netcfg.Default()
+	s.Network.CC, s.Network.ECNMark, s.Network.HostNIC = d.CC, d.ECNMark, d.HostNIC
 	return s
 }
 
-const hostFIFO = `{"host_fifo":true}`
-
 // Tasks are the sweep tasks of the cases: ns3 and packetsim-window on each
-// case's spec, packetsim-rate on its rate-based twin.
+// case's spec as it is, packetsim-rate on its rate-based twin.
 func Tasks(cases []Case) []experiment.Task {
 	var ts []experiment.Task
 	for _, c := range cases {
 		ts = append(ts,
 			experiment.Task{Spec: c.Spec, Estimator: ns3.Name},
-			experiment.Task{Spec: c.Spec, Estimator: "packetsim", Options: hostFIFO},
+			experiment.Task{Spec: c.Spec, Estimator: "packetsim"},
 			experiment.Task{Spec: c.rateSpec(), Estimator: "packetsim"})
 	}
 	return ts
@@ -163,7 +211,10 @@ type Outcome struct {
 	// ns3, Window, Rate.
 	Records map[string][]metrics.Record
 	Wall    map[string]float64
-	Drops   map[string]int64
+	// CPU seconds by name, from the sweep's journal (ns-3's program
+	// included); NaN where the journal does not say.
+	CPU   map[string]float64
+	Drops map[string]int64
 	// Retransmission timeouts and entries into fast recovery by name,
 	// with finite buffers (go-back-N never enters fast recovery).
 	Timeouts, FastRecoveries map[string]int64
@@ -191,6 +242,10 @@ var Names = []string{ns3.Name, Window, Rate}
 // Load reads the cases' results from dir (written by Run).
 func Load(dir string, cases []Case) ([]Outcome, error) {
 	ts := Tasks(cases)
+	costs, err := experiment.ReadJournal(dir)
+	if err != nil {
+		return nil, err
+	}
 	var outs []Outcome
 	for i, c := range cases {
 		sc, err := scenario.Build(c.Spec)
@@ -202,7 +257,7 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 			return nil, err
 		}
 		o := Outcome{Case: c, MaxLoad: loads.Max, Flows: len(sc.Flows),
-			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}, Drops: map[string]int64{},
+			Records: map[string][]metrics.Record{}, Wall: map[string]float64{}, CPU: map[string]float64{}, Drops: map[string]int64{},
 			Timeouts: map[string]int64{}, FastRecoveries: map[string]int64{}}
 		for j, name := range Names {
 			recs, meta, err := ts[3*i+j].Records(dir)
@@ -212,7 +267,14 @@ func Load(dir string, cases []Case) ([]Outcome, error) {
 			if len(recs) != len(sc.Flows) {
 				return nil, fmt.Errorf("validate: %s, %s: %d records for %d flows", c.Name(), name, len(recs), len(sc.Flows))
 			}
-			o.Records[name], o.Wall[name] = recs, meta.WallSeconds
+			o.Records[name], o.Wall[name], o.CPU[name] = recs, meta.WallSeconds, math.NaN()
+			key, err := ts[3*i+j].Key()
+			if err != nil {
+				return nil, err
+			}
+			if c, ok := costs[key]; ok {
+				o.CPU[name] = c.CPUSeconds
+			}
 			for key, m := range map[string]map[string]int64{"drops": o.Drops, "timeouts": o.Timeouts, "fast_recoveries": o.FastRecoveries} {
 				if d, ok := meta.Extra[key]; ok {
 					if m[name], err = strconv.ParseInt(d, 10, 64); err != nil {
@@ -271,7 +333,7 @@ func Table(outs []Outcome) *frame.Table {
 	var (
 		cs, tops, ests, bins             []string
 		loads, meas, pcts, n3, est, errs []float64
-		n3wall, estwall                  []float64
+		n3wall, estwall, n3cpu, estcpu   []float64
 		flows, n3drops, drops            []int64
 	)
 	for _, r := range rows {
@@ -280,6 +342,7 @@ func Table(outs []Outcome) *frame.Table {
 		loads, meas, pcts = append(loads, r.Case.Load), append(meas, r.MaxLoad), append(pcts, r.Percentile)
 		n3, est, errs = append(n3, r.NS3), append(est, r.Est), append(errs, r.Error)
 		n3wall, estwall = append(n3wall, o.Wall[ns3.Name]), append(estwall, o.Wall[r.Estimator])
+		n3cpu, estcpu = append(n3cpu, o.CPU[ns3.Name]), append(estcpu, o.CPU[r.Estimator])
 		flows = append(flows, int64(r.Flows))
 		n3drops, drops = append(n3drops, o.Drops[ns3.Name]), append(drops, o.Drops[r.Estimator])
 	}
@@ -297,6 +360,8 @@ func Table(outs []Outcome) *frame.Table {
 		frame.Float64Column("error", errs),
 		frame.Float64Column("ns3_wall_s", n3wall),
 		frame.Float64Column("wall_s", estwall),
+		frame.Float64Column("ns3_cpu_s", n3cpu),
+		frame.Float64Column("cpu_s", estcpu),
 		frame.Int64Column("ns3_drops", n3drops),
 		frame.Int64Column("drops", drops),
 	}}
@@ -332,8 +397,8 @@ func Markdown(outs []Outcome) string {
 	rows := Compare(outs)
 	var b strings.Builder
 	for _, o := range outs {
-		fmt.Fprintf(&b, "\n%s (measured max load %.3f, %d flows; ns-3 %.1f s, packetsim-window %.2f s, packetsim-rate %.2f s)\n\n",
-			o.Case.Name(), o.MaxLoad, o.Flows, o.Wall[ns3.Name], o.Wall[Window], o.Wall[Rate])
+		fmt.Fprintf(&b, "\n%s (measured max load %.3f, %d flows; wall: ns-3 %.1f s, packetsim-window %.2f s, packetsim-rate %.2f s; CPU: ns-3 %.1f s, packetsim-window %.2f s, ratio %.0f)\n\n",
+			o.Case.Name(), o.MaxLoad, o.Flows, o.Wall[ns3.Name], o.Wall[Window], o.Wall[Rate], o.CPU[ns3.Name], o.CPU[Window], o.CPU[ns3.Name]/o.CPU[Window])
 		if o.Case.Spec.Network.BufferBytes > 0 {
 			fmt.Fprintf(&b, "packets dropped: ns-3 %d, packetsim-window %d, packetsim-rate %d\n\n", o.Drops[ns3.Name], o.Drops[Window], o.Drops[Rate])
 			fmt.Fprintf(&b, "timeouts / fast recoveries: ns-3 %d / %d, packetsim-window %d / %d, packetsim-rate %d / %d\n\n",
@@ -385,10 +450,25 @@ func Speed(outs []Outcome) map[string]float64 {
 	return sum
 }
 
+// CPU sums the CPU seconds of each record set over the outcomes (NaN if
+// the journal lacks any).
+func CPU(outs []Outcome) map[string]float64 {
+	sum := map[string]float64{}
+	for _, o := range outs {
+		for n, c := range o.CPU {
+			sum[n] += c
+		}
+	}
+	return sum
+}
+
 // Report writes the Markdown tables and the speed summary to w.
 func Report(w io.Writer, outs []Outcome) {
 	fmt.Fprint(w, Markdown(outs))
 	s := Speed(outs)
 	fmt.Fprintf(w, "\nwall time over all cases: ns-3 %.1f s, packetsim-window %.2f s (%.0fx faster), packetsim-rate %.2f s (%.0fx faster)\n",
 		s[ns3.Name], s[Window], s[ns3.Name]/s[Window], s[Rate], s[ns3.Name]/s[Rate])
+	c := CPU(outs)
+	fmt.Fprintf(w, "CPU time over all cases: ns-3 %.1f s, packetsim-window %.2f s (%.0fx less), packetsim-rate %.2f s (%.0fx less)\n",
+		c[ns3.Name], c[Window], c[ns3.Name]/c[Window], c[Rate], c[ns3.Name]/c[Rate])
 }

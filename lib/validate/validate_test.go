@@ -76,6 +76,77 @@ func TestCases(t *testing.T) {
 	}
 }
 
+// packetsim-window runs each case's spec as it is, the ns3 preset with
+// its FIFO host NICs, and no options; packetsim-rate runs the papers'
+// model, round-robin NICs included.
+func TestTasksUseThePreset(t *testing.T) {
+	cases, err := validate.Cases(100, []float64{0.3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := validate.Tasks(cases)
+	if len(ts) != 3*len(cases) {
+		t.Fatalf("%d tasks for %d cases", len(ts), len(cases))
+	}
+	for i, c := range cases {
+		n3, window, rate := ts[3*i], ts[3*i+1], ts[3*i+2]
+		if !c.Spec.Network.HostFIFO() || n3.Spec.Network != c.Spec.Network {
+			t.Errorf("%s: ns3 network %+v, want the ns3 preset", c.Name(), n3.Spec.Network)
+		}
+		if window.Estimator != "packetsim" || window.Options != "" || window.Spec.Network != c.Spec.Network {
+			t.Errorf("%s: packetsim-window task %s %q on %+v, want packetsim without options on the case's network", c.Name(), window.Estimator, window.Options, window.Spec.Network)
+		}
+		if rn := rate.Spec.Network; rn.HostFIFO() || rn.CC != "dctcp" || rn.ECNMark != "dequeue" {
+			t.Errorf("%s: packetsim-rate network %+v, want rate-based DCTCP, dequeue marking, round-robin NICs", c.Name(), rn)
+		}
+	}
+}
+
+// CasesOn runs the large fabric only when named, and WithMatrix sets the
+// fabrics' matrix alone, naming it in the case.
+func TestCasesOnAndMatrix(t *testing.T) {
+	cases, err := validate.CasesOn([]string{"parking-lot-4", "meta384-2:1"}, 100, []float64{0.5}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 2 || cases[1].Topology != "meta384-2:1" {
+		t.Fatalf("cases %v", cases)
+	}
+	withA, err := validate.WithMatrix(cases, "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ matrix, name string }{{"", "parking-lot-4 @ 50%"}, {"A", "meta384-2:1 @ 50%, matrix A"}} {
+		c := withA[i]
+		if got := c.Spec.Workload.Components[0].Matrix; got != want.matrix || c.Name() != want.name {
+			t.Errorf("case %d: matrix %q, name %q; want %q, %q", i, got, c.Name(), want.matrix, want.name)
+		}
+	}
+	if cases[1].Spec.Workload.Components[0].Matrix != "B" || cases[1].Name() != "meta384-2:1 @ 50%" {
+		t.Errorf("WithMatrix changed its input: %q", cases[1].Name())
+	}
+	sc, err := scenario.Build(withA[1].Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts := len(sc.Net.Hosts()); hosts != 6144 {
+		t.Errorf("%d hosts, want 6144", hosts)
+	}
+	for _, bad := range []struct {
+		tops   []string
+		matrix string
+		want   string
+	}{{[]string{"meta64"}, "B", `unknown topology "meta64"`}, {[]string{"dumbbell"}, "D", `unknown traffic matrix "D"`}} {
+		cs, err := validate.CasesOn(bad.tops, 10, []float64{0.3}, 1)
+		if err == nil {
+			_, err = validate.WithMatrix(cs, bad.matrix)
+		}
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%v, matrix %s: %v, want %q", bad.tops, bad.matrix, err, bad.want)
+		}
+	}
+}
+
 // Finite gives every case the buffer, names it, and leaves the flows and
 // the rest of the network alone.
 func TestFinite(t *testing.T) {

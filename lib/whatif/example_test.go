@@ -39,7 +39,7 @@ func ExampleRun() {
 		fmt.Println(r.Estimator, "refuses", r.Value)
 	}
 	// Output:
-	// 10 points for [<=1KB 1KB-10KB 10KB-50KB >50KB all]
+	// 10 points for [<=1KB 1KB-10KB 10KB-100KB >100KB all]
 	// m3 refuses 10000
 	// m3 refuses 30000
 }

@@ -102,8 +102,13 @@ func (r *Result) Speeds() []Speed {
 // class, the value on x (the values' order where they are not numbers),
 // the p99 slowdown per estimator with its intervals.
 func (r *Result) Figure() (*plot.Figure, error) {
-	d := plot.WhatIfData{Title: fmt.Sprintf("what if: %s (p%g slowdown, seeds: %d)", r.Param, r.Percentile, r.Seeds),
-		Param: r.Param, Classes: r.Classes}
+	label := ParamLabel(r.Param)
+	title := fmt.Sprintf("what if: %s (p%g slowdown, %d seeds, %.0f%% intervals)", label, r.Percentile, r.Seeds, 100*r.Level)
+	intervals := r.Seeds >= plot.MinIntervalSeeds
+	if !intervals {
+		title = fmt.Sprintf("what if: %s (p%g slowdown; %d seed(s): no intervals, which need %d or more)", label, r.Percentile, r.Seeds, plot.MinIntervalSeeds)
+	}
+	d := plot.WhatIfData{Title: title, Param: label, Classes: r.Classes}
 	numeric := true
 	for _, v := range r.Values {
 		numeric = numeric && !math.IsNaN(r.x(v))
@@ -127,6 +132,9 @@ func (r *Result) Figure() (*plot.Figure, error) {
 				any = any || ok
 				s.Y[c], s.Half[c] = append(s.Y[c], p.P99), append(s.Half[c], p.Half)
 			}
+		}
+		if !intervals {
+			s.Half = nil
 		}
 		if any {
 			d.Series = append(d.Series, s)
@@ -230,4 +238,40 @@ func withCI(x, half float64) string {
 		return fmt.Sprintf("%.3f", x)
 	}
 	return fmt.Sprintf("%.3f±%.3f", x, half)
+}
+
+// paramWords are the swept fields' names in words, for axis labels.
+var paramWords = map[string]string{
+	"k_bytes_per_gbps":    "ECN threshold (bytes per Gbps)",
+	"cc":                  "congestion control",
+	"buffer_bytes":        "switch buffer (bytes)",
+	"hpcc.eta":            "HPCC target utilization η",
+	"hpcc.window_bytes":   "HPCC window (bytes)",
+	"hpcc.max_stage":      "HPCC additive-increase stages",
+	"dctcp.g":             "DCTCP gain g",
+	"dctcp.window_bytes":  "DCTCP window (bytes)",
+	"dcqcn.kmin_bytes":    "DCQCN Kmin (bytes)",
+	"dcqcn.kmax_bytes":    "DCQCN Kmax (bytes)",
+	"dcqcn.pmax":          "DCQCN Pmax",
+	"buffer.shared_bytes": "shared buffer (bytes)",
+	"buffer.alpha":        "buffer dynamic threshold α",
+	"pfc.enabled":         "PFC",
+}
+
+// ParamLabel is a network field's JSON path (a what-if's Param) in words,
+// for an axis: "k_bytes_per_gbps" is "ECN threshold (bytes per Gbps)".
+// Fields without a name of their own are spelled out from the path:
+// "timely.tlow_nanos" is "timely tlow (ns)".
+func ParamLabel(path string) string {
+	if w, ok := paramWords[path]; ok {
+		return w
+	}
+	unit := ""
+	for _, u := range [][2]string{{"_bytes", "bytes"}, {"_nanos", "ns"}, {"_ns", "ns"}, {"_bps", "bit/s"}} {
+		if t, ok := strings.CutSuffix(path, u[0]); ok {
+			path, unit = t, " ("+u[1]+")"
+			break
+		}
+	}
+	return strings.NewReplacer(".", " ", "_", " ").Replace(path) + unit
 }

@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tailscope/tailscope/lib/cceval"
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
@@ -65,7 +64,7 @@ type Options struct {
 	// Seeds is the number of seeds per value (1 if 0): the spec's seed
 	// and the next Seeds-1.
 	Seeds int
-	// Bins are the flow-size classes (metrics.M3OutputBins if zero),
+	// Bins are the flow-size classes (metrics.DefaultBins if zero),
 	// Percentile the slowdown percentile (99 if 0), Level the confidence
 	// level of the intervals (0.95 if 0).
 	Bins       metrics.Bins
@@ -303,7 +302,7 @@ func (o *Options) defaults() error {
 		o.Seeds = 1
 	}
 	if o.Bins.Len() <= 1 {
-		o.Bins = metrics.M3OutputBins()
+		o.Bins = metrics.DefaultBins()
 	}
 	if o.Percentile == 0 {
 		o.Percentile = 99
@@ -341,7 +340,7 @@ func meanCI(xs []float64, level float64) (mean, half float64) {
 	for _, x := range xs {
 		mean += x / float64(len(xs))
 	}
-	if ci, err := cceval.CI(xs, level); err == nil {
+	if ci, err := metrics.MeanCI(xs, level); err == nil {
 		return mean, ci.Half
 	}
 	return mean, math.NaN()

@@ -74,7 +74,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := metrics.Compare(run.Records, run.Records, metrics.M3OutputBins(), 99)
+			c := metrics.Compare(run.Records, run.Records, metrics.DefaultBins(), 99)
 			p99 = append(p99, append(c.Est, c.All))
 		}
 		for c, class := range res.Classes {
@@ -97,8 +97,12 @@ func TestRun(t *testing.T) {
 	if tab := res.Table(); tab.Check() != nil || tab.Len() != len(res.Points) {
 		t.Errorf("table: %v, %d rows", tab.Check(), tab.Len())
 	}
-	if _, err := res.Figure(); err != nil {
+	// Two seeds draw no intervals, and the figure says so; the x axis
+	// is labelled in words.
+	if fig, err := res.Figure(); err != nil {
 		t.Error(err)
+	} else if !strings.Contains(fig.Title, "no intervals") || fig.Panels[0][0].X.Label.Text != "HPCC target utilization η" {
+		t.Errorf("figure title %q, x axis %q", fig.Title, fig.Panels[0][0].X.Label.Text)
 	}
 	if s := res.String(); !strings.Contains(s, "refused at hpcc.eta = 0.7, 0.95") || !strings.Contains(s, "packetsim") {
 		t.Errorf("text:\n%s", s)
@@ -195,5 +199,18 @@ func TestExtrapolatedSumsSeeds(t *testing.T) {
 	want := []Extrapolation{{Value: "0.7", Estimator: "m3", Paths: 10, Of: 90, Entries: []string{"hpcc_eta", "k_first/bdp"}}}
 	if !reflect.DeepEqual(r.Extrapolations, want) {
 		t.Errorf("extrapolations %+v, want %+v", r.Extrapolations, want)
+	}
+}
+
+func TestParamLabel(t *testing.T) {
+	for _, c := range [][2]string{
+		{"k_bytes_per_gbps", "ECN threshold (bytes per Gbps)"},
+		{"hpcc.eta", "HPCC target utilization η"},
+		{"timely.tlow_nanos", "timely tlow (ns)"},
+		{"dcqcn.ai_rate_bps", "dcqcn ai rate (bit/s)"},
+	} {
+		if got := ParamLabel(c[0]); got != c[1] {
+			t.Errorf("ParamLabel(%s) = %q, want %q", c[0], got, c[1])
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package workload
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"sort"
 )
@@ -124,3 +127,19 @@ func (s *sliceSource) Next() (Flow, bool) {
 }
 
 func (s *sliceSource) Err() error { return nil }
+
+// Digest is "sha256:" and the hex SHA-256 of the flows' canonical
+// encoding (each flow's id, src, dst, size, start and class as
+// little-endian int64s, in order): equal digests mean the same flows, in
+// the same order, whatever file or program they came from.
+func Digest(flows []Flow) string {
+	h := sha256.New()
+	var b [48]byte
+	for _, f := range flows {
+		for i, v := range [6]int64{int64(f.ID), int64(f.Src), int64(f.Dst), f.Size, f.Start, int64(f.Class)} {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+		h.Write(b[:])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

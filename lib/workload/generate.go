@@ -18,7 +18,7 @@ import (
 // traffic matrix, size distribution, arrival process and target load,
 // generated for a number of flows or a duration.
 type Spec struct {
-	Components []Component `json:"components"`
+	Components []Component `json:"components,omitempty"`
 	// Flows is the number of flows of a single-component workload. The
 	// arrival times are then scaled so that the most loaded channel carries
 	// exactly MaxLoad over the span of the starts.
@@ -32,7 +32,38 @@ type Spec struct {
 	// window); use Flows, which scales arrivals to the realized load, when
 	// the exact load of one run matters.
 	DurationNs int64 `json:"duration_ns,omitempty"`
+
+	// File, instead of Components, takes the flows from a file: Parquet
+	// or Arrow (a frame, as "tailscope gen" writes or pandas and R
+	// write), CSV, the fork's flow.txt or Parsimon's JSON (see package
+	// flowfile, which reads it, and the Format field). The flows are
+	// sorted by start time (equal starts keep the file's order), then
+	// the transforms below apply in their order.
+	File string `json:"file,omitempty"`
+	// Format is "parquet", "arrow", "csv", "fork" or "parsimon"; empty,
+	// the file's extension decides (.parquet, .arrow, .csv, .txt for
+	// the fork's, .json for Parsimon's).
+	Format string `json:"format,omitempty"`
+	// Remap maps the file's host ids to the topology's, before any
+	// check: ids not in the table are kept.
+	Remap map[int]int `json:"remap,omitempty"`
+	// WindowNs, when set, keeps the flows that start in [from, to) ns.
+	WindowNs []int64 `json:"window_ns,omitempty"`
+	// First, when positive, keeps the first First flows (by start).
+	First int `json:"first,omitempty"`
+	// MaxLoad, when set, scales the start times, measured from the first
+	// flow's, so that the busiest channel carries exactly MaxLoad over
+	// the span of the starts: the load targeting of generated workloads
+	// (ScaleToLoad), on the file's flows.
+	MaxLoad float64 `json:"max_load,omitempty"`
+	// Digest stands for flows that a program gave (scenario.WithFlows):
+	// the SHA-256 of their canonical encoding (Digest). A spec with a
+	// Digest records where its flows came from and cannot draw them.
+	Digest string `json:"flows_digest,omitempty"`
 }
+
+// FromFile reports whether the spec takes its flows from a file.
+func (s Spec) FromFile() bool { return s.File != "" }
 
 // Component is one workload of a (possibly mixed) workload, Parsimon App. A.
 type Component struct {
@@ -166,6 +197,14 @@ func Generate(net *topo.Network, spec Spec, seed uint64) ([]Flow, error) {
 // a first pass measures the busiest channel's bytes and the arrival span
 // to scale the starts (as Generate does), the second yields the flows.
 func NewSource(net *topo.Network, spec Spec, seed uint64) (Source, error) {
+	switch {
+	case spec.File != "":
+		return nil, fmt.Errorf("workload: flows file %s is read by package flowfile (scenario.Build), not drawn", spec.File)
+	case spec.Digest != "":
+		return nil, fmt.Errorf("workload: the flows of this workload were given by a program (flows digest %s); the spec cannot draw them", spec.Digest)
+	case spec.Remap != nil || spec.WindowNs != nil || spec.First != 0 || spec.MaxLoad != 0 || spec.Format != "":
+		return nil, errors.New("workload: format, remap, window_ns, first and max_load apply to a flows file; this workload has none (each component has its own max_load)")
+	}
 	if len(spec.Components) == 0 {
 		return nil, errors.New("workload: spec has no components")
 	}
@@ -388,6 +427,41 @@ func peak(net *topo.Network, bytes []int64) (float64, error) {
 		return 0, errors.New("no channel carries traffic")
 	}
 	return best, nil
+}
+
+// ScaleToLoad scales the flows' start times in place, measured from the
+// first flow's start, so that the busiest channel carries exactly maxLoad
+// over the span of the starts: the targeting Generate applies to drawn
+// arrivals (scale = busy time / max load / span), for flows given
+// otherwise. The flows must be sorted by start.
+func ScaleToLoad(net *topo.Network, flows []Flow, maxLoad float64) error {
+	if !(maxLoad > 0 && maxLoad < 1) {
+		return fmt.Errorf("workload: impossible max_load %g: it must be in (0, 1)", maxLoad)
+	}
+	if len(flows) < 2 {
+		return fmt.Errorf("workload: max_load needs at least 2 flows to scale, got %d", len(flows))
+	}
+	first, span := flows[0].Start, float64(flows[len(flows)-1].Start-flows[0].Start)
+	if span == 0 {
+		return fmt.Errorf("workload: max_load: all %d flows start at %d ns, so there is no span to scale", len(flows), first)
+	}
+	bytes, err := ChannelBytes(net, flows)
+	if err != nil {
+		return err
+	}
+	busy, err := peak(net, bytes)
+	if err != nil {
+		return err
+	}
+	scale := busy / maxLoad / span
+	for i := range flows {
+		t := float64(flows[i].Start-first)*scale + 0.5
+		if t >= math.MaxInt64/2 {
+			return fmt.Errorf("workload: max_load %g stretches flow %d's start beyond 2^62 ns", maxLoad, flows[i].ID)
+		}
+		flows[i].Start = first + int64(t)
+	}
+	return nil
 }
 
 // ChannelBytes routes every flow (per-flow ECMP, as every estimator does)

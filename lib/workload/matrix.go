@@ -75,6 +75,17 @@ func LoadMatrix(name string, racks int) (*Matrix, error) {
 	return m, nil
 }
 
+// IsMatrixFile reports whether LoadMatrix takes name for a file path
+// (neither an embedded matrix nor "uniform"), so that a scenario can
+// resolve and digest it.
+func IsMatrixFile(name string) bool {
+	switch strings.ToUpper(strings.TrimSpace(name)) {
+	case "", "A", "B", "C", "UNIFORM":
+		return false
+	}
+	return true
+}
+
 // ReadMatrixCSV reads a square matrix: '#' comment lines, then one row per
 // source rack of comma-separated non-negative weights, one per destination
 // rack. Weights are relative; the result is normalized to sum 1.

@@ -1,4 +1,4 @@
-package packetsim
+package cc
 
 import (
 	"math"

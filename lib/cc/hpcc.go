@@ -1,8 +1,10 @@
-package packetsim
+package cc
 
 import (
 	"github.com/tailscope/tailscope/lib/netcfg"
 )
+
+const psPerSecondBits = 8_000_000_000_000 // ps per second times bits per byte
 
 // HPCC is HPCC's sender (Li et al., SIGCOMM'19, Algorithm 1), kept as a
 // rate R = W/T like the HPCC ns-3 fork. Every ACK brings the INT records
