@@ -9,7 +9,8 @@ import "embed"
 
 // FS holds sizes/*.csv, matrices/*.csv and the m3 models, models/m3.model
 // (the default), models/m3-table4pfc.model and models/m3-table4fork.model
-// (models/*.json say how each was trained).
+// (models/*.json say how each was trained), and the accuracy atlas's
+// summary, accuracy/atlas.json (lib/atlas).
 //
-//go:embed sizes matrices models
+//go:embed sizes matrices models accuracy
 var FS embed.FS

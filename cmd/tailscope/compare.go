@@ -21,7 +21,7 @@ func runCompare(args []string) error {
 	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
 	out := fs.String("out", "", "also write the rows as a frame here (.parquet or .arrow)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: tailscope compare [flags] DIR...\n\nDIR is a run's directory (<out>/<scenario id>) or a results directory holding them.")
+		fmt.Fprintln(fs.Output(), "usage: tailscope compare [flags] DIR...\n\nDIR is a run's directory (<out>/<scenario>, named for the scenario's name, topology, CC and load, then its ID) or a results directory holding them.")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the directories.

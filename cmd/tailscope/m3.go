@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/m3study"
@@ -161,7 +162,7 @@ func printTestSetSpec(w, log io.Writer, k int, space string, n, flows int, seed 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(log, "m3 testset: scenario %d has its results under %s\n", k, filepath.Join(out, specs[k].ID()))
+	fmt.Fprintf(log, "m3 testset: scenario %d has its results under %s\n", k, experiment.ScenarioDir(out, specs[k]))
 	_, err = fmt.Fprintln(w, specs[k].JSON())
 	return err
 }

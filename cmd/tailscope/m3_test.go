@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestPrintTestSetSpec(t *testing.T) {
 		if got.ID() != want.ID() {
 			t.Errorf("scenario %d: printed spec %s, the set runs %s", k, got.ID(), want.ID())
 		}
-		if !strings.Contains(log.String(), "res/"+want.ID()) {
+		if !strings.Contains(log.String(), filepath.Join("res", want.DirName())) {
 			t.Errorf("scenario %d: %q does not name its results directory", k, log.String())
 		}
 	}

@@ -28,10 +28,11 @@ func runRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	spec := fs.String("spec", "default", specUsage)
 	names := fs.String("estimator", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
-	out := fs.String("out", "out", "directory; records go to <out>/<scenario id>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them")
+	out := fs.String("out", "out", "directory; records go to <out>/<scenario>/<estimator>.parquet, or <estimator>@<options hash>.parquet with options, as tailscope sweep writes them (<scenario>: the scenario's name, topology, CC and load, then its ID)")
 	options := fs.String("options", "", optionsUsage)
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
-	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario id>/links) or slurm (job arrays)", "inproc", "local", "slurm")
+	anyway := fs.Bool("answer-anyway", false, "answer where the accuracy atlas says an estimator is off by more than its threshold (it refuses by default); the frame says so")
+	executor := executorFlags(fs, "Parsimon variants' link simulations: inproc (goroutines), local (resumable tasks under <out>/<scenario>/links) or slurm (job arrays)", "inproc", "local", "slurm")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -42,6 +43,13 @@ func runRun(args []string) error {
 	opts, err := estimator.ParseOptions(*options, est)
 	if err != nil {
 		return suggestOptions("run", args, nil, err)
+	}
+	if *anyway {
+		for _, name := range est {
+			if opts[name], err = estimator.WithAnswerAnyway(opts[name]); err != nil {
+				return fmt.Errorf("--options %s: %w", name, err)
+			}
+		}
 	}
 	ex, err := executor.build(runtime.NumCPU())
 	if err != nil {
@@ -87,7 +95,7 @@ func runRun(args []string) error {
 	defer stop()
 	// The output directory is made when the first records are written, so
 	// a run that fails first leaves none behind.
-	dir := filepath.Join(*out, sc.ID)
+	dir := experiment.ScenarioDir(*out, s)
 	nflows := fmt.Sprint(len(sc.Flows))
 	if streaming {
 		nflows = "streaming " + describeFlows(s.Workload)
@@ -96,22 +104,20 @@ func runRun(args []string) error {
 	// runs: a bad option of the last must not cost the others' runs.
 	paths := make([]string, len(est))
 	for i, name := range est {
-		if err := estimator.Models(name, opts[name], sc.Spec.Network); err != nil {
+		if err := estimator.Answers(name, opts[name], sc.Spec); err != nil {
 			return suggestOptions("run", args, opts, err)
 		}
-		// The sweep's layout: other options of one estimator get a file of
-		// their own, so two configurations never overwrite each other. An
-		// estimator given no options writes <estimator>.parquet: a sweep
-		// names the defaults of some estimators by a hash of what they
-		// resolve to (Parsimon's backend, m3's model), so that a resumed
-		// sweep never takes results of other defaults for its own, but a
-		// run always runs.
-		if paths[i], err = (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).ResultPath(*out); err != nil {
+		// The sweep's layout (experiment.Task.Key): <estimator>.parquet
+		// for the defaults, and other options of one estimator in a file
+		// of their own, so two configurations never overwrite each other.
+		// A run always runs: it writes today's key, never an older
+		// sweep's file it would find, in the scenario's directory (an
+		// older run's, named by the ID alone, if that is the one there).
+		key, err := (experiment.Task{Spec: s, Estimator: name, Options: opts[name]}).Key()
+		if err != nil {
 			return err
 		}
-		if opts[name] == "" {
-			paths[i] = filepath.Join(dir, name+".parquet")
-		}
+		paths[i] = filepath.Join(dir, key[strings.LastIndexByte(key, '/')+1:]+".parquet")
 	}
 	fmt.Fprintf(os.Stderr, "scenario %s (%s): %s, %s flows\n", sc.ID, summary.ScenarioName(s), sc.Net.Summary(), nflows)
 	for i, name := range est {
@@ -141,6 +147,9 @@ func runRun(args []string) error {
 		}
 		n := res.Streamed
 		fmt.Printf("%s: %d records in %.2f s -> %s\n", name, n, time.Since(t0).Seconds(), path)
+		for _, l := range estimator.ExpectationLines(res) {
+			fmt.Println("  " + l)
+		}
 	}
 	return nil
 }
@@ -174,9 +183,9 @@ func checkWorkload(sc *scenario.Scenario) error {
 }
 
 // writeRunSpec writes the spec as given to spec.json in a run's
-// directory, <out>/<scenario id>, once records are there: the directory's
-// name is a hash, and its spec says what it holds ("tailscope run --spec
-// <dir>/spec.json" runs it again).
+// directory (experiment.ScenarioDir) once records are there: the
+// directory's name says the key parameters, its spec all of them
+// ("tailscope run --spec <dir>/spec.json" runs it again).
 func writeRunSpec(dir string, s scenario.Spec) error {
 	var b bytes.Buffer
 	if err := json.Indent(&b, []byte(s.JSON()), "", "  "); err != nil {

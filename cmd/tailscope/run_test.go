@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/tailscope/tailscope/lib/scenario"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,29 @@ func TestRunNamesDefaultResults(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(again, filepath.Base(filepath.Dir(specs[0])), "flowsim.parquet")); err != nil {
 		t.Errorf("spec.json is another scenario: %v", err)
+	}
+}
+
+// A run writes to the scenario's readable directory, or to the directory
+// an older tailscope named by the ID alone when that one is there.
+func TestRunDirectory(t *testing.T) {
+	spec := scenario.Default()
+	spec.Workload.Flows, spec.Workload.DurationNs = 100, 0
+	for _, older := range []bool{false, true} {
+		out := t.TempDir()
+		want := filepath.Join(out, spec.DirName())
+		if older {
+			want = filepath.Join(out, spec.ID())
+			if err := os.Mkdir(want, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := runRun([]string{"-estimator", "flowsim", "-flows", "100", "-out", out}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := filepath.Glob(filepath.Join(out, "*", "flowsim.parquet"))
+		if len(got) != 1 || got[0] != filepath.Join(want, "flowsim.parquet") {
+			t.Errorf("older directory %v: records at %q, want %q", older, got, filepath.Join(want, "flowsim.parquet"))
+		}
 	}
 }

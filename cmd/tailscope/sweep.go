@@ -30,7 +30,7 @@ func runSweep(args []string) error {
 	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "run every scenario with this many seeds (its seed, seed+1, ...); \"plot summary\" then reports each error with its confidence interval")
 	names := fs.String("estimators", "packetsim", "comma-separated estimators: "+strings.Join(estimator.Names(), ", "))
 	options := fs.String("options", "", optionsUsage)
-	out := fs.String("out", "out", "results directory: <out>/<scenario id>/<estimator>[@<options hash>].parquet")
+	out := fs.String("out", "out", "results directory: <out>/<scenario>/<estimator>[@<options hash>].parquet (<scenario>: the scenario's name, topology, CC and load, then its ID)")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
 	workers := intFlag(fs, "workers", 1, 1, math.MaxInt, "local: tasks run at once")
 	printSpace := fs.Bool("print-space", false, "print the space as JSON and exit (a template for your own)")

@@ -77,6 +77,15 @@ func (b *Book) RunEach(sc *scenario.Scenario, ests []Estimator) *Runs {
 		}
 		r.Labels = append(r.Labels, label)
 	}
+	// What the accuracy atlas expects of each answer, and the
+	// estimator's own diagnostics, print beside the results once the
+	// progress line is done.
+	var notes []string
+	defer func() {
+		for _, n := range notes {
+			fmt.Fprintln(os.Stdout, n)
+		}
+	}()
 	line := NewLine(os.Stdout)
 	defer line.Close()
 	for i, e := range ests {
@@ -89,6 +98,7 @@ func (b *Book) RunEach(sc *scenario.Scenario, ests []Estimator) *Runs {
 		Check(res.Write(b.Path(r.Labels[i]+".parquet"), sc))
 		line.Show(fmt.Sprintf("%d records in %.2f s", len(res.Records), res.WallSeconds))
 		r.Results = append(r.Results, res)
+		notes = append(notes, estimator.ExpectationLines(res)...)
 	}
 	line.Prefix = ""
 	line.Show(fmt.Sprintf("%d runs on %s written to %s", len(ests), sc.Spec.Name, b.Dir))

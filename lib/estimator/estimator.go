@@ -89,6 +89,10 @@ func Models(name, options string, cfg netcfg.Config) error {
 	if err := Check(name); err != nil {
 		return err
 	}
+	options, _, err := splitAnyway(options)
+	if err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
 	if m, ok := modelers[name]; ok {
 		if err := m(cfg, []byte(options)); err != nil {
 			if r, ok := err.(*OptionsRefusal); ok {
@@ -128,11 +132,15 @@ func Resolve(name, options string) (string, error) {
 	if err := Check(name); err != nil {
 		return "", err
 	}
+	options, anyway, err := splitAnyway(options)
+	if err != nil {
+		return "", fmt.Errorf("estimator %s: %w", name, err)
+	}
 	canon, err := registry[name].options([]byte(options))
 	if err != nil {
 		return "", fmt.Errorf("estimator %s: %w", name, err)
 	}
-	return canon, nil
+	return withAnyway(canon, anyway), nil
 }
 
 // DecodeOptions reads options JSON strictly into v (an unknown field is
@@ -159,9 +167,22 @@ func Check(names ...string) error {
 
 // Run runs the named estimator on sc. options is a JSON object of the
 // estimator's options ("" for defaults); unknown options are errors.
+//
+// The answer carries the accuracy atlas's expected error for the
+// scenario's region in its Extra (Expect); where the atlas says the
+// estimator answers such scenarios badly, Run refuses with a *Refusal
+// unless the options hold {"answer_anyway":true} (AnswerAnyway).
 func Run(ctx context.Context, name string, sc *scenario.Scenario, options string) (*Result, error) {
 	if err := Models(name, options, sc.Spec.Network); err != nil {
 		return nil, err
+	}
+	options, anyway, err := splitAnyway(options)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := answers(name, sc.Spec, anyway || measuring(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}
 	r := registry[name].run
 	return timed(name, sc, func() (*Result, error) {
@@ -174,6 +195,8 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 			return nil, err
 		}
 		res.Records = recs
+		res.Options = withAnyway(res.Options, anyway)
+		addExtra(res, extra)
 		return res, nil
 	})
 }
@@ -298,6 +321,14 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	if err := Models(name, options, sc.Spec.Network); err != nil {
 		return nil, err
 	}
+	options, anyway, err := splitAnyway(options)
+	if err != nil {
+		return nil, err
+	}
+	atlasExtra, err := answers(name, sc.Spec, anyway || measuring(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
 	if !Streams(name) && sc.Flows == nil {
 		return nil, fmt.Errorf("estimator: %s needs the scenario's flows (scenario.Build); only %s take them as they are drawn", name, strings.Join(streamNames(), ", "))
 	}
@@ -307,6 +338,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 		if err != nil {
 			return nil, err
 		}
+		canon = withAnyway(canon, anyway)
 		w, err := frame.NewRecordWriter(path, (&Result{Estimator: name, Options: canon}).meta(sc))
 		if err != nil {
 			return nil, err
@@ -318,6 +350,8 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 			return nil, err
 		}
 		res.Streamed = w.Len()
+		res.Options = canon
+		addExtra(res, atlasExtra)
 		return res, w.Close(res.Extra, time.Since(t0).Seconds(), res.Timings)
 	})
 }

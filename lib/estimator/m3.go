@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tailscope/tailscope/internal/cputime"
+	"github.com/tailscope/tailscope/lib/atlas"
 	"github.com/tailscope/tailscope/lib/flowsim"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/metrics"
@@ -154,6 +155,7 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 		return nil, err
 	}
 	extra["paths"], extra[extraSimulated] = strconv.Itoa(est.Paths), strconv.Itoa(est.Simulated)
+	extra[ExtraCCFamily] = atlas.NetworkFamily(sc.Spec.Network)
 	if mo.Model != nil && mo.Model.Info.SpecRange != nil {
 		// Models that record their training ranges say how many paths
 		// they extrapolated on (older models cannot tell).

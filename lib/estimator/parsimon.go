@@ -58,7 +58,23 @@ func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	if err := Models(name, opts, sc.Spec.Network); err != nil {
 		return nil, err
 	}
-	return timed(name, sc, func() (*Result, error) { return runParsimon(ctx, name, sc, opts, links, nil) })
+	opts, anyway, err := splitAnyway(opts)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := answers(name, sc.Spec, anyway || measuring(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return timed(name, sc, func() (*Result, error) {
+		res, err := runParsimon(ctx, name, sc, opts, links, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Options = withAnyway(res.Options, anyway)
+		addExtra(res, extra)
+		return res, nil
+	})
 }
 
 // runParsimon runs the Parsimon variant name, handing its records to emit
@@ -80,6 +96,9 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 			"link_sims":        strconv.Itoa(res.Simulated),
 			"link_sims_pruned": strconv.Itoa(res.Pruned),
 			"link_sims_sparse": strconv.Itoa(res.Sparse),
+			ExtraFlowsPerLink:  strconv.FormatFloat(flowsPerSimulatedLink(res), 'g', 4, 64),
+			ExtraWindowOverBDP: strconv.FormatFloat(windowOverBDP(sc, res), 'g', 4, 64),
+			"window_once":      strconv.FormatBool(po.WindowOnce),
 		},
 		Timings: map[string]float64{
 			"setup_s":            res.SetupSeconds,
@@ -141,4 +160,45 @@ func ParsimonOptions(name string, sc *scenario.Scenario, opts string) (parsimon.
 		po.Cluster, po.ClusterOptions = true, o.ClusterOptions
 	}
 	return po, canon, nil
+}
+
+// flowsPerSimulatedLink is the mean number of flows on the channels
+// Parsimon simulated: below its bucket size the delays of long flows are
+// drawn from short flows' (Result.Sparse).
+func flowsPerSimulatedLink(res *parsimon.Result) float64 {
+	n, flows := 0, 0
+	for _, c := range res.Channels {
+		if c.Representative == c.Channel {
+			n++
+			flows += c.Flows
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(flows) / float64(n)
+}
+
+// windowOverBDP is the congestion control's window cap over the
+// bandwidth-delay product of the longest host-to-host path at the
+// fastest host channel's rate, 0 where no window caps a flow: below 1 a
+// lone flow is window-limited, and every link simulation charges that
+// delay again.
+func windowOverBDP(sc *scenario.Scenario, res *parsimon.Result) float64 {
+	w := sc.Spec.Network.WindowCapBytes()
+	if w <= 0 {
+		return 0
+	}
+	var bw int64
+	for _, c := range res.Channels {
+		if c.Kind != parsimon.Core && c.Bandwidth > bw {
+			bw = c.Bandwidth
+		}
+	}
+	rtt := 2 * sc.Net.MaxHostDelay() // ns
+	if bw <= 0 || rtt <= 0 {
+		return 0
+	}
+	bdp := float64(bw) * float64(rtt) / 8e9
+	return float64(w) / bdp
 }

@@ -607,3 +607,36 @@ func TestChannelStatsTable(t *testing.T) {
 		t.Errorf("mismatched lengths: error %v", err)
 	}
 }
+
+// ReadMeta gives the metadata ReadRecords gives, but for the run log's
+// times and build, which it does not read; a file that is not a frame is
+// an error naming it.
+func TestReadMeta(t *testing.T) {
+	for _, ext := range exts {
+		t.Run(ext, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "records"+ext)
+			if err := WriteRecords(path, testRecords(100), testMeta()); err != nil {
+				t.Fatal(err)
+			}
+			_, want, err := ReadRecords(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadMeta(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.WallSeconds, want.Timings, want.Build = 0, nil, ""
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+			junk := filepath.Join(t.TempDir(), "junk"+ext)
+			if err := os.WriteFile(junk, []byte("not a frame"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadMeta(junk); err == nil || !strings.Contains(err.Error(), junk) {
+				t.Errorf("junk file: error %v, want one naming %s", err, junk)
+			}
+		})
+	}
+}

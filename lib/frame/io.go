@@ -503,3 +503,55 @@ func (c *Column) appendArray(a arrow.Array) error {
 	}
 	return nil
 }
+
+// ReadMeta reads the metadata of the frame at path without its columns:
+// for Parquet only the file's footer, so that asking what made a large
+// frame (its estimator, its options) costs little. Unlike ReadTable it
+// does not check the file's digest against its bytes; the run log's
+// times are not read. An Arrow IPC frame is read whole.
+func ReadMeta(path string) (m Meta, err error) {
+	ff, err := formatOf(path)
+	if err != nil {
+		return Meta{}, err
+	}
+	if ff == arrowFormat {
+		t, err := ReadTable(path)
+		if err != nil {
+			return Meta{}, err
+		}
+		m = t.Meta
+		m.WallSeconds, m.Timings, m.Build = 0, nil, ""
+		return m, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Meta{}, fmt.Errorf("frame: %w", err)
+	}
+	defer f.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = Meta{}, fmt.Errorf("frame: reading %s: corrupted or malformed file: decoder failed: %v", path, r)
+		}
+	}()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return Meta{}, fmt.Errorf("frame: reading %s: %w", path, err)
+	}
+	defer pf.Close()
+	var kv metaKV
+	digest := ""
+	for _, e := range pf.MetaData().KeyValueMetadata() {
+		v := ""
+		if e.Value != nil {
+			v = *e.Value
+		}
+		if e.Key == keyDigest {
+			digest = v
+		}
+		kv.keys, kv.vals = append(kv.keys, e.Key), append(kv.vals, v)
+	}
+	if m, err = kv.meta(digest); err != nil {
+		return Meta{}, fmt.Errorf("frame: reading %s: %w", path, err)
+	}
+	return m, nil
+}

@@ -26,6 +26,10 @@ type DelayNet struct {
 	// Workers is the number of goroutines EstimateFlows and EmitFlows
 	// draw on (<= 0: GOMAXPROCS); the records do not depend on it.
 	Workers int
+	// WindowOnce adds the delay the window adds to a lone flow on its
+	// whole path once (LoneWindowDelay): the channels' delays are then
+	// net of it (Options.WindowOnce).
+	WindowOnce bool
 }
 
 // NewDelayNet returns a delay network over net with no delays yet; set
@@ -46,7 +50,87 @@ func (d *DelayNet) sample(path []int, size int64, r *rand.Rand) (fct, ideal int6
 		}
 	}
 	ideal = metrics.IdealFCT(d.Net, path, size, d.Cfg)
-	return ideal + int64(math.Round(float64(d.Cfg.Packets(size))*sum)), ideal
+	fct = ideal + int64(math.Round(float64(d.Cfg.Packets(size))*sum))
+	if d.WindowOnce {
+		fct += LoneWindowDelay(d.Net, path, size, d.Cfg)
+	}
+	return fct, ideal
+}
+
+// LoneWindowDelay is how much longer than its ideal FCT a flow of size
+// bytes alone on path takes because its congestion control's window
+// holds fewer bytes than the path's bandwidth-delay product. A packet
+// leaves while fewer than the window's bytes are unacknowledged, and
+// its ACK returns a round trip R later (a data packet and its ACK
+// serialized and propagated over every hop), where at line rate the
+// packets would leave tau apart (tau: a packet at the slowest channel's
+// rate).
+//
+// A fixed window (netcfg.Config.WindowCapBytes) sends w = ceil(window /
+// payload) packets per round trip: each of the flow's floor((packets -
+// 1) / w) full windows waits R - w x tau, or nothing when that is not
+// positive. Stock TCP's window (dctcp-window) starts at InitWindow
+// packets and grows by a packet per ACK (slow start, nothing marks a
+// lone flow) until it covers the round trip; its waits are counted
+// packet by packet. Other congestion controls without a window get 0.
+func LoneWindowDelay(net *topo.Network, path []int, size int64, cfg netcfg.Config) int64 {
+	if len(path) == 0 {
+		return 0
+	}
+	pkt := float64((cfg.PayloadBytes+cfg.HeaderBytes)*8) * 1e9
+	ack := float64(cfg.AckBytes*8) * 1e9
+	var rtt float64
+	minBw := int64(-1)
+	for _, c := range path {
+		ch := net.Channels[c]
+		rtt += (pkt+ack)/float64(ch.Bandwidth) + 2*float64(ch.Delay)
+		if minBw < 0 || ch.Bandwidth < minBw {
+			minBw = ch.Bandwidth
+		}
+	}
+	tau := pkt / float64(minBw)
+	packets := cfg.Packets(size)
+	if cfg.CC == "dctcp-window" {
+		return int64(math.Round(slowStartDelay(packets, max(cfg.DCTCP.InitWindow, 1), tau, rtt)))
+	}
+	w := cfg.WindowCapBytes()
+	if w <= 0 {
+		return 0
+	}
+	wp := (w + cfg.PayloadBytes - 1) / cfg.PayloadBytes
+	gap := rtt - float64(wp)*tau
+	if gap <= 0 {
+		return 0
+	}
+	return int64(math.Round(float64((packets-1)/wp) * gap))
+}
+
+// slowStartDelay is the wait of a lone flow of n packets whose window
+// starts at iw packets and grows by one per ACK, each ACK a round trip
+// rtt after its packet left, packets leaving tau apart at best: the last
+// packet's departure minus (n - 1) tau. Once the window covers the round
+// trip no packet waits again, and the count stops there.
+func slowStartDelay(n, iw int64, tau, rtt float64) float64 {
+	send := make([]float64, 0, min(n, 1<<16))
+	var acked int64 // ACKs returned by the time packet i leaves
+	for i := int64(0); i < n; i++ {
+		t := 0.0
+		if i > 0 {
+			t = send[i-1] + tau
+		}
+		for acked < i && send[acked]+rtt <= t {
+			acked++
+		}
+		for i-acked >= iw+acked { // in flight >= window: wait for the next ACK
+			t = max(t, send[acked]+rtt)
+			acked++
+		}
+		send = append(send, t)
+		if float64(iw+acked)*tau > rtt+tau {
+			return t - float64(i)*tau // the window covers the round trip: no more waits
+		}
+	}
+	return send[n-1] - float64(n-1)*tau
 }
 
 // Estimate draws one FCT estimate for a flow of size bytes from host src

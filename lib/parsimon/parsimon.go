@@ -54,6 +54,13 @@ type Options struct {
 	BucketRatio float64 `json:"bucket_ratio,omitempty"`
 	// Inflation is the speed-up of inflated downstream links (10).
 	Inflation float64 `json:"inflation,omitempty"`
+	// WindowOnce charges the delay a congestion control's fixed window
+	// adds to a lone flow (LoneWindowDelay) once per path, not once per
+	// link: each link simulation keeps the round trip, so without it a
+	// window below the path's bandwidth-delay product delays the flow
+	// again at every hop (TestWindowDelayPerHop). Off by default, which
+	// is the method as published.
+	WindowOnce bool `json:"window_once,omitempty"`
 	// Backend runs the link-level simulations (default: BackendName's).
 	Backend Backend `json:"-"`
 	// Progress, when set, gets how many link simulations are done (and a
@@ -77,6 +84,8 @@ type Links struct {
 	D         *Decomposition
 	Channels  []int // the channels to simulate, each crossed by flows
 	Inflation float64
+	// WindowOnce marks every task so (Options.WindowOnce).
+	WindowOnce bool
 }
 
 // Task builds the link-level simulation of Channels[i].
@@ -84,6 +93,9 @@ func (l Links) Task(i int) (*Task, error) {
 	t, err := l.D.Task(l.Channels[i], l.Inflation)
 	if err == nil && t == nil {
 		err = fmt.Errorf("parsimon: channel %d carries no flow to simulate", l.Channels[i])
+	}
+	if t != nil {
+		t.WindowOnce = l.WindowOnce
 	}
 	return t, err
 }
@@ -226,7 +238,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 			res.Channels[c].Representative = busy[rep[i]]
 		}
 	}
-	links := Links{D: d, Inflation: o.Inflation}
+	links := Links{D: d, Inflation: o.Inflation, WindowOnce: o.WindowOnce}
 	for _, c := range busy {
 		if res.Channels[c].Representative != c {
 			res.Pruned++
@@ -248,6 +260,7 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 	// holds every channel's raw delays either.
 	t1 := time.Now()
 	res.Net = NewDelayNet(net, cfg)
+	res.Net.WindowOnce = o.WindowOnce
 	res.Net.Workers = o.Workers
 	got := 0
 	err = o.Links(ctx, links, func(i int, tr *TaskResult) error {

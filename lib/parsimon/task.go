@@ -80,6 +80,10 @@ type Task struct {
 	KBytes  int64           `json:"k_bytes"` // ECN threshold of the target port
 	Flows   []workload.Flow `json:"flows"`
 	Config  netcfg.Config   `json:"config"`
+	// WindowOnce takes the delay the window adds to a lone flow on the
+	// link-level topology out of each flow's delay (Options.WindowOnce):
+	// the records' Ideal then includes it.
+	WindowOnce bool `json:"window_once,omitempty"`
 }
 
 // TaskResult is what a link-level simulation produced: per flow (in task
@@ -136,8 +140,9 @@ func RunTask(ctx context.Context, t *Task, backend Backend) (*TaskResult, error)
 
 // Records runs the link-level simulation with backend and returns one
 // record per flow, in task order, whose Ideal is the flow's ideal FCT on
-// the nominal link-level topology: FCT - Ideal is the delay the target
-// channel added. These are the records a "parsimon-link" task writes when
+// the nominal link-level topology (with WindowOnce, plus the delay its
+// window adds to it alone on the simulated one): FCT - Ideal is the
+// delay the target channel added. These are the records a "parsimon-link" task writes when
 // link simulations run as separate tasks (lib/experiment).
 func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, error) {
 	if backend == nil {
@@ -156,6 +161,12 @@ func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, 
 	}
 	in, out := t.hops()
 	var path []int
+	var sim *topo.Network
+	if t.WindowOnce {
+		if sim, err = t.Network(false); err != nil {
+			return nil, err
+		}
+	}
 	for i := range recs {
 		r, f := &recs[i], t.Flows[i]
 		if r.FlowID != f.ID {
@@ -167,6 +178,9 @@ func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, 
 			}
 		}
 		r.Size, r.Ideal = f.Size, metrics.IdealFCT(nom, path, f.Size, t.Config)
+		if sim != nil {
+			r.Ideal += LoneWindowDelay(sim, path, f.Size, t.Config)
+		}
 		r.Slowdown = float64(r.FCT) / float64(r.Ideal)
 	}
 	return recs, nil

@@ -2,6 +2,8 @@ package parsimon
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -48,6 +50,14 @@ func TestWindowDelayPerHop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		once, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Charged once per path, the window's delay is packetsim's.
+		if or, tr := once.Records[0], truth.Records[0]; math.Abs(float64(or.FCT-tr.FCT)) > 0.02*float64(tr.FCT) {
+			t.Errorf("window %d B, WindowOnce: Parsimon FCT %d ns, packetsim %d ns; want within 2%%", tc.window, or.FCT, tr.FCT)
+		}
 		tr, er := truth.Records[0], est.Records[0]
 		excess, estExcess := float64(tr.FCT-tr.Ideal), float64(er.FCT-er.Ideal)
 		t.Logf("window %d B, %g hops: packetsim slowdown %.3f (excess %.0f ns), Parsimon %.3f (excess %.0f ns)",
@@ -64,6 +74,78 @@ func TestWindowDelayPerHop(t *testing.T) {
 		}
 		if r := estExcess / (hops * excess); r < tc.loRel || r > tc.hiRel {
 			t.Errorf("window %d B: Parsimon's excess is %.2f x hops x packetsim's, want %g-%g", tc.window, r, tc.loRel, tc.hiRel)
+		}
+	}
+}
+
+// A lone window-limited flow's delay against a second implementation,
+// packetsim, on a 6-hop fabric path: sizes from one packet to 1 MB,
+// fixed windows from one BDP down to a seventh of it, and stock TCP's
+// slow start (the ns3 network).
+func TestLoneWindowDelay(t *testing.T) {
+	net, _ := tinyScenario(t, 2)
+	hosts := net.Hosts()
+	src, dst := hosts[0], hosts[len(hosts)-1]
+	path, err := net.Path(0, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{1_000, 20_000, 100_000, 1_000_000} {
+		for _, w := range []int64{18_000, 10_000, 5_000, 2_500, 0} {
+			name := fmt.Sprintf("%dB window %dB", size, w)
+			if w == 0 {
+				name = fmt.Sprintf("%dB stock TCP", size)
+			}
+			t.Run(name, func(t *testing.T) {
+				cfg := netcfg.Default()
+				cfg.DCTCP.WindowBytes = w
+				if w == 0 {
+					cfg = netcfg.NS3()
+				}
+				truth, err := packetsim.Run(context.Background(), net, []workload.Flow{{Src: src, Dst: dst, Size: size}}, cfg, packetsim.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := truth.Records[0]
+				if got, want := LoneWindowDelay(net, path, size, cfg), r.FCT-r.Ideal; got < want-2 || got > want+2 {
+					t.Errorf("LoneWindowDelay = %d ns, packetsim's excess %d ns", got, want)
+				}
+			})
+		}
+	}
+}
+
+// Stock TCP's slow start delays a lone 20 KB flow by one wait for ACKs;
+// Parsimon charges it at every hop unless WindowOnce.
+func TestSlowStartOncePerPath(t *testing.T) {
+	net, _ := tinyScenario(t, 2)
+	hosts := net.Hosts()
+	src, dst := hosts[0], hosts[len(hosts)-1]
+	flows := []workload.Flow{{ID: 0, Src: src, Dst: dst, Size: 20_000}, {ID: 1, Src: src, Dst: dst, Size: 20_000, Start: 10_000_000}}
+	// Stock TCP on the papers' round-robin NICs, which the link
+	// simulations model; a lone flow's NIC queues nothing either way.
+	cfg := netcfg.NS3()
+	cfg.HostNIC = netcfg.HostNICRoundRobin
+	truth, err := packetsim.Run(context.Background(), net, flows, cfg, packetsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := truth.Records[0]
+	if tr.FCT <= tr.Ideal {
+		t.Fatalf("packetsim: FCT %d ns, ideal %d ns; slow start should delay the flow", tr.FCT, tr.Ideal)
+	}
+	for _, c := range []struct {
+		once bool
+		lo   float64 // Parsimon's excess over packetsim's, at least
+		hi   float64 // and at most
+	}{{false, 3, 7}, {true, 0.9, 1.1}} {
+		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: c.once})
+		if err != nil {
+			t.Fatal(err)
+		}
+		er := est.Records[0]
+		if r := float64(er.FCT-er.Ideal) / float64(tr.FCT-tr.Ideal); r < c.lo || r > c.hi {
+			t.Errorf("WindowOnce %v: Parsimon's excess %d ns is %.2f x packetsim's %d ns, want %g-%g", c.once, er.FCT-er.Ideal, r, tr.FCT-tr.Ideal, c.lo, c.hi)
 		}
 	}
 }

@@ -15,52 +15,10 @@ import (
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// ScenarioName names a scenario for a reader: its name ("unnamed" if it
-// has none) and its key parameters, the topology, the congestion control
-// and the target load of each workload component, as in
-// "default, meta32-2:1, dctcp, load 50%". Tables print it beside the
-// scenario's ID.
-func ScenarioName(s scenario.Spec) string {
-	name := s.Name
-	if name == "" {
-		name = "unnamed"
-	}
-	t := s.Topology
-	var top string
-	switch {
-	case t.Preset != "":
-		top = t.Preset
-	case t.Fabric != nil:
-		top = "fabric"
-	case t.ParkingLot != nil:
-		top = "parking lot"
-	case t.Dumbbell != nil:
-		top = "dumbbell"
-	case t.CENIC != nil:
-		top = "cenic"
-	case t.File != "":
-		top = filepath.Base(t.File)
-	default:
-		top = "no topology"
-	}
-	if n := len(t.FailedLinks); n > 0 {
-		top += fmt.Sprintf(" (%d links failed)", n)
-	}
-	parts := []string{name, top}
-	if s.Network.CC != "" {
-		parts = append(parts, s.Network.CC)
-	}
-	var loads []string
-	for _, c := range s.Workload.Components {
-		if c.MaxLoad > 0 {
-			loads = append(loads, strconv.FormatFloat(100*c.MaxLoad, 'g', 3, 64)+"%")
-		}
-	}
-	if len(loads) > 0 {
-		parts = append(parts, "load "+strings.Join(loads, "+"))
-	}
-	return strings.Join(parts, ", ")
-}
+// ScenarioName names a scenario for a reader, as in "default,
+// meta32-2:1, dctcp, load 50%" (scenario.Spec.Describe). Tables print it
+// beside the scenario's ID.
+func ScenarioName(s scenario.Spec) string { return s.Describe() }
 
 // BinRow is one estimator's answer on one scenario in one size bin (or
 // over all flows, bin "all") against the baseline's on the same flows:

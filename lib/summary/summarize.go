@@ -102,17 +102,20 @@ func (f resultFrame) records() ([]metrics.Record, error) {
 
 // frameLabel is the label of the record frame at path, of estimator est
 // on spec: the estimator's name when the file is its result with default
-// options (experiment.Task.ResultPath), else the file's name without
+// options (experiment.Task.Keys: today's key, or the one an older
+// tailscope gave the same defaults), else the file's name without
 // extension, "<estimator>@<options hash>", so that two configurations of
 // one estimator stay apart.
 func frameLabel(path, est string, spec scenario.Spec) string {
 	stem := strings.TrimSuffix(filepath.Base(path), ".parquet")
-	def, err := experiment.Task{Spec: spec, Estimator: est}.ResultPath("")
+	keys, err := experiment.Task{Spec: spec, Estimator: est}.Keys()
 	if err != nil {
 		return stem // an estimator this tailscope does not know: its file's name
 	}
-	if filepath.Base(def) == stem+".parquet" {
-		return est
+	for _, k := range keys {
+		if k[strings.LastIndexByte(k, '/')+1:] == stem {
+			return est
+		}
 	}
 	return stem
 }

@@ -153,8 +153,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("whatif: %w", err)
 		}
+		atValue := o.Spec
+		atValue.Network = cfg
 		for _, e := range o.Estimators {
-			if err := estimator.Models(e, o.EstimatorOptions[e], cfg); err != nil {
+			// A configuration the estimator does not model, or one the
+			// accuracy atlas says it answers badly, is a refusal.
+			if err := estimator.Answers(e, o.EstimatorOptions[e], atValue); err != nil {
 				if e == o.Baseline {
 					return nil, fmt.Errorf("whatif: the baseline cannot answer %s = %s: %w", o.Param, val, err)
 				}

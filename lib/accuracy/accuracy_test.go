@@ -1,0 +1,251 @@
+package accuracy
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/experiment"
+)
+
+func TestDesign(t *testing.T) {
+	o := Options{Atlas: 30, Calibration: 10, Seed: 7, Flows: []int{5_000, 20_000}, PairShare: 0.5}
+	scs, pairs, err := Design(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _, err := Design(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("deterministic", func(t *testing.T) {
+		if !reflect.DeepEqual(scs, again) {
+			t.Error("the same options gave other scenarios")
+		}
+	})
+	t.Run("a larger sample keeps the first draws", func(t *testing.T) {
+		more := o
+		more.Atlas = 40
+		big, _, err := Design(more)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := map[string]bool{}
+		for _, s := range big {
+			id[s.Spec.ID()] = true
+		}
+		for _, s := range scs {
+			if s.Sample == SampleAtlas && !id[s.Spec.ID()] {
+				t.Fatalf("atlas draw %d (%s) is gone from the larger design", s.Draw, s.Spec.Name)
+			}
+		}
+	})
+	t.Run("samples disjoint", func(t *testing.T) {
+		by := map[string]string{}
+		for _, s := range scs {
+			if other, ok := by[s.Spec.ID()]; ok {
+				t.Fatalf("scenario %s in %s and %s", s.Spec.ID(), other, s.Sample)
+			}
+			by[s.Spec.ID()] = s.Sample
+		}
+	})
+	t.Run("pairs are the same flows under two networks", func(t *testing.T) {
+		if len(pairs) == 0 {
+			t.Fatal("no pairs at a pair share of 0.5")
+		}
+		for _, p := range pairs {
+			if p.A.WorkloadID() != p.B.WorkloadID() || reflect.DeepEqual(p.A.Network, p.B.Network) {
+				t.Errorf("pair %s %d (%s): workloads equal %v, networks equal %v", p.Sample, p.Draw, p.Change,
+					p.A.WorkloadID() == p.B.WorkloadID(), reflect.DeepEqual(p.A.Network, p.B.Network))
+			}
+		}
+	})
+	t.Run("the space", func(t *testing.T) {
+		presets := map[string]bool{}
+		for _, s := range scs {
+			presets[s.Preset] = true
+			c := s.Spec.Workload.Components[0]
+			if c.MaxLoad < 0.2 || c.MaxLoad > 0.8 || !slices.Contains(o.Flows, s.Spec.Workload.Flows) {
+				t.Errorf("%s: load %g, flows %d outside the space", s.Spec.Name, c.MaxLoad, s.Spec.Workload.Flows)
+			}
+		}
+		if len(presets) < 6 {
+			t.Errorf("40 draws over %d presets reached only %v", len(Presets()), presets)
+		}
+	})
+	t.Run("bad options", func(t *testing.T) {
+		for _, bad := range []Options{{Atlas: 0, Flows: []int{1}}, {Atlas: 1}, {Atlas: 1, Flows: []int{1}, PairShare: 2}} {
+			if _, _, err := Design(bad); err == nil {
+				t.Errorf("Design(%+v) gave no error", bad)
+			}
+		}
+	})
+}
+
+func TestInterval(t *testing.T) {
+	// Ten errors -0.5, -0.4, ..., 0.4: numpy's type-7 p10 is -0.41, p50
+	// -0.05, p90 0.31; the largest magnitude is -0.5; the magnitudes'
+	// p90 is 0.41.
+	var errs []float64
+	for i := range 10 {
+		errs = append(errs, -0.5+0.1*float64(i))
+	}
+	iv := interval("m3", "all", atlas.Region{}, errs)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"p10", iv.P10, -0.41}, {"p50", iv.P50, -0.05}, {"p90", iv.P90, 0.31}, {"max", iv.Max, -0.5}, {"abs p90", iv.AbsP90, 0.41}} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %g, want %g", c.name, c.got, c.want)
+		}
+	}
+}
+
+// row is a synthetic row of estimator est with one error for every bin.
+func row(sample, est, wl, change string, base, p99 float64) Row {
+	n := len(Labels())
+	r := Row{Sample: sample, Estimator: est, WorkloadID: wl, ScenarioID: wl + change, Change: change,
+		Region: atlas.Region{Network: "dctcp", Fabric: "32 racks", Load: "<40%", Oversub: "2:1", Flows: "5k-50k"}}
+	for range n {
+		r.Base = append(r.Base, base)
+		r.P99 = append(r.P99, p99)
+		r.Error = append(r.Error, (p99-base)/base)
+	}
+	return r
+}
+
+func TestDirections(t *testing.T) {
+	rows := []Row{
+		// Truth rises 10 -> 20; the estimate rises: right, clear.
+		row(SampleAtlas, "m3", "w1", "", 10, 12), row(SampleAtlas, "m3", "w1", "k", 20, 15),
+		// Truth falls 10 -> 9.5 (5%, not clear); the estimate rises: wrong.
+		row(SampleAtlas, "m3", "w2", "", 10, 10), row(SampleAtlas, "m3", "w2", "k", 9.5, 11),
+		// Truth rises 10 -> 15; the estimate does not move: wrong, clear.
+		row(SampleCalibration, "m3", "w4", "", 10, 10), row(SampleCalibration, "m3", "w4", "k", 15, 10),
+		// An unpaired scenario counts for nothing.
+		row(SampleAtlas, "m3", "w3", "", 10, 10),
+	}
+	if ds := Directions(rows, SampleCalibration); len(ds) == 0 || ds[0].Pairs != 1 || ds[0].Right != 0 || ds[0].Clear != 1 {
+		t.Errorf("a flat estimate against a clear change: %+v, want 1 pair, none right, 1 clear", ds)
+	}
+	ds := Directions(rows, SampleAtlas)
+	if len(ds) != len(Labels()) {
+		t.Fatalf("%d scores, want one per bin", len(ds))
+	}
+	for _, d := range ds {
+		if d.Pairs != 2 || d.Right != 1 || d.Clear != 1 || d.RightClear != 1 {
+			t.Errorf("%s %s: %+v; want 2 pairs, 1 right, 1 clear and right", d.Estimator, d.Bin, d)
+		}
+	}
+}
+
+func TestCalibrate(t *testing.T) {
+	var rows []Row
+	// Atlas: errors 0, 0.1, ..., 0.9 (p10 0.09, p90 0.81).
+	for i := range 10 {
+		rows = append(rows, row(SampleAtlas, "parsimon", string(rune('a'+i)), "", 1, 1+0.1*float64(i)))
+	}
+	s := Summarize(rows, "test")
+	// Calibration: 0.5 and 0.8 inside, 0.05 and 0.95 outside.
+	for i, e := range []float64{0.5, 0.8, 0.05, 0.95} {
+		rows = append(rows, row(SampleCalibration, "parsimon", string(rune('A'+i)), "", 1, 1+e))
+	}
+	for _, c := range Calibrate(s, rows) {
+		if c.Inside != 2 || c.Stated != 4 || c.Unstated != 0 {
+			t.Errorf("%s %s: %+v; want 2 of 4 inside", c.Estimator, c.Bin, c)
+		}
+	}
+}
+
+// TestRunArchiveLoad runs a design of one counterfactual pair of 200
+// flows end to end: every estimator's rows, the archive holding them,
+// and a second run that finds everything done.
+func TestRunArchiveLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs packetsim and the estimators")
+	}
+	o := Options{Atlas: 1, Seed: 3, Flows: []int{200}, PairShare: 1}
+	scs, pairs, err := Design(o)
+	if err != nil || len(scs) != 2 || len(pairs) != 1 {
+		t.Fatalf("design: %d scenarios, %d pairs, %v; want one pair", len(scs), len(pairs), err)
+	}
+	dir, arch := t.TempDir(), t.TempDir()
+	ctx := context.Background()
+	rep, err := Run(ctx, dir, "", o, nil, experiment.Local{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := Tasks(scs)
+	if rep.Ran != len(ts) {
+		t.Fatalf("ran %d of %d tasks", rep.Ran, len(ts))
+	}
+	rows, err := Load(dir, "", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2*len(Estimators) {
+		t.Fatalf("%d rows, want %d (2 scenarios x %d estimators)", len(rows), 2*len(Estimators), len(Estimators))
+	}
+	for _, r := range rows {
+		if r.Refused != "" {
+			continue
+		}
+		all := len(r.Error) - 1
+		if want := (r.P99[all] - r.Base[all]) / r.Base[all]; math.Abs(r.Error[all]-want) > 1e-12 || !(r.CPUSeconds >= 0) {
+			t.Errorf("%s on %s: error %g, want %g from its p99s; CPU %g s", r.Estimator, r.ScenarioID, r.Error[all], want, r.CPUSeconds)
+		}
+	}
+	n, err := Archive(dir, arch, o)
+	if err != nil || n != 2 {
+		t.Fatalf("archive holds %d scenarios, %v; want 2", n, err)
+	}
+	// From the archive alone, the same rows.
+	back, err := Load(t.TempDir(), arch, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameRows(back, rows) {
+		t.Errorf("the archive's rows differ from the run's:\n%+v\n%+v", back, rows)
+	}
+	// Archived tasks are not run again.
+	rep, err = Run(ctx, t.TempDir(), arch, o, nil, experiment.Local{}, nil)
+	if err != nil || rep.Total != 0 {
+		t.Errorf("second run with the archive: %+v, %v; want nothing left", rep, err)
+	}
+}
+
+// sameRows compares rows with NaN equal to NaN.
+func sameRows(a, b []Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	eq := func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) }
+	for i := range a {
+		x, y := a[i], b[i]
+		for _, p := range [][2][]float64{{x.P99, y.P99}, {x.Base, y.Base}, {x.Error, y.Error}} {
+			if len(p[0]) != len(p[1]) {
+				return false
+			}
+			for j := range p[0] {
+				if !eq(p[0][j], p[1][j]) {
+					return false
+				}
+			}
+		}
+		for _, p := range [][2]float64{{x.CPUSeconds, y.CPUSeconds}, {x.SparseShare, y.SparseShare}, {x.OutsideShare, y.OutsideShare}, {x.WindowOverBDP, y.WindowOverBDP}, {x.FlowsPerLink, y.FlowsPerLink}} {
+			if !eq(p[0], p[1]) {
+				return false
+			}
+		}
+		x.P99, x.Base, x.Error, y.P99, y.Base, y.Error = nil, nil, nil, nil, nil, nil
+		x.CPUSeconds, x.SparseShare, x.OutsideShare, x.WindowOverBDP, x.FlowsPerLink = 0, 0, 0, 0, 0
+		y.CPUSeconds, y.SparseShare, y.OutsideShare, y.WindowOverBDP, y.FlowsPerLink = 0, 0, 0, 0, 0
+		if !reflect.DeepEqual(x, y) {
+			return false
+		}
+	}
+	return true
+}

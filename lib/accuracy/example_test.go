@@ -1,0 +1,28 @@
+package accuracy_test
+
+import (
+	"fmt"
+
+	"github.com/tailscope/tailscope/lib/accuracy"
+)
+
+// The tiny design: two atlas draws and one calibration draw of 300 flows,
+// half of them with a counterfactual partner.
+func ExampleDesign() {
+	scs, pairs, err := accuracy.Design(accuracy.Sizes["tiny"])
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range scs {
+		c := s.Spec.Workload.Components[0]
+		fmt.Printf("%-11s %d %-11s %-10s %-7s %-13s load %.2f %q\n", s.Sample, s.Draw, s.Preset, s.Spec.Topology.Preset, c.Matrix, c.Sizes.Dist, c.MaxLoad, s.Change)
+	}
+	fmt.Println(len(pairs), "pairs")
+	// Output:
+	// atlas       0 timely      meta32-4:1 uniform hadoop        load 0.73 ""
+	// atlas       1 hpcc        meta32-1:1 uniform hadoop        load 0.41 ""
+	// atlas       1 hpcc        meta32-1:1 uniform hadoop        load 0.41 "hpcc.eta=0.7"
+	// calibration 0 timely      meta32-4:1 uniform cachefollower load 0.40 ""
+	// calibration 0 timely      meta32-4:1 uniform cachefollower load 0.40 "timely.tlow_nanos=25000"
+	// 2 pairs
+}

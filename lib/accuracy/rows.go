@@ -1,0 +1,301 @@
+package accuracy
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/frame"
+	"github.com/tailscope/tailscope/lib/metrics"
+)
+
+// Row is one estimator on one finished scenario: its p99 slowdown per
+// size bin and over all flows against packetsim's, the costs, and the
+// estimator's own diagnostics. A Row with Refused set holds no numbers.
+type Row struct {
+	Sample     string
+	Draw       int
+	Preset     string
+	Change     string // the counterfactual change, "" for a drawn scenario
+	ScenarioID string
+	WorkloadID string
+	Region     atlas.Region
+	Topology   string
+	Matrix     string
+	Sizes      string
+	Sigma      float64
+	Load       float64 // max-load target
+	Flows      int
+	Estimator  string
+	Options    string
+	Refused    string
+	// P99, Base and Error hold one value per size bin of Bins, then all
+	// flows: the estimate's p99 slowdown, packetsim's and the relative
+	// error (NaN where a bin is empty).
+	P99, Base, Error []float64
+	// CPU seconds of the estimator's task and of packetsim's.
+	CPUSeconds, BaseCPUSeconds float64
+	// Diagnostics, NaN where the estimator has none: Parsimon's share of
+	// sparse simulated links, flows per simulated link and window over
+	// BDP; m3's share of paths outside its training range.
+	SparseShare, FlowsPerLink, WindowOverBDP, OutsideShare float64
+}
+
+// Labels are the bin labels of a row's values: Bins' labels, then "all".
+func Labels() []string { return append(slices.Clone(Bins().Labels), "all") }
+
+// collect returns the rows of the design's scenarios whose every task is
+// done under dir, and the costs of those tasks by key.
+func collect(dir string, scs []Scenario) ([]Row, map[string]experiment.Cost, error) {
+	costs, err := experiment.ReadJournal(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	keep := map[string]experiment.Cost{}
+	var rows []Row
+	for _, s := range scs {
+		base, _ := TaskOf(s, Baseline)
+		rs, ks, err := scenarioRows(dir, s, base, costs)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rs == nil {
+			continue
+		}
+		rows = append(rows, rs...)
+		for _, k := range ks {
+			keep[k] = costs[k]
+		}
+	}
+	return rows, keep, nil
+}
+
+// scenarioRows returns the rows of scenario s and its tasks' keys if
+// every one of its tasks is done and journaled under dir, else nil.
+func scenarioRows(dir string, s Scenario, base experiment.Task, costs map[string]experiment.Cost) ([]Row, []string, error) {
+	var keys []string
+	done := func(t experiment.Task) (bool, error) {
+		k, err := t.Key()
+		if err != nil {
+			return false, err
+		}
+		if _, ok := costs[k]; !ok {
+			return false, nil
+		}
+		keys = append(keys, k)
+		return t.Done(dir)
+	}
+	if ok, err := done(base); !ok || err != nil {
+		return nil, nil, err
+	}
+	type ran struct {
+		est    string
+		t      experiment.Task
+		reason string
+	}
+	var rs []ran
+	for _, est := range Estimators {
+		t, why := TaskOf(s, est)
+		if why == "" {
+			if ok, err := done(t); !ok || err != nil {
+				return nil, nil, err
+			}
+		}
+		rs = append(rs, ran{est, t, why})
+	}
+	baseRecs, _, err := base.Records(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	bk, _ := base.Key()
+	c := s.Spec.Workload.Components[0]
+	proto := Row{Sample: s.Sample, Draw: s.Draw, Preset: s.Preset, Change: s.Change, ScenarioID: s.Spec.ID(),
+		WorkloadID: s.Spec.WorkloadID(), Region: atlas.RegionOf(s.Spec), Topology: s.Spec.Topology.Preset,
+		Matrix: c.Matrix, Sizes: c.Sizes.Dist, Sigma: c.Arrival.Sigma, Load: c.MaxLoad, Flows: s.Spec.Workload.Flows,
+		BaseCPUSeconds: costs[bk].CPUSeconds}
+	n := len(Labels())
+	var out []Row
+	for _, r := range rs {
+		row := proto
+		row.Estimator = r.est
+		row.SparseShare, row.FlowsPerLink, row.WindowOverBDP, row.OutsideShare = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		row.P99, row.Base, row.Error = nan(n), nan(n), nan(n)
+		row.CPUSeconds = math.NaN()
+		if r.reason != "" {
+			row.Refused = r.reason
+			out = append(out, row)
+			continue
+		}
+		recs, meta, err := r.t.Records(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := r.t.Key()
+		row.Options, row.CPUSeconds = meta.Options, costs[k].CPUSeconds
+		cmp := metrics.Compare(recs, baseRecs, Bins(), 99)
+		row.P99 = append(slices.Clone(cmp.Est), cmp.All)
+		row.Base = append(slices.Clone(cmp.Base), cmp.BaseAll)
+		row.Error = append(slices.Clone(cmp.Error), cmp.ErrorAll)
+		x := func(key string) float64 {
+			v, err := strconv.ParseFloat(meta.Extra[key], 64)
+			if err != nil {
+				return math.NaN()
+			}
+			return v
+		}
+		if sims := x("link_sims"); sims > 0 {
+			row.SparseShare = x("link_sims_sparse") / sims
+		}
+		row.FlowsPerLink, row.WindowOverBDP = x(estimator.ExtraFlowsPerLink), x(estimator.ExtraWindowOverBDP)
+		if p, sim, _, ok := estimator.Outside(meta.Extra); ok && sim > 0 {
+			row.OutsideShare = float64(p) / float64(sim)
+		}
+		out = append(out, row)
+	}
+	return out, keys, nil
+}
+
+func nan(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// ArchiveRows is the archive's frame of rows, beside its journal
+// (experiment.JournalFile) of the archived tasks' costs.
+const ArchiveRows = "atlas.parquet"
+
+// archived is what an archive holds.
+type archived struct {
+	rows  []Row
+	costs map[string]experiment.Cost
+}
+
+// readArchive reads the archive at dir ("" or a directory without one
+// holds nothing).
+func readArchive(dir string) (archived, error) {
+	a := archived{costs: map[string]experiment.Cost{}}
+	if dir == "" {
+		return a, nil
+	}
+	path := filepath.Join(dir, ArchiveRows)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return a, nil
+	}
+	costs, err := experiment.ReadJournal(dir)
+	if err != nil {
+		return a, err
+	}
+	t, err := frame.ReadTable(path)
+	if err != nil {
+		return a, fmt.Errorf("accuracy: archive: %w", err)
+	}
+	rows, err := FromTable(t)
+	if err != nil {
+		return a, fmt.Errorf("accuracy: archive %s: %w", path, err)
+	}
+	a.rows, a.costs = rows, costs
+	return a, nil
+}
+
+// Load returns the rows of the design o finished under dir or archived
+// in archive ("" for none): the archive's rows of scenarios not finished
+// under dir, then dir's.
+func Load(dir, archive string, o Options) ([]Row, error) {
+	scs, _, err := Design(o)
+	if err != nil {
+		return nil, err
+	}
+	a, err := readArchive(archive)
+	if err != nil {
+		return nil, err
+	}
+	fresh, _, err := collect(dir, scs)
+	if err != nil {
+		return nil, err
+	}
+	return merge(a.rows, fresh, scs), nil
+}
+
+// merge keeps the old rows of the design's scenarios that fresh does not
+// have, then fresh's, ordered by sample, draw and estimator.
+func merge(old, fresh []Row, scs []Scenario) []Row {
+	inDesign := map[string]bool{}
+	for _, s := range scs {
+		inDesign[s.Spec.ID()] = true
+	}
+	have := map[string]bool{}
+	for _, r := range fresh {
+		have[r.ScenarioID] = true
+	}
+	var out []Row
+	for _, r := range old {
+		if inDesign[r.ScenarioID] && !have[r.ScenarioID] {
+			out = append(out, r)
+		}
+	}
+	out = append(out, fresh...)
+	slices.SortStableFunc(out, func(a, b Row) int {
+		return cmp.Or(cmp.Compare(a.Sample, b.Sample), cmp.Compare(a.Draw, b.Draw), cmp.Compare(a.Change, b.Change), cmp.Compare(a.Estimator, b.Estimator))
+	})
+	return out
+}
+
+// Archive adds the scenarios of design o finished under dir to the
+// archive at archive (created if need be), keeping those already there,
+// and returns how many scenarios it holds. Files are replaced by
+// renaming, so an interrupted Archive leaves the archive as it was or
+// complete.
+func Archive(dir, archive string, o Options) (int, error) {
+	scs, _, err := Design(o)
+	if err != nil {
+		return 0, err
+	}
+	a, err := readArchive(archive)
+	if err != nil {
+		return 0, err
+	}
+	fresh, costs, err := collect(dir, scs)
+	if err != nil {
+		return 0, err
+	}
+	rows := merge(a.rows, fresh, scs)
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	for k, c := range a.costs {
+		if _, ok := costs[k]; !ok {
+			costs[k] = c
+		}
+	}
+	if err := os.MkdirAll(archive, 0o755); err != nil {
+		return 0, fmt.Errorf("accuracy: archive: %w", err)
+	}
+	path := filepath.Join(archive, ArchiveRows)
+	tmp := filepath.Join(archive, ".tmp-"+ArchiveRows)
+	if err := frame.WriteTable(tmp, Table(rows)); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return 0, fmt.Errorf("accuracy: archive: %w", err)
+	}
+	if err := experiment.WriteJournal(archive, costs); err != nil {
+		return 0, err
+	}
+	ids := map[string]bool{}
+	for _, r := range rows {
+		ids[r.ScenarioID] = true
+	}
+	return len(ids), nil
+}

@@ -1,0 +1,212 @@
+package accuracy
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/parsimon"
+	"github.com/tailscope/tailscope/lib/progress"
+	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
+)
+
+// anyway is the option every atlas task carries: the atlas measures
+// estimators where they would refuse, too.
+const anyway = `"` + estimator.AnswerAnyway + `":true`
+
+// M3Model is the embedded m3 model a user would get on cfg: the default
+// model if it covers cfg, else the first embedded model that does (the
+// one trained on the HPCC ns-3 fork's rules first for a network under
+// them), "" with ok false when none does.
+func M3Model(cfg netcfg.Config) (name string, ok bool) {
+	names := append([]string{""}, m3.EmbeddedModels()...)
+	if cfg.ForkRules() {
+		slices.SortStableFunc(names, func(a, b string) int {
+			return boolInt(b == "table4-fork") - boolInt(a == "table4-fork")
+		})
+	}
+	for _, n := range names {
+		if estimator.Models("m3", modelOptions(n), cfg) == nil {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// modelOptions is the m3 options JSON choosing embedded model name.
+func modelOptions(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf(`{"model":%q}`, name)
+}
+
+// TaskOf is the task of estimator est on scenario s, with the options
+// the atlas runs it with, or the reason it does not model s's network.
+func TaskOf(s Scenario, est string) (experiment.Task, string) {
+	cfg, err := resolved(s.Spec)
+	if err != nil {
+		return experiment.Task{}, err.Error()
+	}
+	opts := ""
+	if est == ParsimonWindowOnce {
+		limited, err := windowLimited(s.Spec, cfg)
+		if err != nil {
+			return experiment.Task{}, err.Error()
+		}
+		if !limited {
+			return experiment.Task{}, "not run: the window does not hold a lone flow below line rate, so window_once changes nothing"
+		}
+		est, opts = "parsimon", `{"window_once":true}`
+	}
+	if est == "m3" {
+		name, ok := M3Model(cfg)
+		if !ok {
+			err := estimator.Models("m3", "", cfg)
+			return experiment.Task{}, fmt.Sprint(err)
+		}
+		opts = modelOptions(name)
+	}
+	if err := estimator.Models(est, opts, cfg); err != nil {
+		return experiment.Task{}, err.Error()
+	}
+	if est != Baseline {
+		if opts == "" {
+			opts = "{" + anyway + "}"
+		} else {
+			opts = "{" + anyway + "," + opts[1:]
+		}
+	}
+	return experiment.Task{Spec: s.Spec, Estimator: est, Options: opts}, ""
+}
+
+// Tasks are the scenarios' tasks in scenario order, the baseline first in
+// each, so that a run finishes scenario after scenario; refused maps a
+// scenario ID and estimator to the reason the estimator does not model
+// it.
+func Tasks(scs []Scenario) (ts []experiment.Task, refused map[[2]string]string) {
+	refused = map[[2]string]string{}
+	for _, s := range scs {
+		for _, est := range append([]string{Baseline}, Estimators...) {
+			t, why := TaskOf(s, est)
+			if why != "" {
+				refused[[2]string{s.Spec.ID(), est}] = why
+				continue
+			}
+			ts = append(ts, t)
+		}
+	}
+	return ts, refused
+}
+
+// Run runs the tasks of the design o not yet done under dir nor archived
+// in archive ("" for none), through exec, reporting progress to p (may
+// be nil). Finished tasks are kept, so an interrupted run continues
+// where it stopped; a failed task does not stop the others. samples
+// limits the run to the named samples (nil: both).
+func Run(ctx context.Context, dir, archive string, o Options, samples []string, exec experiment.Executor, p progress.Reporter) (experiment.Report, error) {
+	scs, _, err := Design(o)
+	if err != nil {
+		return experiment.Report{}, err
+	}
+	if samples != nil {
+		scs = slices.DeleteFunc(scs, func(s Scenario) bool { return !slices.Contains(samples, s.Sample) })
+	}
+	interleave(scs, o)
+	ts, _ := Tasks(scs)
+	a, err := readArchive(archive)
+	if err != nil {
+		return experiment.Report{}, err
+	}
+	ts = slices.DeleteFunc(ts, func(t experiment.Task) bool {
+		k, err := t.Key()
+		_, ok := a.costs[k]
+		return err == nil && ok
+	})
+	return experiment.Sweep(ctx, dir, ts, exec, p)
+}
+
+// interleave orders the scenarios so that the calibration sample grows
+// with the atlas sample: after every Atlas/Calibration atlas draws, one
+// calibration draw. A run stopped early then has both.
+func interleave(scs []Scenario, o Options) {
+	every := 1.0
+	if o.Calibration > 0 {
+		every = float64(o.Atlas) / float64(o.Calibration)
+	}
+	rank := func(s Scenario) float64 {
+		if s.Sample == SampleCalibration {
+			return (float64(s.Draw)+1)*every - 0.5
+		}
+		return float64(s.Draw)
+	}
+	slices.SortStableFunc(scs, func(a, b Scenario) int { return cmp.Compare(rank(a), rank(b)) })
+}
+
+// fabric is what the design needs of a topology preset: its network and
+// largest host-to-host propagation delay, which resolves a network's
+// base RTT.
+type fabric struct {
+	net   *topo.Network
+	delay int64
+}
+
+// fabrics caches them by preset.
+var fabrics sync.Map
+
+// fabricOf returns spec's topology's fabric.
+func fabricOf(spec scenario.Spec) (fabric, error) {
+	key := spec.Topology.Preset
+	if f, ok := fabrics.Load(key); ok && key != "" {
+		return f.(fabric), nil
+	}
+	sc, err := scenario.BuildNet(spec)
+	if err != nil {
+		return fabric{}, err
+	}
+	f := fabric{net: sc.Net, delay: sc.Net.MaxHostDelay()}
+	if key != "" {
+		fabrics.Store(key, f)
+	}
+	return f, nil
+}
+
+// resolved is spec's network as the scenario builder resolves it against
+// its topology (netcfg.Config.Resolve: the fork's network-wide HPCC T),
+// as the estimators check it when they run.
+func resolved(spec scenario.Spec) (netcfg.Config, error) {
+	f, err := fabricOf(spec)
+	if err != nil {
+		return netcfg.Config{}, err
+	}
+	return spec.Network.Resolve(func() int64 { return f.delay }), nil
+}
+
+// windowLimited reports whether cfg's window delays a lone 1 MB flow
+// between the fabric's first and last hosts (parsimon.LoneWindowDelay).
+func windowLimited(spec scenario.Spec, cfg netcfg.Config) (bool, error) {
+	f, err := fabricOf(spec)
+	if err != nil {
+		return false, err
+	}
+	hosts := f.net.Hosts()
+	path, err := f.net.Path(0, hosts[0], hosts[len(hosts)-1])
+	if err != nil {
+		return false, err
+	}
+	return parsimon.LoneWindowDelay(f.net, path, 1_000_000, cfg) > 0, nil
+}

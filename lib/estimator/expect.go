@@ -1,0 +1,276 @@
+package estimator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+// AnswerAnyway is the option every estimator takes besides its own: true
+// makes it answer a scenario the accuracy atlas says it answers badly
+// (Expect), which it otherwise refuses. A frame of such an answer says so
+// in its metadata (answered_anyway).
+const AnswerAnyway = "answer_anyway"
+
+type measuringKey struct{}
+
+// Measuring returns a context under which Run, Stream and RunParsimon
+// answer where the accuracy atlas would make an estimator refuse, as if
+// its options held {"answer_anyway":true}, marking the frame the same
+// way: for runs that measure an estimator against a baseline (the tasks
+// of sweeps and studies), which are not answers given to a user.
+func Measuring(ctx context.Context) context.Context {
+	return context.WithValue(ctx, measuringKey{}, true)
+}
+
+// measuring reports whether ctx comes from Measuring.
+func measuring(ctx context.Context) bool {
+	v, _ := ctx.Value(measuringKey{}).(bool)
+	return v
+}
+
+// splitAnyway takes the AnswerAnyway option out of options JSON: the rest
+// goes to the estimator's own strict reader. Options that are not a JSON
+// object are left whole, for that reader to report.
+func splitAnyway(opts string) (rest string, anyway bool, err error) {
+	if len(bytes.TrimSpace([]byte(opts))) == 0 {
+		return opts, false, nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(opts), &m) != nil {
+		return opts, false, nil
+	}
+	raw, ok := m[AnswerAnyway]
+	if !ok {
+		return opts, false, nil
+	}
+	if err := json.Unmarshal(raw, &anyway); err != nil {
+		return "", false, fmt.Errorf("bad options %s: %s must be true or false", opts, AnswerAnyway)
+	}
+	delete(m, AnswerAnyway)
+	if len(m) == 0 {
+		return "", anyway, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", false, err
+	}
+	return string(b), anyway, nil
+}
+
+// withAnyway adds the AnswerAnyway option to an estimator's canonical
+// options JSON (an object, possibly "{}" or "").
+func withAnyway(canon string, anyway bool) string {
+	if !anyway {
+		return canon
+	}
+	body := strings.TrimSpace(canon)
+	if body == "" || body == "{}" || body == "null" {
+		return `{"` + AnswerAnyway + `":true}`
+	}
+	return `{"` + AnswerAnyway + `":true,` + strings.TrimPrefix(body, "{")
+}
+
+// theAtlas is the embedded accuracy atlas summary, read once.
+var theAtlas = sync.OnceValues(atlas.Embedded)
+
+// Expect returns what the embedded accuracy atlas says of the named
+// estimator on spec: the p99 error interval per size bin for the
+// scenario's region, and whether the estimator refuses it. It is an
+// error only when the embedded summary cannot be read.
+func Expect(name string, spec scenario.Spec) (atlas.Expectation, error) {
+	s, err := theAtlas()
+	if err != nil {
+		return atlas.Expectation{}, err
+	}
+	return s.Expect(name, spec), nil
+}
+
+// Refusal is the error of an estimator that declines a scenario because
+// the accuracy atlas measured it answering such scenarios badly.
+type Refusal struct {
+	Expectation atlas.Expectation
+	// Instead names what to run instead.
+	Instead string
+}
+
+// Error names the reason and what to run instead.
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("%s; %s, or pass the option {%q:true} (CLI: --answer-anyway) to answer anyway, marked in the frame",
+		r.Expectation.Reason, r.Instead, AnswerAnyway)
+}
+
+// insteadOf says what to run in place of a refusing estimator.
+func insteadOf(name string) string {
+	switch {
+	case name == "m3":
+		return "run packetsim (exact, slower), or Parsimon where the atlas trusts it"
+	case strings.HasPrefix(name, "parsimon"):
+		return "run packetsim (exact, slower), or m3 where the atlas trusts it"
+	}
+	return "run packetsim (exact, slower)"
+}
+
+// answers checks, before a run, that the estimator answers spec: nil, or
+// a *Refusal unless anyway. It returns the frame metadata the run
+// carries: the atlas's interval for the region and, when the estimator
+// answered anyway where it would refuse, answered_anyway.
+func answers(name string, spec scenario.Spec, anyway bool) (map[string]string, error) {
+	s, err := theAtlas()
+	if err != nil {
+		return nil, err
+	}
+	if !s.Measures(name) {
+		return nil, nil // the ground truths, and estimators the atlas has not measured
+	}
+	e := s.Expect(name, spec)
+	extra := e.Extra()
+	if e.Refuse {
+		if !anyway {
+			return nil, &Refusal{Expectation: e, Instead: insteadOf(name)}
+		}
+		extra["answered_anyway"] = "true"
+		extra["atlas_refusal"] = e.Reason
+	}
+	return extra, nil
+}
+
+// addExtra merges the atlas's metadata into a result's.
+func addExtra(res *Result, extra map[string]string) {
+	if res.Extra == nil {
+		res.Extra = map[string]string{}
+	}
+	maps.Copy(res.Extra, extra)
+}
+
+// Diagnostics are an answer's own indications of how far to trust it,
+// from its frame's metadata: Parsimon's flows per simulated link, its
+// window against the path's bandwidth-delay product and the share of
+// its simulated links that are sparse; m3's share of paths outside its
+// model's training range and the congestion control family; flowSim's
+// known underestimate.
+func Diagnostics(name string, extra map[string]string) []string {
+	num := func(k string) float64 {
+		v, err := strconv.ParseFloat(extra[k], 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	var out []string
+	switch {
+	case strings.HasPrefix(name, "parsimon"):
+		if sims, sparse := num("link_sims"), num("link_sims_sparse"); sims > 0 {
+			out = append(out, fmt.Sprintf("%.0f%% of the %g simulated links are sparse (fewer flows than a delay bucket): their long flows draw short flows' delays", 100*sparse/sims, sims))
+		}
+		if f := num(ExtraFlowsPerLink); !math.IsNaN(f) {
+			out = append(out, fmt.Sprintf("%.0f flows per simulated link", f))
+		}
+		if w := num(ExtraWindowOverBDP); !math.IsNaN(w) && w > 0 {
+			note := ""
+			switch {
+			case w < 1 && extra["window_once"] == "true":
+				note = ": window-limited, its delay charged once per path (window_once)"
+			case w < 1:
+				note = `: window-limited, and each link simulation charges the window's delay again (the option {"window_once":true} charges it once per path)`
+			}
+			out = append(out, fmt.Sprintf("window %.2f x the longest path's bandwidth-delay product%s", w, note))
+		}
+	case name == "m3":
+		if p, sim, entries, ok := Outside(extra); ok && sim > 0 {
+			s := fmt.Sprintf("%d of %d simulated paths (%.0f%%) outside the model's training range", p, sim, 100*float64(p)/float64(sim))
+			if len(entries) > 0 {
+				s += " in " + strings.Join(entries, ", ")
+			}
+			out = append(out, s)
+		}
+		if cc := extra[ExtraCCFamily]; cc != "" {
+			out = append(out, "network family "+cc)
+		}
+	case name == "flowsim" || name == "pfs":
+		out = append(out, "a fluid max-min simulation without congestion control or queues: known to underestimate the tail")
+	}
+	return out
+}
+
+// Extra metadata keys of the diagnostics.
+const (
+	ExtraFlowsPerLink  = "flows_per_simulated_link"
+	ExtraWindowOverBDP = "window_over_bdp"
+	ExtraCCFamily      = "network_family"
+)
+
+// ExpectationLines renders what the atlas and the diagnostics in a
+// result's metadata say of it, for the command line, run logs and
+// notebooks.
+func ExpectationLines(res *Result) []string {
+	var out []string
+	var bins []string
+	if b := res.Extra["atlas_bins"]; b != "" {
+		for _, bin := range strings.Split(b, "|") {
+			q := strings.Split(res.Extra["atlas_p99_error["+bin+"]"], ",")
+			if len(q) == 4 {
+				p10, _ := strconv.ParseFloat(q[0], 64)
+				p90, _ := strconv.ParseFloat(q[2], 64)
+				bins = append(bins, fmt.Sprintf("%s %+.0f..%+.0f%%", bin, 100*p10, 100*p90))
+			}
+		}
+	}
+	switch {
+	case len(bins) > 0:
+		out = append(out, fmt.Sprintf("%s: expected p99 error (p10..p90, accuracy atlas, %s): %s", res.Estimator, res.Extra["atlas_pooled_region"], strings.Join(bins, ", ")))
+	case res.Extra["atlas_region"] != "":
+		out = append(out, fmt.Sprintf("%s: expected p99 error unknown (too few accuracy-atlas scenarios in region %s)", res.Estimator, res.Extra["atlas_region"]))
+	}
+	if res.Extra["answered_anyway"] == "true" {
+		out = append(out, res.Estimator+": answered anyway: "+res.Extra["atlas_refusal"])
+	}
+	for _, d := range Diagnostics(res.Estimator, res.Extra) {
+		out = append(out, res.Estimator+": "+d)
+	}
+	return out
+}
+
+// Answers returns nil if the named estimator, with options, answers the
+// scenario spec (its network resolved, as a built scenario's is): it
+// models the network (Models) and the accuracy atlas does not make it
+// refuse, or the options answer anyway; else the error Run would return
+// (a *Refusal for the atlas's refusal). Commands check every estimator
+// this way before running any.
+func Answers(name, options string, spec scenario.Spec) error {
+	if err := Models(name, options, spec.Network); err != nil {
+		return err
+	}
+	_, anyway, err := splitAnyway(options)
+	if err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	if _, err := answers(name, spec, anyway); err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return nil
+}
+
+// WithAnswerAnyway returns options JSON ("" or an object) with the
+// AnswerAnyway option set: the estimator answers where the accuracy
+// atlas would make it refuse, and its frame says so.
+func WithAnswerAnyway(options string) (string, error) {
+	rest, _, err := splitAnyway(options)
+	if err != nil {
+		return "", err
+	}
+	body := strings.TrimSpace(rest)
+	if body != "" && !strings.HasPrefix(body, "{") {
+		return "", fmt.Errorf("bad options %s: not a JSON object", options)
+	}
+	return withAnyway(body, true), nil
+}

@@ -1,0 +1,143 @@
+package estimator
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tailscope/tailscope/lib/atlas"
+)
+
+func TestSplitAnyway(t *testing.T) {
+	for _, c := range []struct {
+		name, opts, rest string
+		anyway, bad      bool
+	}{
+		{"empty", "", "", false, false},
+		{"none", `{"model":"none"}`, `{"model":"none"}`, false, false},
+		{"only", `{"answer_anyway":true}`, "", true, false},
+		{"with others", `{"answer_anyway":true,"model":"none"}`, `{"model":"none"}`, true, false},
+		{"false", `{"answer_anyway":false}`, "", false, false},
+		{"not a bool", `{"answer_anyway":"yes"}`, "", false, true},
+		{"not an object", `[1]`, `[1]`, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rest, anyway, err := splitAnyway(c.opts)
+			if (err != nil) != c.bad {
+				t.Fatalf("error %v, want bad %v", err, c.bad)
+			}
+			if !c.bad && (rest != c.rest || anyway != c.anyway) {
+				t.Errorf("splitAnyway(%s) = %q, %v; want %q, %v", c.opts, rest, anyway, c.rest, c.anyway)
+			}
+		})
+	}
+}
+
+// withSummary makes the estimators consult s instead of the embedded
+// atlas for the test's duration.
+func withSummary(t *testing.T, s *atlas.Summary) {
+	old := theAtlas
+	theAtlas = func() (*atlas.Summary, error) { return s, nil }
+	t.Cleanup(func() { theAtlas = old })
+}
+
+func TestRefusal(t *testing.T) {
+	sc := small(t)
+	region := atlas.RegionOf(sc.Spec)
+	iv := func(bin string, p10, p90, abs float64) atlas.Interval {
+		return atlas.Interval{Estimator: "flowsim", Region: region, Bin: bin, N: 6, P10: p10, P50: (p10 + p90) / 2, P90: p90, Max: p10, AbsP90: abs}
+	}
+	bad := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("<=10KB", -0.6, -0.3, 0.6), iv("all", -0.1, 0.05, 0.1)}}
+	withSummary(t, bad)
+
+	_, err := Run(context.Background(), "flowsim", sc, "")
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("flowsim where the atlas has it 60%% off: error %v, want a refusal", err)
+	}
+	for _, want := range []string{"<=10KB", "60%", "packetsim", AnswerAnyway} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not name %q", err, want)
+		}
+	}
+	if err := Answers("flowsim", "", sc.Spec); !errors.As(err, &r) {
+		t.Errorf("Answers: %v, want the refusal Run gives", err)
+	}
+
+	res, err := Run(context.Background(), "flowsim", sc, `{"answer_anyway":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Extra["answered_anyway"] != "true" || !strings.Contains(res.Options, AnswerAnyway) {
+		t.Errorf("answered anyway: extra %v, options %s; want both marked", res.Extra, res.Options)
+	}
+	if got := res.Extra["atlas_p99_error[<=10KB]"]; got != "-0.6,-0.45,-0.3,6" {
+		t.Errorf("interval in the frame's metadata %q, want p10,p50,p90,n = -0.6,-0.45,-0.3,6", got)
+	}
+
+	// A measurement (a sweep's task) answers, marked the same way.
+	res, err = Run(Measuring(context.Background()), "flowsim", sc, "")
+	if err != nil || res.Extra["answered_anyway"] != "true" {
+		t.Errorf("measuring run: %v, extra %v; want an answer marked answered_anyway", err, res.Extra)
+	}
+
+	// packetsim, which the atlas does not measure, answers and carries
+	// no expectation.
+	base, err := Run(context.Background(), "packetsim", sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := base.Extra["atlas_region"]; ok {
+		t.Errorf("packetsim carries an atlas region %v", base.Extra)
+	}
+
+	// Too few scenarios in the region: no interval, no refusal.
+	few := *bad
+	few.MinScenarios = 7
+	withSummary(t, &few)
+	res, err = Run(context.Background(), "flowsim", sc, "")
+	if err != nil {
+		t.Fatalf("with too few atlas scenarios to judge: %v", err)
+	}
+	if !strings.HasPrefix(res.Extra["atlas_interval"], "unknown") {
+		t.Errorf("extra %v, want the interval stated unknown", res.Extra)
+	}
+}
+
+func TestResolveAnyway(t *testing.T) {
+	plain, err := Resolve("flowsim", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forced, err := Resolve("flowsim", `{"answer_anyway":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if forced == plain || !strings.Contains(forced, `"answer_anyway":true`) {
+		t.Errorf("Resolve with answer_anyway = %s, plain %s: want it kept, so that its results are keyed apart", forced, plain)
+	}
+	o, err := WithAnswerAnyway(`{"model":"none"}`)
+	if err != nil || o != `{"answer_anyway":true,"model":"none"}` {
+		t.Errorf("WithAnswerAnyway = %s, %v", o, err)
+	}
+}
+
+// The expectation's lines list the bins in the summary's order.
+func TestExpectationLines(t *testing.T) {
+	sc := small(t)
+	region := atlas.RegionOf(sc.Spec)
+	var ivs []atlas.Interval
+	for _, b := range []string{"<=1KB", "1KB-10KB", "10KB-100KB", ">100KB", "all"} {
+		ivs = append(ivs, atlas.Interval{Estimator: "flowsim", Region: region, Bin: b, N: 5, P10: -0.1, P50: 0, P90: 0.1, AbsP90: 0.1})
+	}
+	withSummary(t, &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: ivs})
+	res, err := Run(context.Background(), "flowsim", sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := ExpectationLines(res)
+	if len(lines) == 0 || !strings.Contains(lines[0], "<=1KB -10..+10%, 1KB-10KB -10..+10%, 10KB-100KB -10..+10%, >100KB -10..+10%, all -10..+10%") {
+		t.Errorf("lines %q: want the bins in order with their intervals", lines)
+	}
+}
