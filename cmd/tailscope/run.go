@@ -127,7 +127,7 @@ func runRun(args []string) error {
 		var res *estimator.Result
 		switch {
 		case ex != nil && strings.HasPrefix(name, "parsimon"):
-			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), s, name, opts[name], ex, progress.NewLine(os.Stderr, name+" links"))
+			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), ex, progress.NewLine(os.Stderr, name+" links"))
 			if res, err = estimator.RunParsimon(ctx, name, sc, opts[name], links); err == nil {
 				if err = mkdirOut(dir); err == nil {
 					err = res.Write(path, sc)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 
+	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 // Sample two scenarios from Parsimon's space (small: 200 flows each), run
@@ -43,4 +46,31 @@ func Example() {
 	// sample-1: meta32-2:1, matrix C, webserver, sigma 2, max load 0.36
 	// run 1: 2 tasks, 0 skipped, 2 ran
 	// run 2: 2 tasks, 2 skipped, 0 ran
+}
+
+// Parsimon's link simulations as tasks on the local pool: each task reads
+// an input file holding its simulations' flows, and the estimates are
+// those of the run in process.
+func ExampleParsimonLinks() {
+	sc, err := scenario.Build(scenario.PFSDumbbell(4, 1500, 0.6, 5))
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "links")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	links := experiment.ParsimonLinks(dir, experiment.Local{Workers: 2}, nil)
+	got, err := estimator.RunParsimon(context.Background(), "parsimon", sc, "", links)
+	if err != nil {
+		panic(err)
+	}
+	want, err := estimator.RunParsimon(context.Background(), "parsimon", sc, "", nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s link simulations, %d records, the same as in process: %v\n", got.Extra["link_sims"], len(got.Records), reflect.DeepEqual(got.Records, want.Records))
+	// Output:
+	// 9 link simulations, 1500 records, the same as in process: true
 }

@@ -3,15 +3,12 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/m3"
-	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/pfs"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
@@ -22,11 +19,13 @@ import (
 // the executors like any task, so the pieces of one run spread over a pool
 // or Slurm arrays and an interrupted run resumes with the pieces not done.
 const (
-	// KindParsimonLink runs one link-level simulation of a Parsimon
-	// variant (options: ParsimonLinkOptions; ParsimonLinks). Its records
-	// are the link simulation's (parsimon.Task.Records: FCTs and ideal
-	// FCTs in the link-level topology, whose host ids Src and Dst are).
-	KindParsimonLink = "parsimon-link"
+	// KindParsimonLinks runs a group of link-level simulations of a
+	// Parsimon run from an input file that holds exactly their flows and
+	// parameters (options: ParsimonLinksOptions; ParsimonLinks), without
+	// the scenario: it names none. Its frame holds the simulations'
+	// results (parsimon.TaskResult: flow, size and delay at the channel,
+	// column ColDelayNs), one simulation after the other.
+	KindParsimonLinks = "parsimon-links"
 	// KindPFSChunk runs one chunk of a pfs decomposition (options:
 	// pfs.ChunkOptions; RunPFS), merged with pfs.ReadChunk and Plan.Merge.
 	KindPFSChunk = "pfs-chunk"
@@ -36,18 +35,10 @@ const (
 	KindM3Task = m3.TaskKind
 )
 
-// LinkSimTimer names the link simulation's wall time in seconds in the run
-// log of a parsimon-link frame (frame.Meta.Timings).
+// LinkSimTimer names the link simulations' wall time in seconds in the
+// run log of a parsimon-links frame (frame.Meta.Timings): all of them,
+// and each channel's under LinkSimTimer + "." + its id.
 const LinkSimTimer = "link_sim_s"
-
-// ParsimonLinkOptions select one link simulation: the channel, of the run
-// of Variant ("parsimon", "parsimon-c" or "parsimon-ns3") with Options
-// (that variant's options JSON).
-type ParsimonLinkOptions struct {
-	Variant string          `json:"variant"`
-	Options json.RawMessage `json:"options,omitempty"`
-	Channel int             `json:"channel"`
-}
 
 // kind is a task kind: how it reads its options (their canonical JSON, as
 // estimator.Resolve for an estimator) and how it runs: on the task's
@@ -60,34 +51,13 @@ type kind struct {
 }
 
 var kinds = map[string]kind{
-	KindParsimonLink: {options: parsimonLinkOptions, run: runParsimonLink},
-	KindPFSChunk:     {options: pfsChunkOptions, run: runPFSChunk},
-	KindM3Task:       {options: m3TaskOptions, write: runM3Task},
+	KindParsimonLinks: {options: parsimonLinksOptions, write: runParsimonLinks},
+	KindPFSChunk:      {options: pfsChunkOptions, run: runPFSChunk},
+	KindM3Task:        {options: m3TaskOptions, write: runM3Task},
 }
 
 // Kinds lists the task kinds other than estimators' runs.
 func Kinds() []string { return slices.Sorted(maps.Keys(kinds)) }
-
-// readLink reads parsimon-link options with the variant's options
-// resolved (its backend named), so that equal keys mean equal simulations.
-func readLink(opts string) (ParsimonLinkOptions, error) {
-	var o ParsimonLinkOptions
-	if err := estimator.DecodeOptions(opts, &o); err != nil {
-		return o, err
-	}
-	if o.Variant == "" {
-		o.Variant = "parsimon"
-	}
-	if !strings.HasPrefix(o.Variant, "parsimon") {
-		return o, fmt.Errorf("parsimon-link: %q is not a Parsimon variant (parsimon, parsimon-c or parsimon-ns3)", o.Variant)
-	}
-	canon, err := estimator.Resolve(o.Variant, string(o.Options))
-	if err != nil {
-		return o, err
-	}
-	o.Options = json.RawMessage(canon)
-	return o, nil
-}
 
 // canonical is the JSON of options v read with err: a kind's canonical
 // options.
@@ -97,29 +67,6 @@ func canonical(v any, err error) (string, error) {
 	}
 	b, err := json.Marshal(v)
 	return string(b), err
-}
-
-func parsimonLinkOptions(opts string) (string, error) { return canonical(readLink(opts)) }
-
-func runParsimonLink(ctx context.Context, sc *scenario.Scenario, opts string) (*estimator.Result, error) {
-	o, err := readLink(opts)
-	if err != nil {
-		return nil, err
-	}
-	po, _, err := estimator.ParsimonOptions(o.Variant, sc, string(o.Options))
-	if err != nil {
-		return nil, err
-	}
-	recs, wall, err := parsimon.RunLink(ctx, sc.Net, sc.Flows, sc.Spec.Network, po, o.Channel)
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
-	return &estimator.Result{Records: recs, Options: string(b), Extra: map[string]string{"channel": strconv.Itoa(o.Channel)},
-		Timings: map[string]float64{LinkSimTimer: wall}}, nil
 }
 
 func pfsChunkOptions(opts string) (string, error) {

@@ -33,7 +33,7 @@ import (
 type Task struct {
 	Spec scenario.Spec `json:"spec"`
 	// Kind, when set, is the task kind to run (Kinds: "m3-task",
-	// "parsimon-link", "pfs-chunk") instead of an estimator.
+	// "parsimon-links", "pfs-chunk") instead of an estimator.
 	Kind      string `json:"kind,omitempty"`
 	Estimator string `json:"estimator,omitempty"`
 	// Options is the estimator's or kind's options as a JSON object, ""

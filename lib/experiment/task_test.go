@@ -60,16 +60,16 @@ func TestTaskKeys(t *testing.T) {
 		{name: "parsimon on another backend",
 			task:      Task{Spec: spec, Estimator: "parsimon", Options: `{"backend":"packetsim"}`},
 			differsOf: &Task{Spec: spec, Estimator: "parsimon"}},
-		{name: "link simulations name their backend",
-			task:      Task{Spec: spec, Kind: KindParsimonLink, Options: `{"variant":"parsimon","channel":3}`},
-			sameAs:    &Task{Spec: spec, Kind: KindParsimonLink, Options: `{"channel":3,"options":{"backend":"linksim"}}`},
-			differsOf: &Task{Spec: spec, Kind: KindParsimonLink, Options: `{"channel":3,"options":{"backend":"packetsim"}}`}},
+		{name: "link tasks are named by their input's digest",
+			task: Task{Kind: KindParsimonLinks, Options: `{ "input" : "` + strings.Repeat("ab", 32) + `" }`},
+			want: KindParsimonLinks + "/" + linksKey(strings.Repeat("ab", 32))},
+		{name: "link tasks name no scenario", task: Task{Spec: spec, Kind: KindParsimonLinks, Options: `{"input":"` + strings.Repeat("ab", 32) + `"}`}, wantErr: "runs no scenario"},
+		{name: "link task input is a digest", task: Task{Kind: KindParsimonLinks, Options: `{"input":"../x"}`}, wantErr: "not a SHA-256 digest"},
 		{name: "pfs chunks keep their keys", task: Task{Spec: spec, Kind: KindPFSChunk, Options: string(chunk)}, want: oldChunkKey},
 		{name: "a kind in the estimator field, as older sweeps wrote it",
 			task: Task{Spec: spec, Estimator: KindPFSChunk, Options: string(chunk)}, want: oldChunkKey},
 		{name: "kind and estimator", task: Task{Spec: spec, Kind: KindPFSChunk, Estimator: "flowsim"}, wantErr: `names estimator "flowsim" too`},
 		{name: "unknown kind", task: Task{Spec: spec, Kind: "flowsim"}, wantErr: `unknown task kind "flowsim"`},
-		{name: "link of no Parsimon variant", task: Task{Spec: spec, Kind: KindParsimonLink, Options: `{"variant":"flowsim"}`}, wantErr: "not a Parsimon variant"},
 		{name: "path in estimator", task: Task{Spec: spec, Estimator: "../x"}, wantErr: `bad estimator name "../x"`},
 		{name: "no estimator", task: Task{Spec: spec}, wantErr: `bad estimator name ""`},
 	}
@@ -391,4 +391,11 @@ func TestScenarioDir(t *testing.T) {
 	if got := ScenarioDir(dir, spec); got != filepath.Join(dir, want) {
 		t.Errorf("both there: %q, want the readable one", got)
 	}
+}
+
+// linksKey is the key hash of a parsimon-links task with input digest:
+// the first 8 bytes of the SHA-256 of its canonical options.
+func linksKey(digest string) string {
+	h := sha256.Sum256([]byte(`{"input":"` + digest + `"}`))
+	return hex.EncodeToString(h[:8])
 }

@@ -86,6 +86,11 @@ type Links struct {
 	Inflation float64
 	// WindowOnce marks every task so (Options.WindowOnce).
 	WindowOnce bool
+	// Backend names the run's link-level backend (Backends), so that a
+	// runner in another process can run the tasks with it; "" when the
+	// run was given a Backend function of its own, which only the
+	// in-process pool can run.
+	Backend string
 }
 
 // Task builds the link-level simulation of Channels[i].
@@ -100,8 +105,8 @@ func (l Links) Task(i int) (*Task, error) {
 	return t, err
 }
 
-// packets is the work of Channels[i]'s simulation: its flows' packets.
-func (l Links) packets(i int) int64 { return l.D.packets[l.Channels[i]] }
+// Packets is the work of Channels[i]'s simulation: its flows' packets.
+func (l Links) Packets(i int) int64 { return l.D.packets[l.Channels[i]] }
 
 // LinkRunner runs the link-level simulations of links and hands every
 // result to done, one call at a time, in any order; an error from done
@@ -119,7 +124,7 @@ func (o Options) withDefaults() Options {
 		o.Inflation = DefaultInflation
 	}
 	if o.Backend == nil {
-		o.Backend = LinkSim
+		o.Backend, o.BackendName = LinkSim, Backends[0]
 	}
 	o.ClusterOptions = o.ClusterOptions.withDefaults()
 	if o.Links == nil {
@@ -184,6 +189,7 @@ func (r *Result) InfSeconds() float64 {
 
 // Run estimates the FCT of every flow on net under cfg with Parsimon.
 func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options) (*Result, error) {
+	byName := opts.Backend == nil
 	opts, err := opts.named()
 	if err != nil {
 		return nil, err
@@ -239,6 +245,9 @@ func Run(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netc
 		}
 	}
 	links := Links{D: d, Inflation: o.Inflation, WindowOnce: o.WindowOnce}
+	if byName {
+		links.Backend = o.BackendName
+	}
 	for _, c := range busy {
 		if res.Channels[c].Representative != c {
 			res.Pruned++
@@ -320,33 +329,6 @@ func interrupted(ctx context.Context) error {
 		return fmt.Errorf("parsimon: interrupted: %w", err)
 	}
 	return nil
-}
-
-// RunLink runs the link-level simulation of one channel of a Run with the
-// same inputs and options, and returns its records (Task.Records) and the
-// simulation's wall time in seconds (decomposition excluded, as in
-// RunTask): what a LinkRunner that runs each simulation in another process
-// computes there.
-func RunLink(ctx context.Context, net *topo.Network, flows []workload.Flow, cfg netcfg.Config, opts Options, channel int) ([]metrics.Record, float64, error) {
-	opts, err := opts.named()
-	if err != nil {
-		return nil, 0, err
-	}
-	o := opts.withDefaults()
-	d, err := decompose(ctx, net, flows, cfg, o.Workers)
-	if err != nil {
-		return nil, 0, err
-	}
-	if channel < 0 || channel >= len(net.Channels) || len(d.On(channel)) == 0 {
-		return nil, 0, fmt.Errorf("parsimon: channel %d is not a busy channel of %s", channel, net.Name)
-	}
-	t, err := d.Task(channel, o.Inflation)
-	if err != nil {
-		return nil, 0, err
-	}
-	t0 := time.Now()
-	recs, err := t.Records(ctx, o.Backend)
-	return recs, time.Since(t0).Seconds(), err
 }
 
 // ChannelsTable returns the per-channel frame of a run: channel id, its

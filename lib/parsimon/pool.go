@@ -20,7 +20,7 @@ func RunTasks(ctx context.Context, links Links, backend Backend, workers int, p 
 	n := len(links.Channels)
 	order, cost := make([]int, n), make([]int64, n)
 	for i := range order {
-		order[i], cost[i] = i, links.packets(i)
+		order[i], cost[i] = i, links.Packets(i)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return cost[order[i]] > cost[order[j]] })
 	var mu sync.Mutex

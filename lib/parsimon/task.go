@@ -88,7 +88,9 @@ type Task struct {
 
 // TaskResult is what a link-level simulation produced: per flow (in task
 // order) its size and the delay the target channel added, max(FCT - ideal,
-// 0) in nanoseconds, plus the simulation's wall time.
+// 0) in nanoseconds, plus the simulation's wall time. It is what a
+// "parsimon-links" task writes when link simulations run as separate
+// tasks (lib/experiment).
 type TaskResult struct {
 	Channel     int     `json:"channel"`
 	FlowIDs     []int   `json:"flow_ids"`
@@ -142,8 +144,7 @@ func RunTask(ctx context.Context, t *Task, backend Backend) (*TaskResult, error)
 // record per flow, in task order, whose Ideal is the flow's ideal FCT on
 // the nominal link-level topology (with WindowOnce, plus the delay its
 // window adds to it alone on the simulated one): FCT - Ideal is the
-// delay the target channel added. These are the records a "parsimon-link" task writes when
-// link simulations run as separate tasks (lib/experiment).
+// delay the target channel added.
 func (t *Task) Records(ctx context.Context, backend Backend) ([]metrics.Record, error) {
 	if backend == nil {
 		return nil, fmt.Errorf("parsimon: task %d: nil backend", t.Channel)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# up.sh: install and start a single-node Slurm cluster on loopback (this
-# host is both controller and compute node), for the Slurm executor of
-# lib/experiment and its test. Idempotent: it installs what is missing,
+# up.sh: install and start a Slurm cluster on loopback (this host is both
+# controller and compute node), for the Slurm executor of lib/experiment
+# and its test. One node by default; TAILSCOPE_SLURM_NODES=N defines N
+# nodes on this host, one slurmd each (Debian's Slurm allows several per
+# host), that share its CPUs and memory: a small cluster whose tasks go to
+# separate worker daemons. Idempotent: it installs what is missing,
 # rewrites slurm.conf only when it changes, starts only daemons that are not
 # running, and returns once the node accepts jobs.
 #
@@ -38,9 +41,33 @@ node=$(hostname -s)
 hw=$(slurmd -C | head -1 | sed -e "s/^NodeName=[^ ]* //")
 mem=$(sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' <<<"$hw")
 hw=$(sed -e "s/RealMemory=[0-9]*/RealMemory=$((mem * 9 / 10))/" <<<"$hw")
+nodes=${TAILSCOPE_SLURM_NODES:-1}
+if ! [[ "$nodes" =~ ^[1-9][0-9]*$ ]]; then
+  echo "slurm/up.sh: TAILSCOPE_SLURM_NODES=$nodes: want a node count >= 1" >&2
+  exit 1
+fi
+# The node lines: this host as it is, or N nodes named <host>-1..N, each
+# with its own slurmd port (6818 + i) and its share of the CPUs and memory.
+names=$node
+node_lines="NodeName=$node NodeAddr=127.0.0.1 $hw State=UNKNOWN"
+slurmd_files="SlurmdSpoolDir=/var/spool/slurmd
+SlurmdPidFile=/run/slurmd.pid
+SlurmdLogFile=/var/log/slurm/slurmd.log"
+if [ "$nodes" -gt 1 ]; then
+  cpus=$(sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' <<<"$hw")
+  names="" node_lines=""
+  for i in $(seq "$nodes"); do
+    names="$names${names:+,}$node-$i"
+    node_lines="$node_lines${node_lines:+
+}NodeName=$node-$i NodeHostname=$node NodeAddr=127.0.0.1 Port=$((6818 + i)) CPUs=$(( cpus / nodes > 0 ? cpus / nodes : 1 )) RealMemory=$((mem * 9 / 10 / nodes)) State=UNKNOWN"
+  done
+  slurmd_files="SlurmdSpoolDir=/var/spool/slurmd-%n
+SlurmdPidFile=/run/slurmd-%n.pid
+SlurmdLogFile=/var/log/slurm/slurmd-%n.log"
+fi
 
 conf=$(cat <<CONF
-# Written by scripts/slurm/up.sh: one node on loopback.
+# Written by scripts/slurm/up.sh: $nodes node(s) on loopback.
 ClusterName=tailscope
 SlurmctldHost=$node(127.0.0.1)
 # Listen on the node's address (127.0.0.1) only, not on every interface:
@@ -52,11 +79,9 @@ SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
-SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
-SlurmdLogFile=/var/log/slurm/slurmd.log
+$slurmd_files
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -72,11 +97,14 @@ SlurmdTimeout=60
 InactiveLimit=0
 KillWait=5
 MpiDefault=none
-NodeName=$node NodeAddr=127.0.0.1 $hw State=UNKNOWN
-PartitionName=main Nodes=$node Default=YES MaxTime=INFINITE State=UP
+$node_lines
+PartitionName=main Nodes=$names Default=YES MaxTime=INFINITE State=UP
 CONF
 )
 install -d -m 0755 /etc/slurm /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
+for n in ${names//,/ }; do
+  [ "$nodes" -gt 1 ] && install -d -m 0755 "/var/spool/slurmd-$n"
+done
 changed=0
 if [ "$(cat /etc/slurm/slurm.conf 2>/dev/null)" != "$conf" ]; then
   printf '%s\n' "$conf" > /etc/slurm/slurm.conf
@@ -96,21 +124,32 @@ stop() {
   exit 1
 }
 if [ $changed -eq 1 ]; then
-  stop /run/slurmd.pid
+  # Every slurmd of an earlier configuration, one node or several.
+  for pid in /run/slurmd.pid /run/slurmd-*.pid; do
+    [ -e "$pid" ] && stop "$pid"
+  done
   stop /run/slurmctld.pid
 fi
 running /run/slurmctld.pid || slurmctld
-running /run/slurmd.pid || slurmd
+if [ "$nodes" -gt 1 ]; then
+  for n in ${names//,/ }; do
+    running "/run/slurmd-$n.pid" || slurmd -N "$n"
+  done
+else
+  running /run/slurmd.pid || slurmd
+fi
 
-# Wait until the node takes jobs; a node left down or drained by an earlier
-# run is resumed.
-for i in $(seq 60); do
-  state=$(sinfo --noheader --nodes="$node" --format=%T 2>/dev/null || true)
-  case "$state" in
-    idle*|mixed*|allocated*|completing*) echo "slurm/up.sh: node $node is $state"; exit 0 ;;
-    down*|drain*) scontrol update NodeName="$node" State=RESUME 2>/dev/null || true ;;
-  esac
-  sleep 1
+# Wait until every node takes jobs; a node left down or drained by an
+# earlier run is resumed.
+for n in ${names//,/ }; do
+  for i in $(seq 60); do
+    state=$(sinfo --noheader --nodes="$n" --format=%T 2>/dev/null || true)
+    case "$state" in
+      idle*|mixed*|allocated*|completing*) echo "slurm/up.sh: node $n is $state"; continue 2 ;;
+      down*|drain*) scontrol update NodeName="$n" State=RESUME 2>/dev/null || true ;;
+    esac
+    sleep 1
+  done
+  echo "slurm/up.sh: node $n not ready (state '${state:-none}'); see /var/log/slurm/*.log" >&2
+  exit 1
 done
-echo "slurm/up.sh: node $node not ready (state '${state:-none}'); see /var/log/slurm/*.log" >&2
-exit 1
