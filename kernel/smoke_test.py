@@ -259,6 +259,9 @@ class KernelSmokeTest(unittest.TestCase):
         # CCEval's model-free estimation to a margin no run reaches: flowsim
         # trials of 20k flows, each a fraction of a CPU second, until the
         # interrupt 3 s in; the trial running then stops inside flowsim.
+        # flowSim is asked to answer anyway: at 20k flows the accuracy atlas
+        # would refuse it before the first trial, and this cell is about
+        # interrupts, not accuracy.
         cell = self.execute(
             "import (\n"
             '  "github.com/tailscope/tailscope/kernel/nb"\n'
@@ -268,7 +271,7 @@ class KernelSmokeTest(unittest.TestCase):
             ")\n"
             "spec := scenario.Default()\n"
             "spec.Workload.Flows = 20000\n"
-            'trial := cceval.ScenarioTrial(spec, "flowsim", "", metrics.AllSizes(), []float64{99})\n'
+            'trial := cceval.ScenarioTrial(spec, "flowsim", `{"answer_anyway":true}`, metrics.AllSizes(), []float64{99})\n'
             "cc, err := cceval.Estimate(nb.Context(), trial, cceval.Config{Margin: 1e-6, MaxTrials: 100000, Workers: 1})\n"
             '"finished"',
             interrupt_after=3,
