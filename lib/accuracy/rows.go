@@ -2,10 +2,8 @@ package accuracy
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,7 +11,6 @@ import (
 	"github.com/tailscope/tailscope/lib/atlas"
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
-	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 )
 
@@ -185,24 +182,13 @@ type archived struct {
 // holds nothing).
 func readArchive(dir string) (archived, error) {
 	a := archived{costs: map[string]experiment.Cost{}}
-	if dir == "" {
-		return a, nil
-	}
-	path := filepath.Join(dir, ArchiveRows)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return a, nil
-	}
-	costs, err := experiment.ReadJournal(dir)
-	if err != nil {
+	t, costs, err := experiment.ReadArchive(dir, ArchiveRows)
+	if err != nil || t == nil {
 		return a, err
-	}
-	t, err := frame.ReadTable(path)
-	if err != nil {
-		return a, fmt.Errorf("accuracy: archive: %w", err)
 	}
 	rows, err := FromTable(t)
 	if err != nil {
-		return a, fmt.Errorf("accuracy: archive %s: %w", path, err)
+		return a, fmt.Errorf("accuracy: archive %s: %w", filepath.Join(dir, ArchiveRows), err)
 	}
 	a.rows, a.costs = rows, costs
 	return a, nil
@@ -278,19 +264,7 @@ func Archive(dir, archive string, o Options) (int, error) {
 			costs[k] = c
 		}
 	}
-	if err := os.MkdirAll(archive, 0o755); err != nil {
-		return 0, fmt.Errorf("accuracy: archive: %w", err)
-	}
-	path := filepath.Join(archive, ArchiveRows)
-	tmp := filepath.Join(archive, ".tmp-"+ArchiveRows)
-	if err := frame.WriteTable(tmp, Table(rows)); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return 0, fmt.Errorf("accuracy: archive: %w", err)
-	}
-	if err := experiment.WriteJournal(archive, costs); err != nil {
+	if err := experiment.WriteArchive(archive, ArchiveRows, Table(rows), costs); err != nil {
 		return 0, err
 	}
 	ids := map[string]bool{}

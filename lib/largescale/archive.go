@@ -2,14 +2,11 @@ package largescale
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/tailscope/tailscope/lib/experiment"
-	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/summary"
 )
@@ -54,17 +51,11 @@ func byScenario(ts []experiment.Task) (map[string][]string, error) {
 // archive holds nothing) for the tasks ts.
 func readArchive(dir string, ts []experiment.Task) (archived, error) {
 	a := archived{scenarios: map[string]bool{}, costs: map[string]experiment.Cost{}}
-	if dir == "" {
-		return a, nil
-	}
-	path := filepath.Join(dir, ArchiveRows)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return a, nil
-	}
-	costs, err := experiment.ReadJournal(dir)
-	if err != nil {
+	t, costs, err := experiment.ReadArchive(dir, ArchiveRows)
+	if err != nil || t == nil {
 		return a, err
 	}
+	path := filepath.Join(dir, ArchiveRows)
 	keys, err := byScenario(ts)
 	if err != nil {
 		return a, err
@@ -76,10 +67,6 @@ func readArchive(dir string, ts []experiment.Task) (archived, error) {
 				a.costs[k] = costs[k]
 			}
 		}
-	}
-	t, err := frame.ReadTable(path)
-	if err != nil {
-		return a, fmt.Errorf("largescale: archive: %w", err)
 	}
 	rows, err := summary.Rows(t)
 	if err != nil {
@@ -179,19 +166,7 @@ func Archive(dir, archive string, s Scale) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := os.MkdirAll(archive, 0o755); err != nil {
-		return 0, fmt.Errorf("largescale: archive: %w", err)
-	}
-	path := filepath.Join(archive, ArchiveRows)
-	tmp := filepath.Join(archive, ".tmp-"+ArchiveRows)
-	if err := frame.WriteTable(tmp, t); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return 0, fmt.Errorf("largescale: archive: %w", err)
-	}
-	if err := experiment.WriteJournal(archive, costsOut); err != nil {
+	if err := experiment.WriteArchive(archive, ArchiveRows, t, costsOut); err != nil {
 		return 0, err
 	}
 	n := 0
