@@ -213,11 +213,15 @@ async function main() {
     check(bad.length === 0, `error outputs: ${bad.map(o => `${o.ename}: ${o.evalue}`).join('; ')}`)
     const pngs = outputs.filter(o => o.data?.['image/png']).length
     check(pngs >= 1, 'the saved notebook holds no PNG output')
-    // The cell running the estimators (book.Run) shows one progress line.
-    const runsCell = page.locator('.jp-Notebook .jp-CodeCell').filter({ hasText: 'book.Run(' }).first()
-    const progress = (await runsCell.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]').allInnerTexts())
+    // The cell running the estimators (book.RunEach) shows one progress
+    // line; the other lines are the estimators' expected errors and notes,
+    // each led by the estimator's name.
+    const runsCell = page.locator('.jp-Notebook .jp-CodeCell').filter({ hasText: 'book.RunEach(' }).first()
+    const lines = (await runsCell.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]').allInnerTexts())
       .join('\n').split('\n').filter(l => l.trim() !== '')
-    check(progress.length === 1, `the run cell shows ${progress.length} progress lines, want 1:\n${progress.join('\n')}`)
+    const progress = lines.filter(l => !/^(packetsim|flowsim): /.test(l))
+    check(progress.length === 1, `the run cell shows ${progress.length} progress lines, want 1:\n${lines.join('\n')}`)
+    check(lines.some(l => l.startsWith('flowsim: expected p99 error')), `the run cell does not show flowSim's expected error:\n${lines.join('\n')}`)
 
     // 2. Interrupt a long cell.
     await runCell(page, 'import "time"\nfor i := 0; i < 12000; i++ { time.Sleep(50 * time.Millisecond) }\n"finished"')
