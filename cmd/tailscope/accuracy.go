@@ -42,6 +42,11 @@ func runAccuracy(args []string) error {
 			return fmt.Errorf("accuracy: -samples: unknown sample %q (%s, %s)", s, accuracy.SampleAtlas, accuracy.SampleCalibration)
 		}
 	}
+	// A mistyped archive is an error, not a report of nothing; a report
+	// of the archive alone needs no study under -out.
+	if err := checkStudyDirs("accuracy", verb, args[1:], *archive, accuracy.ArchiveRows, ""); err != nil {
+		return err
+	}
 	if err := mkdirOut(*out); err != nil {
 		return err
 	}

@@ -40,17 +40,8 @@ func runLargescale(args []string) error {
 		return err
 	}
 	// A mistyped directory is an error, not an empty report.
-	if verb != "archive" && *archive != "" {
-		if _, err := os.Stat(filepath.Join(*archive, largescale.ArchiveRows)); err != nil {
-			return suggestFlag("largescale", append([]string{verb}, withoutFlag(args[1:], "archive")...), "", "",
-				fmt.Errorf("--archive %s: no archive there (%v)", *archive, err))
-		}
-	}
-	if verb == "report" {
-		if _, err := os.Stat(*out); err != nil {
-			return suggestFlag("largescale", append([]string{"run"}, args[1:]...), "", "",
-				fmt.Errorf("--out %s: no study there to report (%v)", *out, err))
-		}
+	if err := checkStudyDirs("largescale", verb, args[1:], *archive, largescale.ArchiveRows, *out); err != nil {
+		return err
 	}
 	if err := mkdirOut(*out); err != nil {
 		return err

@@ -8,22 +8,25 @@ import (
 	"testing"
 )
 
-// largescale report and run refuse an archive or a study directory that
-// does not exist, instead of reporting nothing.
-func TestLargescaleMissingDirectories(t *testing.T) {
+// The studies' report and run refuse an archive, and largescale a study
+// directory, that does not exist, instead of reporting nothing.
+func TestStudyMissingDirectories(t *testing.T) {
 	tmp := t.TempDir()
 	missing := filepath.Join(tmp, "nonexistent")
 	for _, c := range []struct {
 		name string
+		run  func([]string) error
 		args []string
 		want string
 	}{
-		{"report archive", []string{"report", "--scale", "ci", "--out", tmp, "--archive", missing}, "--archive " + missing + ": no archive there"},
-		{"run archive", []string{"run", "--scale", "ci", "--out", filepath.Join(tmp, "o"), "--archive", missing}, "no archive there"},
-		{"report out", []string{"report", "--scale", "ci", "--out", missing}, "no study there"},
+		{"largescale report archive", runLargescale, []string{"report", "--scale", "ci", "--out", tmp, "--archive", missing}, "--archive " + missing + ": no archive there"},
+		{"largescale run archive", runLargescale, []string{"run", "--scale", "ci", "--out", filepath.Join(tmp, "o"), "--archive", missing}, "no archive there"},
+		{"largescale report out", runLargescale, []string{"report", "--scale", "ci", "--out", missing}, "no study there"},
+		{"accuracy report archive", runAccuracy, []string{"report", "--size", "tiny", "--out", tmp, "--archive", missing}, "--archive " + missing + ": no archive there"},
+		{"accuracy run archive", runAccuracy, []string{"run", "--size", "tiny", "--out", filepath.Join(tmp, "o"), "--archive", missing}, "no archive there"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := runLargescale(c.args)
+			err := c.run(c.args)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one saying %q", err, c.want)
 			}
