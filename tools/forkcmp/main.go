@@ -35,6 +35,18 @@
 //	forkcmp -fork DIR -out DIR [-cc dctcp|dcqcn|hpcc|timely]
 //	        [-topology dumbbell|parking-lot] [-load 0.5] [-flows 2000]
 //	        [-seeds 1,2] [-var-win=true] [-network JSON] [-fork-rules] [-reuse]
+//	        [-sizes webserver] [-sigma 2] [-program third]
+//
+// -sizes replaces the log-uniform sizes by one of workload's embedded
+// distributions (webserver, cachefollower, hadoop, websearch) and -sigma
+// S the Poisson arrivals by log-normal ones of shape S: -sizes webserver
+// -sigma 2 on a fabric is the workload of `tailscope validate ns3`.
+//
+// -program names the fork's scenario program in its scratch directory
+// (build/scratch/ns3.39-PROGRAM-optimized). The fork's own program,
+// third, keeps tables over every pair of nodes and cannot set up a
+// 6,144-host fabric in 20 GB; a program that computes the same per-pair
+// values only for the pairs its flows use runs the same model there.
 //
 // -network overrides netcfg's defaults with a scenario's network block
 // (its JSON form), so both sides run, say, m3's DCQCN thresholds.
@@ -109,6 +121,9 @@ func run(args []string, stdout io.Writer) error {
 	reuse := fs.Bool("reuse", false, "skip the fork where -out holds its output from identical inputs")
 	minSize := fs.Int64("min", 100, "smallest flow size, bytes")
 	maxSize := fs.Int64("max", 1_000_000, "largest flow size, bytes")
+	sizes := fs.String("sizes", "", "an embedded size distribution (webserver, ...) instead of log-uniform -min to -max")
+	sigma := fs.Float64("sigma", 0, "log-normal arrivals of this shape instead of Poisson (0)")
+	program := fs.String("program", "third", "the fork's scenario program in its scratch directory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -123,17 +138,27 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-flows %d is not in 1-1000000", *flows)
 	case !(*minSize >= 1 && *maxSize > *minSize):
 		return fmt.Errorf("-min %d and -max %d: want 1 <= min < max", *minSize, *maxSize)
+	case *sigma < 0 || math.IsNaN(*sigma):
+		return fmt.Errorf("-sigma %g: want 0 (Poisson) or a log-normal shape > 0", *sigma)
+	case *program == "" || strings.ContainsAny(*program, "/\\"):
+		return fmt.Errorf("-program %q: want a program name in the fork's scratch directory", *program)
 	}
-	bin := filepath.Join(*forkDir, "build", "scratch", "ns3.39-third-optimized")
+	bin := filepath.Join(*forkDir, "build", "scratch", "ns3.39-"+*program+"-optimized")
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("the fork's binary: %w", err)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	cdf := filepath.Join(*out, "loguniform.csv")
-	if err := writeLogUniform(cdf, *minSize, *maxSize); err != nil {
-		return err
+	wl := workloadSpec{sizes: workload.SizeSpec{Dist: *sizes}, sigma: *sigma}
+	if *sizes == "" {
+		cdf := filepath.Join(*out, "loguniform.csv")
+		if err := writeLogUniform(cdf, *minSize, *maxSize); err != nil {
+			return err
+		}
+		wl.sizes = workload.SizeSpec{Dist: "empirical", File: cdf}
+	} else if _, err := workload.NewSizeDist(wl.sizes); err != nil {
+		return fmt.Errorf("-sizes: %w", err)
 	}
 	cfg, err := config(*cc, *varWin, *network)
 	if err != nil {
@@ -149,11 +174,11 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("-seeds: %q is not a seed", f)
 		}
-		sc, err := build(*topology, *load, *flows, seed, cdf, cfg)
+		sc, err := build(*topology, *load, *flows, seed, wl, cfg)
 		if err != nil {
 			return err
 		}
-		dir := filepath.Join(*out, fmt.Sprintf("%s-%s-load%g-varwin%v-seed%d", cfg.CC, *topology, *load, *varWin, seed))
+		dir := filepath.Join(*out, fmt.Sprintf("%s-%s-load%g-varwin%v%s-seed%d", cfg.CC, *topology, *load, *varWin, wl.name(), seed))
 		fct, pauses, cpu, err := runFork(*forkDir, bin, dir, sc, cfg, *reuse)
 		if err != nil {
 			return err
@@ -194,8 +219,8 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v, seeds %s, %d flows each; pause frames: fork %d, packetsim %d; CPU: fork %.1f s, packetsim %.2f s\n",
-		cfg.CC, *topology, *load, *varWin, *seeds, *flows, forkPauses, ourPauses, forkCPU.Seconds(), oursCPU.Seconds())
+	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v%s, seeds %s, %d flows each; pause frames: fork %d, packetsim %d; CPU: fork %.1f s, packetsim %.2f s\n",
+		cfg.CC, *topology, *load, *varWin, wl.name(), *seeds, *flows, forkPauses, ourPauses, forkCPU.Seconds(), oursCPU.Seconds())
 	fmt.Fprintf(stdout, "%-10s %6s  %22s  %22s  %22s\n", "bin", "flows", "p50 fork/ours/ratio", "p99 fork/ours/ratio", "p99.9 fork/ours/ratio")
 	for b := range fork {
 		label := "all"
@@ -259,12 +284,35 @@ func writeLogUniform(name string, lo, hi int64) error {
 	return os.WriteFile(name, []byte(b.String()), 0o644)
 }
 
+// workloadSpec is the flow sizes and arrivals of a comparison.
+type workloadSpec struct {
+	sizes workload.SizeSpec
+	sigma float64 // log-normal arrivals' shape; 0 for Poisson
+}
+
+// name is the workload's part of a run's directory name: empty for the
+// default (log-uniform sizes, Poisson arrivals), so earlier runs' files
+// are reused.
+func (w workloadSpec) name() string {
+	s := ""
+	if w.sizes.Dist != "empirical" {
+		s += "-" + w.sizes.Dist
+	}
+	if w.sigma > 0 {
+		s += fmt.Sprintf("-sigma%g", w.sigma)
+	}
+	return s
+}
+
 // build makes the scenario of one seed.
-func build(topology string, load float64, flows int, seed uint64, cdf string, cfg netcfg.Config) (*scenario.Scenario, error) {
+func build(topology string, load float64, flows int, seed uint64, wl workloadSpec, cfg netcfg.Config) (*scenario.Scenario, error) {
 	comp := workload.Component{
-		Sizes:   workload.SizeSpec{Dist: "empirical", File: cdf},
+		Sizes:   wl.sizes,
 		Arrival: workload.Arrival{Process: "poisson"},
 		MaxLoad: load,
+	}
+	if wl.sigma > 0 {
+		comp.Arrival = workload.Arrival{Process: "lognormal", Sigma: wl.sigma}
 	}
 	spec := scenario.Spec{Name: "forkcmp " + topology, Network: cfg, Seed: seed}
 	switch topology {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/topo"
 	"github.com/tailscope/tailscope/lib/workload"
 )
@@ -185,6 +186,10 @@ func TestRunNetworkErrors(t *testing.T) {
 		{`-cc reno`, `unknown congestion control "reno"`},
 		{`-cc dctcp-window`, `-cc "dctcp-window"`},
 		{`-cc timely -network {"timely":{"hai_steps":3}}`, "5 steps"},
+		{`-sizes nosuch`, "-sizes"},
+		{`-sigma -1`, "-sigma -1"},
+		{`-program ../third`, `-program "../third"`},
+		{`-program third-lean`, "ns3.39-third-lean-optimized"},
 	} {
 		args := append([]string{"-fork", fork, "-out", t.TempDir()}, strings.Fields(c.args)...)
 		err := run(args, io.Discard)
@@ -265,6 +270,44 @@ func TestForkPresets(t *testing.T) {
 		}
 		if got, want := withForkRules(cfg, net), preset.Resolve(net.MaxHostDelay); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: forkcmp runs\n%+v\nthe preset is\n%+v", cc, got, want)
+		}
+	}
+}
+
+// The validation workload (WebServer sizes, log-normal arrivals of shape
+// 2) builds the same flows as scenario.Validation's on the same fabric,
+// and its runs get their own directory name.
+func TestValidationWorkload(t *testing.T) {
+	wl := workloadSpec{sizes: workload.SizeSpec{Dist: "webserver"}, sigma: 2}
+	if got, want := wl.name(), "-webserver-sigma2"; got != want {
+		t.Errorf("name %q, want %q", got, want)
+	}
+	if got := (workloadSpec{sizes: workload.SizeSpec{Dist: "empirical", File: "x.csv"}}).name(); got != "" {
+		t.Errorf("the default workload's name is %q, want empty", got)
+	}
+	cfg, err := config("dctcp", true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := build("meta32-2:1", 0.5, 300, 7, wl, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := scenario.Validation(scenario.ValidationFabric, 300, 0.5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Flows) != len(ref.Flows) {
+		t.Fatalf("%d flows, validation has %d", len(sc.Flows), len(ref.Flows))
+	}
+	for i := range sc.Flows {
+		a, b := sc.Flows[i], ref.Flows[i]
+		if a.Src != b.Src || a.Dst != b.Dst || a.Size != b.Size || a.Start != b.Start {
+			t.Fatalf("flow %d: %+v, validation has %+v", i, a, b)
 		}
 	}
 }
