@@ -219,8 +219,8 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v%s, seeds %s, %d flows each; pause frames: fork %d, packetsim %d; CPU: fork %.1f s, packetsim %.2f s\n",
-		cfg.CC, *topology, *load, *varWin, wl.name(), *seeds, *flows, forkPauses, ourPauses, forkCPU.Seconds(), oursCPU.Seconds())
+	fmt.Fprintf(stdout, "%s, %s, load %g, var_win %v, %s, seeds %s, %d flows each; pause frames: fork %d, packetsim %d; CPU: fork %.1f s, packetsim %.2f s\n",
+		cfg.CC, *topology, *load, *varWin, wl, *seeds, *flows, forkPauses, ourPauses, forkCPU.Seconds(), oursCPU.Seconds())
 	fmt.Fprintf(stdout, "%-10s %6s  %22s  %22s  %22s\n", "bin", "flows", "p50 fork/ours/ratio", "p99 fork/ours/ratio", "p99.9 fork/ours/ratio")
 	for b := range fork {
 		label := "all"
@@ -302,6 +302,18 @@ func (w workloadSpec) name() string {
 		s += fmt.Sprintf("-sigma%g", w.sigma)
 	}
 	return s
+}
+
+// String describes the workload for the report.
+func (w workloadSpec) String() string {
+	sizes, arrivals := "log-uniform sizes", "Poisson arrivals"
+	if w.sizes.Dist != "empirical" {
+		sizes = w.sizes.Dist + " sizes"
+	}
+	if w.sigma > 0 {
+		arrivals = fmt.Sprintf("log-normal arrivals (sigma %g)", w.sigma)
+	}
+	return sizes + ", " + arrivals
 }
 
 // build makes the scenario of one seed.

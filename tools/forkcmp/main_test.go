@@ -282,8 +282,15 @@ func TestValidationWorkload(t *testing.T) {
 	if got, want := wl.name(), "-webserver-sigma2"; got != want {
 		t.Errorf("name %q, want %q", got, want)
 	}
-	if got := (workloadSpec{sizes: workload.SizeSpec{Dist: "empirical", File: "x.csv"}}).name(); got != "" {
+	if got, want := wl.String(), "webserver sizes, log-normal arrivals (sigma 2)"; got != want {
+		t.Errorf("String %q, want %q", got, want)
+	}
+	def := workloadSpec{sizes: workload.SizeSpec{Dist: "empirical", File: "x.csv"}}
+	if got := def.name(); got != "" {
 		t.Errorf("the default workload's name is %q, want empty", got)
+	}
+	if got, want := def.String(), "log-uniform sizes, Poisson arrivals"; got != want {
+		t.Errorf("the default workload is %q, want %q", got, want)
 	}
 	cfg, err := config("dctcp", true, "")
 	if err != nil {
