@@ -2,7 +2,9 @@ package accuracy
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -148,7 +150,7 @@ func TestCalibrate(t *testing.T) {
 	for i := range 10 {
 		rows = append(rows, row(SampleAtlas, "parsimon", string(rune('a'+i)), "", 1, 1+0.1*float64(i)))
 	}
-	s := Summarize(rows, "test")
+	s := rawSummary(rows, "test", 5)
 	// Calibration: 0.5 and 0.8 inside, 0.05 and 0.95 outside.
 	for i, e := range []float64{0.5, 0.8, 0.05, 0.95} {
 		rows = append(rows, row(SampleCalibration, "parsimon", string(rune('A'+i)), "", 1, 1+e))
@@ -156,6 +158,53 @@ func TestCalibrate(t *testing.T) {
 	for _, c := range Calibrate(s, rows) {
 		if c.Inside != 2 || c.Stated != 4 || c.Unstated != 0 {
 			t.Errorf("%s %s: %+v; want 2 of 4 inside", c.Estimator, c.Bin, c)
+		}
+	}
+}
+
+func TestNeededConformal(t *testing.T) {
+	iv := atlas.Interval{P10: -1, P50: 0, P90: 2}
+	for _, c := range []struct{ err, want float64 }{{3, 1.5}, {-2, 2}, {0, 0}, {1, 0.5}} {
+		if got := needed(iv, c.err); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("needed(%g) = %g, want %g", c.err, got, c.want)
+		}
+	}
+	// Ten values 1..10 at 80%: the ceil(11 x 0.8) = 9th smallest.
+	fs := []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}
+	if got := conformal(fs, 0.8); got != 9 {
+		t.Errorf("conformal = %g, want 9", got)
+	}
+}
+
+// Tune on errors drawn from one distribution in one region: the chosen
+// factor makes the stated interval hold about 80% of fresh draws, where
+// the bare p10..p90 of a small region holds fewer.
+func TestTune(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var rows []Row
+	for i := range 60 {
+		x := row(SampleAtlas, "m3", fmt.Sprint("a", i), "", 1, 1+0.3*r.NormFloat64())
+		x.Draw = i
+		rows = append(rows, x)
+	}
+	for i := range 2000 {
+		x := row(SampleCalibration, "m3", fmt.Sprint("c", i), "", 1, 1+0.3*r.NormFloat64())
+		x.Draw = i
+		rows = append(rows, x)
+	}
+	tu := Tune(rows)
+	s := Summarize(rows, "test")
+	if s.MinScenarios != tu.MinScenarios || s.Coverage != atlas.DefaultCoverage || !slices.Contains(MinScenarioChoices, s.MinScenarios) {
+		t.Fatalf("summary: min %d coverage %g, tuning chose %d", s.MinScenarios, s.Coverage, tu.MinScenarios)
+	}
+	for _, c := range tu.Folds {
+		if c.Stated != 60 || float64(c.Inside)/float64(c.Stated) < atlas.DefaultCoverage {
+			t.Errorf("cross-validated %s: %d of %d inside, want every atlas error stated and at least 80%% inside", c.Bin, c.Inside, c.Stated)
+		}
+	}
+	for _, c := range Calibrate(s, rows) {
+		if got := float64(c.Inside) / float64(c.Stated); got < 0.75 || got > 0.9 || s.Factor("m3", c.Bin) <= 1 {
+			t.Errorf("%s: held-out coverage %.3f with factor %g; want about 0.8 with a factor above 1", c.Bin, got, s.Factor("m3", c.Bin))
 		}
 	}
 }

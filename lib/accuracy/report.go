@@ -17,9 +17,20 @@ import (
 // (calibration rows are left out: they measure the summary): per
 // estimator, size bin and region, at every pooling level of
 // atlas.Region.Pooled, the distribution of the p99 error over the
-// scenarios that have a value.
+// scenarios that have a value; with the minimum region size and the
+// widening factors Tune chooses on the same rows, so that the stated
+// intervals hold atlas.DefaultCoverage of the errors.
 func Summarize(rows []Row, source string) *atlas.Summary {
-	s := &atlas.Summary{Bins: Labels(), Threshold: atlas.DefaultThreshold, MinScenarios: atlas.DefaultMinScenarios, Source: source}
+	t := Tune(rows)
+	s := rawSummary(rows, source, t.MinScenarios)
+	s.Coverage, s.Widen = atlas.DefaultCoverage, t.Widen
+	return s
+}
+
+// rawSummary is the summary of the atlas rows with minimum region size
+// m, its intervals the bare p10..p90.
+func rawSummary(rows []Row, source string, m int) *atlas.Summary {
+	s := &atlas.Summary{Bins: Labels(), Threshold: atlas.DefaultThreshold, MinScenarios: m, Source: source}
 	type key struct {
 		est, bin string
 		r        atlas.Region
@@ -69,18 +80,21 @@ func interval(est, bin string, r atlas.Region, errs []float64) atlas.Interval {
 		AbsP90: metrics.Percentile(abs, 90)}
 }
 
-// Coverage is how often the stated p10-p90 intervals held the true
-// error on the calibration sample.
+// Coverage is how often the stated intervals held the true error.
 type Coverage struct {
 	Estimator, Bin string
-	// Inside of Stated calibration values fell in the interval the atlas
-	// stated for their region; Unstated had no interval (too few atlas
-	// scenarios in the region).
+	// Inside of Stated values fell in the interval stated for their
+	// region; Unstated had no interval (too few atlas scenarios in the
+	// region). Width is the sum of the stated intervals' widths.
 	Inside, Stated, Unstated int
+	Width                    float64
 }
 
-// Calibrate measures the coverage of s's intervals on the calibration
-// rows, per estimator and size bin.
+// MeanWidth is the stated intervals' mean width.
+func (c Coverage) MeanWidth() float64 { return c.Width / float64(c.Stated) }
+
+// Calibrate measures the coverage of s's stated intervals on the
+// calibration rows, per estimator and size bin.
 func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 	type key struct{ est, bin string }
 	cov := map[key]*Coverage{}
@@ -105,13 +119,19 @@ func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 				continue
 			}
 			c.Stated++
-			if e >= iv.P10 && e <= iv.P90 {
+			c.Width += iv.Hi - iv.Lo
+			if e >= iv.Lo && e <= iv.Hi {
 				c.Inside++
 			}
 		}
 	}
+	return sortCoverage(cov)
+}
+
+// sortCoverage lists the coverages by estimator and bin.
+func sortCoverage[K comparable](m map[K]*Coverage) []Coverage {
 	var out []Coverage
-	for _, c := range cov {
+	for _, c := range m {
 		out = append(out, *c)
 	}
 	order := map[string]int{}
@@ -259,7 +279,10 @@ func Report(w io.Writer, rows []Row) {
 	writeOverall(w, rows)
 	fmt.Fprintf(w, "\n## p99 error per estimator, network family and size bin (atlas sample)\n\n")
 	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" })
-	fmt.Fprintf(w, "\n## Refusals (|p99 error| p90 over %.0f%% in some bin, regions of at least %d scenarios)\n\n", 100*s.Threshold, s.MinScenarios)
+	fmt.Fprintf(w, "\n## Refusals\n\n")
+	fmt.Fprintf(w, "An estimator refuses a scenario when the interval the atlas states for its region over all flows reaches beyond ±%.0f%%; where only some size bins' intervals do, it answers and marks those bins not trustworthy. ", 100*s.Threshold)
+	fmt.Fprintf(w, "The atlas sample is a uniform draw of the space, so its answered share is the share of the space answered; the calibration sample checks the rule on scenarios it was not chosen on. ")
+	fmt.Fprintf(w, "Regions outside the atlas (other fabrics, flow counts outside 5k-50k) have no interval and are answered, saying so.\n\n")
 	writeRefusals(w, s, rows)
 	fmt.Fprintf(w, "\n## Parsimon with window_once, before and after (atlas and calibration scenarios where the window limits a lone flow)\n\n")
 	writeBeforeAfter(w, rows)
@@ -270,11 +293,7 @@ func Report(w io.Writer, rows []Row) {
 	for _, d := range combineDirections(ds) {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear))
 	}
-	fmt.Fprintf(w, "\n## Calibration: coverage of the stated p10-p90 intervals on the held-out calibration sample\n\n")
-	fmt.Fprintf(w, "| estimator | bin | inside | stated | no interval stated |\n|---|---|---|---|---|\n")
-	for _, c := range Calibrate(s, rows) {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", c.Estimator, c.Bin, share(c.Inside, c.Stated), c.Stated, c.Unstated)
-	}
+	writeCalibration(w, s, rows)
 	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, fabric, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
 	writeIntervals(w, s, func(iv atlas.Interval) bool {
 		return iv.Region.Load != "" && iv.Region.Oversub == "" && iv.N >= s.MinScenarios
@@ -330,32 +349,136 @@ func writeIntervals(w io.Writer, s *atlas.Summary, keep func(atlas.Interval) boo
 	}
 }
 
-// writeRefusals lists, per estimator, the regions (finest stated) where
-// the summary refuses, and the share of the atlas's scenarios it still
-// answers.
+// writeCalibration writes how the intervals were tuned on the atlas
+// sample (Tune) and their coverage on the held-out calibration sample,
+// before (the bare p10..p90 of regions of at least 5 scenarios) and
+// after (the stated intervals).
+func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
+	t := Tune(rows)
+	fmt.Fprintf(w, "\n## Calibration of the stated intervals\n\n")
+	fmt.Fprintf(w, "Each stated interval is its region's p10..p90 of the p99 error, widened about the median by a factor per estimator and size bin. ")
+	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold): ", Folds)
+	fmt.Fprintf(w, "each held-out error needs some widening of the interval the other folds state to fall inside; the factor is the split-conformal quantile of those needs for %.0f%% coverage. ", 100*atlas.DefaultCoverage)
+	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band), and the answer says so.\n\n")
+	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated) | errors with an interval | without |\n|---|---|---|---|\n")
+	for _, c := range t.Choices {
+		chosen := ""
+		if c.MinScenarios == t.MinScenarios {
+			chosen = " (chosen)"
+		}
+		fmt.Fprintf(w, "| %d%s | %.0f%% | %d | %d |\n", c.MinScenarios, chosen, 100*c.MeanWidth, c.Stated, c.Unstated)
+	}
+	before := Calibrate(rawSummary(rows, "", 5), rows)
+	after := Calibrate(s, rows)
+	folds := map[[2]string]Coverage{}
+	for _, c := range t.Folds {
+		folds[[2]string{c.Estimator, c.Bin}] = c
+	}
+	fmt.Fprintf(w, "\nCoverage on the held-out calibration sample: before, the bare p10..p90 of regions of at least 5 scenarios; after, the stated intervals (goal %.0f%%); widths are the intervals' mean widths in points of error.\n\n", 100*atlas.DefaultCoverage)
+	fmt.Fprintf(w, "| estimator | bin | factor | cross-validated (atlas) | before: inside | before: width | after: inside | after: width | no interval stated |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i, c := range after {
+		b := Coverage{}
+		if i < len(before) && before[i].Estimator == c.Estimator && before[i].Bin == c.Bin {
+			b = before[i]
+		}
+		f := folds[[2]string{c.Estimator, c.Bin}]
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %s | %s | %s | %s | %d |\n", c.Estimator, c.Bin, s.Factor(c.Estimator, c.Bin),
+			share(f.Inside, f.Stated), share(b.Inside, b.Stated), width(b), share(c.Inside, c.Stated), width(c), c.Unstated)
+	}
+}
+
+func width(c Coverage) string {
+	if c.Stated == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", 100*c.MeanWidth())
+}
+
+// writeRefusals lists, per estimator, the share of the atlas's and the
+// calibration sample's scenarios it answers, how the rule did on the
+// calibration sample, and the regions (as stated) where it refuses.
 func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
+	type tally struct {
+		asked, notModelled, answered                           int
+		calAsked, calAnswered, calWithin                       int // calibration: answered, and of those within the threshold over all flows
+		calRefused, calRefusedBeyond                           int
+		calBins, calMarked, calMarkedBeyond, calUnmarkedWithin int
+	}
+	t := map[string]*tally{}
 	refused := map[string][]string{}
-	answered, asked := map[string]int{}, map[string]int{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" {
+		if t[r.Estimator] == nil {
+			t[r.Estimator] = &tally{}
+		}
+		x := t[r.Estimator]
+		if r.Refused != "" {
+			if r.Sample == SampleAtlas && r.Estimator != ParsimonWindowOnce {
+				x.notModelled++
+			}
 			continue
 		}
-		asked[r.Estimator]++
 		e := s.ExpectIn(r.Estimator, r.Region)
-		if !e.Refuse {
-			answered[r.Estimator]++
-			continue
+		if e.Refuse {
+			reg := e.Pooled.String()
+			if !slices.Contains(refused[r.Estimator], reg) {
+				refused[r.Estimator] = append(refused[r.Estimator], reg)
+			}
 		}
-		reg := e.Pooled.String()
-		if !slices.Contains(refused[r.Estimator], reg) {
-			refused[r.Estimator] = append(refused[r.Estimator], reg)
+		all := len(Labels()) - 1
+		beyond := func(v float64) bool { return math.Abs(v) > s.Threshold }
+		switch r.Sample {
+		case SampleAtlas:
+			x.asked++
+			if !e.Refuse {
+				x.answered++
+			}
+		case SampleCalibration:
+			x.calAsked++
+			if e.Refuse {
+				x.calRefused++
+				if beyond(r.Error[all]) {
+					x.calRefusedBeyond++
+				}
+				continue
+			}
+			x.calAnswered++
+			if !beyond(r.Error[all]) {
+				x.calWithin++
+			}
+			for b, l := range Labels()[:all] {
+				if math.IsNaN(r.Error[b]) || !e.Known() {
+					continue
+				}
+				x.calBins++
+				if slices.Contains(e.Untrusted, l) {
+					x.calMarked++
+					if beyond(r.Error[b]) {
+						x.calMarkedBeyond++
+					}
+				} else if !beyond(r.Error[b]) {
+					x.calUnmarkedWithin++
+				}
+			}
 		}
 	}
-	fmt.Fprintf(w, "| estimator | answers | refuses in |\n|---|---|---|\n")
-	for _, e := range slices.Sorted(maps.Keys(asked)) {
+	fmt.Fprintf(w, "| estimator | answers (atlas sample) | does not model | answers (calibration) | answered within ±%.0f%% over all flows | refused and beyond ±%.0f%% | bins marked not trustworthy | marked and beyond | unmarked and within |\n|---|---|---|---|---|---|---|---|---|\n", 100*s.Threshold, 100*s.Threshold)
+	for _, e := range slices.Sorted(maps.Keys(t)) {
+		x := t[e]
+		if x.asked == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", e, share(x.answered, x.asked), x.notModelled, share(x.calAnswered, x.calAsked),
+			share(x.calWithin, x.calAnswered), share(x.calRefusedBeyond, x.calRefused), share(x.calMarked, x.calBins),
+			share(x.calMarkedBeyond, x.calMarked), share(x.calUnmarkedWithin, x.calBins-x.calMarked))
+	}
+	fmt.Fprintf(w, "\nRegions refused (as stated: a region with too few scenarios is pooled into a coarser one):\n\n")
+	for _, e := range slices.Sorted(maps.Keys(t)) {
 		regs := refused[e]
 		slices.Sort(regs)
-		fmt.Fprintf(w, "| %s | %s of the atlas's scenarios | %s |\n", e, share(answered[e], asked[e]), strings.Join(regs, "; "))
+		if len(regs) == 0 {
+			regs = []string{"none"}
+		}
+		fmt.Fprintf(w, "- %s: %s\n", e, strings.Join(regs, "; "))
 	}
 }
 
