@@ -156,20 +156,72 @@ func expectRow(s *atlas.Summary, r Row) map[string]atlas.Interval {
 
 // Direction is how often an estimator got the direction of change of a
 // counterfactual pair right, per size bin: Right of Pairs, and of the
-// Clear pairs (packetsim's change over ClearChange of its value, beyond
-// what one seed's noise moves a p99), RightClear.
+// Clear pairs (packetsim's change beyond its own seed noise: ClearOf),
+// RightClear.
 type Direction struct {
 	Estimator, Bin                  string
 	Pairs, Right, Clear, RightClear int
 }
 
 // ClearChange is the relative change of packetsim's p99 above which a
-// pair's direction counts as clear.
+// pair's direction counts as clear in a size bin the noise sample has
+// fewer than MinNoiseRows rows of.
 const ClearChange = 0.10
 
+// MinNoiseRows is the fewest noise-sample rows a size bin needs for its
+// seed noise to set the bin's clear-change threshold.
+const MinNoiseRows = 10
+
+// Noise is packetsim's seed-to-seed noise in one size bin, over the
+// noise sample: the magnitude of the relative difference of the p99
+// under two seeds, its median and 90th percentile over N scenarios.
+type Noise struct {
+	Bin         string
+	N           int
+	Median, P90 float64
+}
+
+// SeedNoiseOf measures the noise per size bin from the noise sample's rows.
+func SeedNoiseOf(rows []Row) []Noise {
+	var out []Noise
+	for b, l := range Labels() {
+		var v []float64
+		for _, r := range rows {
+			if r.Sample == SampleNoise && r.Refused == "" && !math.IsNaN(r.Error[b]) {
+				v = append(v, math.Abs(r.Error[b]))
+			}
+		}
+		n := Noise{Bin: l, N: len(v), Median: math.NaN(), P90: math.NaN()}
+		if len(v) > 0 {
+			q := metrics.Percentiles(v, []float64{50, 90})
+			n.Median, n.P90 = q[0], q[1]
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// ClearOf is the relative change of packetsim's p99 above which a
+// pair's direction counts as clear, per size bin: the 90th percentile of
+// the seed-to-seed noise (a change that is noise alone counts as clear
+// one time in ten), or ClearChange where the noise sample has fewer than
+// MinNoiseRows rows.
+func ClearOf(noise []Noise) []float64 {
+	out := make([]float64, len(Labels()))
+	for b := range out {
+		out[b] = ClearChange
+		if b < len(noise) && noise[b].N >= MinNoiseRows {
+			out[b] = noise[b].P90
+		}
+	}
+	return out
+}
+
 // Directions scores the counterfactual pairs among rows (both scenarios
-// of a pair finished, the estimator answering both).
+// of a pair finished, the estimator answering both), a pair clear in a
+// bin where packetsim's change exceeds ClearOf the rows' noise sample.
 func Directions(rows []Row, sample string) []Direction {
+	clear := ClearOf(SeedNoiseOf(rows))
 	type key struct{ est, wl, sample string }
 	byPair := map[key][2]*Row{}
 	for i := range rows {
@@ -210,7 +262,7 @@ func Directions(rows []Row, sample string) []Direction {
 			if right {
 				x.Right++
 			}
-			if math.Abs(t) > ClearChange*p[0].Base[b] {
+			if math.Abs(t) > clear[b]*p[0].Base[b] {
 				x.Clear++
 				if right {
 					x.RightClear++
@@ -239,7 +291,7 @@ func Directions(rows []Row, sample string) []Direction {
 // intervals on the calibration sample.
 func Report(w io.Writer, rows []Row) {
 	s := Summarize(rows, "")
-	scen := map[string]map[string]bool{SampleAtlas: {}, SampleCalibration: {}}
+	scen := map[string]map[string]bool{SampleAtlas: {}, SampleCalibration: {}, SampleNoise: {}}
 	cpu := map[string]float64{}
 	baseCPU := map[string]float64{}
 	refusedModel := map[string]int{}
@@ -260,8 +312,8 @@ func Report(w io.Writer, rows []Row) {
 	for _, c := range baseCPU {
 		total += c
 	}
-	fmt.Fprintf(w, "# Accuracy atlas\n\n%d atlas and %d calibration scenarios finished (p99 slowdown error against packetsim, (estimate - packetsim) / packetsim).\n\n",
-		len(scen[SampleAtlas]), len(scen[SampleCalibration]))
+	fmt.Fprintf(w, "# Accuracy atlas\n\n%d atlas, %d calibration and %d seed-noise scenarios finished (p99 slowdown error against packetsim, (estimate - packetsim) / packetsim).\n\n",
+		len(scen[SampleAtlas]), len(scen[SampleCalibration]), len(scen[SampleNoise]))
 	fmt.Fprintf(w, "CPU hours: packetsim %.2f", total/3600)
 	for _, e := range slices.Sorted(maps.Keys(cpu)) {
 		total += cpu[e]
@@ -287,7 +339,15 @@ func Report(w io.Writer, rows []Row) {
 	fmt.Fprintf(w, "\n## Parsimon with window_once, before and after (atlas and calibration scenarios where the window limits a lone flow)\n\n")
 	writeBeforeAfter(w, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
-	fmt.Fprintf(w, "| estimator | bin | pairs | right | clear pairs (packetsim moves > %.0f%%) | right of clear |\n|---|---|---|---|---|---|\n", 100*ClearChange)
+	noise := SeedNoiseOf(rows)
+	clear := ClearOf(noise)
+	fmt.Fprintf(w, "A pair's direction is clear in a size bin when packetsim's p99 changes by more than its own seed noise there: the 90th percentile of the relative p99 difference between two seeds of the same scenario, over the noise sample (packetsim alone on the first scenario of the atlas's first pairs, under two more seeds), so that a change that is noise alone counts as clear one time in ten. ")
+	fmt.Fprintf(w, "A bin with fewer than %d noise scenarios uses %.0f%%. Each pair is one seed: telling noise from change pair by pair would need several seeds of both of its scenarios.\n\n", MinNoiseRows, 100*ClearChange)
+	fmt.Fprintf(w, "| bin | noise scenarios | seed-to-seed change, median | p90 | clear above |\n|---|---|---|---|---|\n")
+	for b, n := range noise {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %.0f%% |\n", n.Bin, n.N, pctAbs(n.Median), pctAbs(n.P90), 100*clear[b])
+	}
+	fmt.Fprintf(w, "\n| estimator | bin | pairs | right | clear pairs | right of clear |\n|---|---|---|---|---|---|\n")
 	ds := Directions(rows, SampleAtlas)
 	ds = append(ds, Directions(rows, SampleCalibration)...)
 	for _, d := range combineDirections(ds) {
@@ -329,6 +389,13 @@ func share(a, n int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%d (%.0f%%)", a, 100*float64(a)/float64(n))
+}
+
+func pctAbs(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
 }
 
 func pct(x float64) string {

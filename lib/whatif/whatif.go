@@ -93,6 +93,8 @@ type Point struct {
 	// the baseline's at the same value and seed, ErrorHalf its interval.
 	Error, ErrorHalf float64
 	Flows            int // flows in the class (the baseline's, first seed)
+	// PerSeed is the Percentile-th slowdown at each seed.
+	PerSeed []float64
 }
 
 // Cost is what one estimator's runs at one value cost, summed over seeds
@@ -134,6 +136,9 @@ type Result struct {
 	Costs          []Cost
 	Refusals       []Refusal
 	Extrapolations []Extrapolation
+	// Effects are the changes from the first value to the others, per
+	// estimator and class, with their intervals (EffectLines).
+	Effects []Effect
 }
 
 // Run runs the sweep o describes and collects its result.
@@ -217,7 +222,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 						p99s, errs = append(p99s, cmp.All), append(errs, cmp.ErrorAll)
 					}
 				}
-				pt := Point{Value: val, X: x, Estimator: e, Class: class, Flows: flows(per[i][0], c)}
+				pt := Point{Value: val, X: x, Estimator: e, Class: class, Flows: flows(per[i][0], c), PerSeed: p99s}
 				pt.P99, pt.Half = meanCI(p99s, o.Level)
 				pt.Error, pt.ErrorHalf = meanCI(errs, o.Level)
 				res.Points = append(res.Points, pt)
@@ -240,6 +245,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	res.Extrapolations = slices.DeleteFunc(res.Extrapolations, func(x Extrapolation) bool { return x.Paths == 0 })
+	res.effects()
 	return res, nil
 }
 
