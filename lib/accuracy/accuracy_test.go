@@ -216,10 +216,10 @@ func TestRunArchiveLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs packetsim and the estimators")
 	}
-	o := Options{Atlas: 1, Seed: 3, Flows: []int{200}, PairShare: 1}
+	o := Options{Atlas: 1, Seed: 3, Flows: []int{200}, PairShare: 1, NoisePairs: 1}
 	scs, pairs, err := Design(o)
-	if err != nil || len(scs) != 2 || len(pairs) != 1 {
-		t.Fatalf("design: %d scenarios, %d pairs, %v; want one pair", len(scs), len(pairs), err)
+	if err != nil || len(scs) != 3 || len(pairs) != 1 || scs[2].Sample != SampleNoise || scs[2].Spec.Seed != pairs[0].A.Seed+1 {
+		t.Fatalf("design: %d scenarios, %d pairs, %v; want one pair and its first scenario under the next seed", len(scs), len(pairs), err)
 	}
 	dir, arch := t.TempDir(), t.TempDir()
 	ctx := context.Background()
@@ -235,8 +235,11 @@ func TestRunArchiveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2*len(Estimators) {
-		t.Fatalf("%d rows, want %d (2 scenarios x %d estimators)", len(rows), 2*len(Estimators), len(Estimators))
+	if len(rows) != 2*len(Estimators)+1 {
+		t.Fatalf("%d rows, want %d (2 scenarios x %d estimators, and the seed-noise row)", len(rows), 2*len(Estimators)+1, len(Estimators))
+	}
+	if n := SeedNoiseOf(rows); n[len(n)-1].N != 1 || !(n[len(n)-1].Median >= 0) {
+		t.Errorf("seed noise %+v: want the one noise row's magnitude in every bin", n)
 	}
 	for _, r := range rows {
 		if r.Refused != "" {
@@ -248,8 +251,8 @@ func TestRunArchiveLoad(t *testing.T) {
 		}
 	}
 	n, err := Archive(dir, arch, o)
-	if err != nil || n != 2 {
-		t.Fatalf("archive holds %d scenarios, %v; want 2", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("archive holds %d scenarios, %v; want 3", n, err)
 	}
 	// From the archive alone, the same rows.
 	back, err := Load(t.TempDir(), arch, o)
