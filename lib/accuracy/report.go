@@ -329,6 +329,15 @@ func Report(w io.Writer, rows []Row) {
 	}
 	fmt.Fprintf(w, "## p99 error per estimator and size bin, over every atlas scenario\n\n")
 	writeOverall(w, rows)
+	fmt.Fprintf(w, "\n## The tables BENCHMARKS.md and the README print\n\n")
+	fmt.Fprintf(w, "Median p99 error (p10..p90) over the atlas sample, and the share of scenarios within 25%%:\n\n")
+	for _, l := range benchmarksTable(rows) {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "\nThe README's rows (median p99 error, p10..p90; CPU against packetsim's on the same scenarios):\n\n")
+	for _, l := range readmeRows(rows) {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintf(w, "\n## p99 error per estimator, network family and size bin (atlas sample)\n\n")
 	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" })
 	fmt.Fprintf(w, "\n## Refusals\n\n")
@@ -582,6 +591,92 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(before), q(before), q(after))
 	}
+}
+
+// overall is, per estimator (the measured ones, not the window_once
+// variant) and bin, the atlas sample's errors.
+func overall(rows []Row) (ests []string, errs map[string][][]float64) {
+	errs = map[string][][]float64{}
+	for _, r := range rows {
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonWindowOnce {
+			continue
+		}
+		if errs[r.Estimator] == nil {
+			ests = append(ests, r.Estimator)
+			errs[r.Estimator] = make([][]float64, len(Labels()))
+		}
+		for b := range Labels() {
+			if e := r.Error[b]; !math.IsNaN(e) {
+				errs[r.Estimator][b] = append(errs[r.Estimator][b], e)
+			}
+		}
+	}
+	slices.Sort(ests)
+	return ests, errs
+}
+
+// cell is "median (p10..p90)" of errs.
+func cell(errs []float64) string {
+	if len(errs) == 0 {
+		return "-"
+	}
+	q := metrics.Percentiles(errs, []float64{50, 10, 90})
+	return fmt.Sprintf("%+.0f%% (%+.0f..%+.0f%%)", 100*q[0], 100*q[1], 100*q[2])
+}
+
+// benchmarksTable is the table of BENCHMARKS.md's "The accuracy atlas":
+// per estimator and bin the median error (p10..p90) and the share within
+// 25%.
+func benchmarksTable(rows []Row) []string {
+	ests, errs := overall(rows)
+	out := []string{"| estimator | <=1KB | 1-10KB | 10-100KB | >100KB | all |", "| --- | --- | --- | --- | --- | --- |"}
+	for _, e := range ests {
+		l := "| " + e + " |"
+		for _, v := range errs[e] {
+			in := 0
+			for _, x := range v {
+				if math.Abs(x) <= 0.25 {
+					in++
+				}
+			}
+			l += fmt.Sprintf(" %s, %.0f%% |", cell(v), 100*float64(in)/float64(max(len(v), 1)))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// readmeRows are the README accuracy table's rows of the atlas: per
+// estimator, the scenarios, the median error (p10..p90) per size bin and
+// the CPU time against packetsim's on the same scenarios.
+func readmeRows(rows []Row) []string {
+	ests, errs := overall(rows)
+	nets := map[string]bool{}
+	ids := map[string]bool{}
+	cpu, base := map[string]float64{}, map[string]float64{}
+	for _, r := range rows {
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonWindowOnce {
+			continue
+		}
+		nets[r.Region.Network] = true
+		ids[r.ScenarioID] = true
+		cpu[r.Estimator] += r.CPUSeconds
+		base[r.Estimator] += r.BaseCPUSeconds
+	}
+	var out []string
+	for i, e := range ests {
+		where := "same"
+		if i == 0 {
+			where = fmt.Sprintf("the accuracy atlas: %d scenarios drawn over %d network families, the 32-rack fabrics, 5k-20k flows ([atlas](BENCHMARKS.md#the-accuracy-atlas))", len(ids), len(nets))
+		}
+		l := fmt.Sprintf("| %s (atlas) | %s |", e, where)
+		for _, v := range errs[e][:len(Labels())-1] {
+			l += " " + cell(v) + " |"
+		}
+		l += fmt.Sprintf(" %.1fx less |", base[e]/cpu[e])
+		out = append(out, l)
+	}
+	return out
 }
 
 // writeOverall writes, per estimator and size bin, the distribution of

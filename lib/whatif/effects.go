@@ -97,32 +97,36 @@ func (r *Result) EffectLines() []string {
 		return []string{fmt.Sprintf("one seed: no difference shown here has an interval, so none can be told from seed noise; run --seeds 5 or more (%s's p99 moves with the seed)", r.Baseline)}
 	}
 	var shown []string
-	need := 0
-	var largest Effect
+	// The clearest of the changes not shown: the one fewest seeds would
+	// resolve.
+	need := math.MaxInt
+	var clearest Effect
 	for _, e := range base {
 		if e.Shown {
 			shown = append(shown, fmt.Sprintf("%s %s->%s %+.3f±%.3f", e.Class, e.From, e.To, e.Diff, e.Half))
 			continue
 		}
-		if math.Abs(e.Diff) > math.Abs(largest.Diff) || largest.Class == "" {
-			largest = e
+		if n := e.SeedsFor(r.Seeds); n > 0 && n < need {
+			need, clearest = n, e
 		}
 	}
-	if largest.Class != "" {
-		need = largest.SeedsFor(r.Seeds)
+	more := ""
+	if need < math.MaxInt {
+		more = fmt.Sprintf("the clearest change (%s, %s->%s, %+.3f±%.3f) would need about %d seeds, or about %.1fx the flows at %d seeds (an interval narrows as one over the square root of either)",
+			clearest.Class, clearest.From, clearest.To, clearest.Diff, clearest.Half, need, float64(need)/float64(r.Seeds), r.Seeds)
 	}
 	if len(shown) == 0 {
 		msg := fmt.Sprintf("no difference shown here is larger than its %s interval: at %d seeds %s cannot tell these values apart, so no estimator's direction can be judged", level, r.Seeds, r.Baseline)
-		if need > 0 && need < math.MaxInt {
-			msg += fmt.Sprintf("; the largest change (%s, %s->%s, %+.3f±%.3f) would need about %d seeds, or as many times more flows", largest.Class, largest.From, largest.To, largest.Diff, largest.Half, need)
+		if more != "" {
+			msg += "; " + more
 		}
 		return append(out, msg)
 	}
 	out = append(out, fmt.Sprintf("%s's differences larger than their %s intervals (paired over seeds): %s", r.Baseline, level, strings.Join(shown, ", ")))
 	if n := len(base) - len(shown); n > 0 {
 		msg := fmt.Sprintf("%d other differences of %s are within their intervals (not shown to be real)", n, r.Baseline)
-		if need > 0 && need < math.MaxInt {
-			msg += fmt.Sprintf("; the largest of them would need about %d seeds", need)
+		if more != "" {
+			msg += "; " + more
 		}
 		out = append(out, msg)
 	}
