@@ -483,12 +483,15 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 	t := map[string]*tally{}
 	refused := map[string][]string{}
 	for _, r := range rows {
+		if r.Estimator == ParsimonWindowOnce || r.Sample == SampleNoise {
+			continue // a before/after variant, and packetsim's own noise
+		}
 		if t[r.Estimator] == nil {
 			t[r.Estimator] = &tally{}
 		}
 		x := t[r.Estimator]
 		if r.Refused != "" {
-			if r.Sample == SampleAtlas && r.Estimator != ParsimonWindowOnce {
+			if r.Sample == SampleAtlas {
 				x.notModelled++
 			}
 			continue
@@ -537,13 +540,14 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "| estimator | answers (atlas sample) | does not model | answers (calibration) | answered within ±%.0f%% over all flows | refused and beyond ±%.0f%% | bins marked not trustworthy | marked and beyond | unmarked and within |\n|---|---|---|---|---|---|---|---|---|\n", 100*s.Threshold, 100*s.Threshold)
+	fmt.Fprintf(w, "| estimator | answers (atlas sample) | does not model | share of the space answered | answers (calibration) | answered within ±%.0f%% over all flows | refused and beyond ±%.0f%% | bins marked not trustworthy | marked and beyond | unmarked and within |\n|---|---|---|---|---|---|---|---|---|---|\n", 100*s.Threshold, 100*s.Threshold)
 	for _, e := range slices.Sorted(maps.Keys(t)) {
 		x := t[e]
 		if x.asked == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", e, share(x.answered, x.asked), x.notModelled, share(x.calAnswered, x.calAsked),
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %s | %s | %s | %s | %s | %s |\n", e, share(x.answered, x.asked), x.notModelled,
+			100*float64(x.answered)/float64(x.asked+x.notModelled), share(x.calAnswered, x.calAsked),
 			share(x.calWithin, x.calAnswered), share(x.calRefusedBeyond, x.calRefused), share(x.calMarked, x.calBins),
 			share(x.calMarkedBeyond, x.calMarked), share(x.calUnmarkedWithin, x.calBins-x.calMarked))
 	}
