@@ -31,6 +31,9 @@ func TestEffects(t *testing.T) {
 		if !r.Resolved() {
 			t.Error("not resolved")
 		}
+		if fig, err := r.Figure(); err != nil || strings.Contains(fig.Title, "larger than its interval") {
+			t.Errorf("figure %v: title says no difference is shown where one is", err)
+		}
 		l := strings.Join(r.EffectLines(), "\n")
 		if !strings.Contains(l, "m3: direction right in 0 of the 1 changes") {
 			t.Errorf("lines %q: want m3 wrong on the one shown change", l)
@@ -56,6 +59,9 @@ func TestEffects(t *testing.T) {
 		}
 		if r.Resolved() {
 			t.Error("resolved")
+		}
+		if fig, err := r.Figure(); err != nil || !strings.Contains(fig.Title, "no packetsim difference is larger than its interval") {
+			t.Errorf("figure %v: title does not say that no difference is shown", err)
 		}
 	})
 	t.Run("one seed", func(t *testing.T) {

@@ -108,7 +108,11 @@ func (r *Result) Figure() (*plot.Figure, error) {
 	if !intervals {
 		title = fmt.Sprintf("what if: %s (p%g slowdown; %d seed(s): no intervals, which need %d or more)", label, r.Percentile, r.Seeds, plot.MinIntervalSeeds)
 	}
-	if intervals && !r.Resolved() {
+	switch {
+	case len(r.Values) < 2 || r.Resolved():
+	case r.Seeds < 2:
+		title += "; one seed: no difference can be told from noise"
+	default:
 		title += fmt.Sprintf("; no %s difference is larger than its interval", r.Baseline)
 	}
 	d := plot.WhatIfData{Title: title, Param: label, Classes: r.Classes}
