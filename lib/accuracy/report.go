@@ -444,6 +444,29 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 		}
 		fmt.Fprintf(w, "| %d%s | %.0f%% | %d | %d |\n", c.MinScenarios, chosen, 100*c.MeanWidth, c.Stated, c.Unstated)
 	}
+	// Which pooling level the held-out scenarios' intervals came from.
+	levels := []string{"the scenario's own region", "without its oversubscription", "without its load band too", "none (no interval)"}
+	count := make([]int, len(levels))
+	for _, r := range rows {
+		if r.Sample != SampleCalibration || r.Refused != "" || !s.Measures(r.Estimator) {
+			continue
+		}
+		e := s.ExpectIn(r.Estimator, r.Region)
+		i := slices.Index(r.Region.Pooled(), e.Pooled)
+		if !e.Known() || i < 0 {
+			i = len(levels) - 1
+		}
+		count[i]++
+	}
+	fmt.Fprintf(w, "\nThe region each held-out answer's interval was stated for (estimator and scenario pairs):")
+	for i, l := range levels {
+		sep := ","
+		if i == len(levels)-1 {
+			sep = "."
+		}
+		fmt.Fprintf(w, " %s %d%s", l, count[i], sep)
+	}
+	fmt.Fprintf(w, "\n")
 	before := Calibrate(rawSummary(rows, "", 5), rows)
 	after := Calibrate(s, rows)
 	folds := map[[2]string]Coverage{}
