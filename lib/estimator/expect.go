@@ -110,15 +110,23 @@ func (r *Refusal) Error() string {
 		r.Expectation.Reason, r.Instead, AnswerAnyway)
 }
 
-// insteadOf says what to run in place of a refusing estimator.
-func insteadOf(name string) string {
-	switch {
-	case name == "m3":
-		return "run packetsim (exact, slower), or Parsimon where the atlas trusts it"
-	case strings.HasPrefix(name, "parsimon"):
-		return "run packetsim (exact, slower), or m3 where the atlas trusts it"
+// insteadOf says what to run in place of a refusing estimator: packetsim,
+// and the other measured estimators that model spec's network and that
+// the atlas s does not refuse there.
+func insteadOf(s *atlas.Summary, name string, spec scenario.Spec) string {
+	var alts []string
+	for _, alt := range []string{"m3", "parsimon", "flowsim"} {
+		if strings.HasPrefix(name, alt) || !s.Measures(alt) || Models(alt, "", spec.Network) != nil {
+			continue
+		}
+		if e := s.Expect(alt, spec); e.Known() && !e.Refuse {
+			alts = append(alts, alt)
+		}
 	}
-	return "run packetsim (exact, slower)"
+	if len(alts) == 0 {
+		return "run packetsim (exact, slower; the atlas refuses the other estimators here too)"
+	}
+	return "run packetsim (exact, slower), or " + strings.Join(alts, " or ") + ", which the atlas does not refuse here"
 }
 
 // answers checks, before a run, that the estimator answers spec: nil, or
@@ -137,7 +145,7 @@ func answers(name string, spec scenario.Spec, anyway bool) (map[string]string, e
 	extra := e.Extra()
 	if e.Refuse {
 		if !anyway {
-			return nil, &Refusal{Expectation: e, Instead: insteadOf(name)}
+			return nil, &Refusal{Expectation: e, Instead: insteadOf(s, name, spec)}
 		}
 		extra["answered_anyway"] = "true"
 		extra["atlas_refusal"] = e.Reason

@@ -124,6 +124,23 @@ func TestRefusal(t *testing.T) {
 	}
 }
 
+// A refusal names the other estimators the atlas answers with there.
+func TestInsteadOf(t *testing.T) {
+	sc := small(t)
+	region := atlas.RegionOf(sc.Spec)
+	iv := func(est string, p10, p90 float64) atlas.Interval {
+		return atlas.Interval{Estimator: est, Region: region, Bin: "all", N: 6, P10: p10, P50: (p10 + p90) / 2, P90: p90}
+	}
+	s := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("flowsim", -0.6, -0.3), iv("parsimon", -0.1, 0.1)}}
+	if got := insteadOf(s, "flowsim", sc.Spec); !strings.Contains(got, "packetsim") || !strings.Contains(got, "parsimon") || strings.Contains(got, "m3") {
+		t.Errorf("instead of flowsim: %q, want packetsim and parsimon (m3 is not measured)", got)
+	}
+	s.Intervals[1] = iv("parsimon", -0.1, 0.4)
+	if got := insteadOf(s, "flowsim", sc.Spec); strings.Contains(got, "parsimon") || !strings.Contains(got, "refuses the other estimators") {
+		t.Errorf("instead of flowsim where parsimon is refused too: %q", got)
+	}
+}
+
 func TestResolveAnyway(t *testing.T) {
 	plain, err := Resolve("flowsim", "")
 	if err != nil {
