@@ -144,6 +144,36 @@ func TestDirections(t *testing.T) {
 	}
 }
 
+// With a noise sample, a pair is clear where packetsim moves by more
+// than the seed-to-seed change's 90th percentile.
+func TestDirectionsSeedNoise(t *testing.T) {
+	var rows []Row
+	// Ten noise rows, seed-to-seed changes 3%, 6%, ..., 30%: type-7 p90
+	// is 27.3%.
+	for i := range 10 {
+		rows = append(rows, row(SampleNoise, SeedNoise, fmt.Sprint("n", i), "", 1, 1+0.03*float64(i+1)))
+	}
+	if c := ClearOf(SeedNoiseOf(rows)); math.Abs(c[0]-0.273) > 1e-9 {
+		t.Fatalf("clear above %g, want 0.273", c[0])
+	}
+	rows = append(rows,
+		// Truth rises 20%: within the noise, not clear.
+		row(SampleAtlas, "m3", "w1", "", 10, 10), row(SampleAtlas, "m3", "w1", "k", 12, 11),
+		// Truth rises 50%: clear, and m3 rises: right.
+		row(SampleAtlas, "m3", "w2", "", 10, 10), row(SampleAtlas, "m3", "w2", "k", 15, 11))
+	for _, d := range Directions(rows, SampleAtlas) {
+		if d.Pairs != 2 || d.Clear != 1 || d.RightClear != 1 {
+			t.Errorf("%s: %+v; want 2 pairs, 1 clear and right", d.Bin, d)
+		}
+	}
+	// Fewer than MinNoiseRows: 10%, and both pairs are clear.
+	for _, d := range Directions(rows[10:], SampleAtlas) {
+		if d.Clear != 2 {
+			t.Errorf("without noise rows %s: %+v; want both pairs clear at 10%%", d.Bin, d)
+		}
+	}
+}
+
 func TestCalibrate(t *testing.T) {
 	var rows []Row
 	// Atlas: errors 0, 0.1, ..., 0.9 (p10 0.09, p90 0.81).
