@@ -41,8 +41,10 @@ type TuneChoice struct {
 	Stated, Unstated int
 }
 
-// point is one held-out error and the raw interval stated for it.
+// point is one held-out error (of row id, in bin) and the raw interval
+// stated for it.
 type point struct {
+	id       int
 	est, bin string
 	iv       atlas.Interval
 	err      float64
@@ -78,7 +80,7 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 			}
 		}
 		s := rawSummary(train, "", m)
-		for _, r := range rows {
+		for id, r := range rows {
 			if r.Draw%Folds != k {
 				continue
 			}
@@ -95,7 +97,7 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 					unstated++
 					continue
 				}
-				pts = append(pts, point{r.Estimator, l, iv, r.Error[b]})
+				pts = append(pts, point{id, r.Estimator, l, iv, r.Error[b]})
 			}
 		}
 	}
@@ -129,9 +131,10 @@ func widen(pts []point, coverage float64) map[string]map[string]float64 {
 // errors are set against the intervals the other folds state; per
 // estimator and bin the factor is the split-conformal quantile of the
 // widening each held-out error needs to fall inside, for
-// atlas.DefaultCoverage. The candidate with the narrowest mean widened
-// interval wins, among those that leave the fewest errors without an
-// interval.
+// atlas.DefaultCoverage. The candidate whose widened intervals are
+// narrowest on average wins, over the errors every candidate states an
+// interval for (a larger minimum leaves small regions, such as a rarely
+// run variant's, without one).
 func Tune(rows []Row) Tuning {
 	var as []Row
 	for _, r := range rows {
@@ -140,27 +143,32 @@ func Tune(rows []Row) Tuning {
 		}
 	}
 	var t Tuning
-	least := math.MaxInt
 	type cand struct {
 		pts   []point
 		widen map[string]map[string]float64
 	}
-	cands := map[int]cand{}
+	var cands []cand
+	stated := map[[2]any]int{} // how many candidates state each error
 	for _, m := range MinScenarioChoices {
 		pts, unstated := crossPoints(as, m)
-		w := widen(pts, atlas.DefaultCoverage)
-		width := 0.0
+		cands = append(cands, cand{pts, widen(pts, atlas.DefaultCoverage)})
+		t.Choices = append(t.Choices, TuneChoice{MinScenarios: m, Stated: len(pts), Unstated: unstated})
 		for _, p := range pts {
-			lo, hi := p.iv.Widened(w[p.est][p.bin])
-			width += (hi - lo) / float64(len(pts))
+			stated[[2]any{p.id, p.bin}]++
 		}
-		t.Choices = append(t.Choices, TuneChoice{MinScenarios: m, MeanWidth: width, Stated: len(pts), Unstated: unstated})
-		cands[m] = cand{pts, w}
-		least = min(least, unstated)
 	}
 	best := -1
-	for i, c := range t.Choices {
-		if c.Unstated == least && (best < 0 || c.MeanWidth < t.Choices[best].MeanWidth) {
+	for i, c := range cands {
+		width, n := 0.0, 0
+		for _, p := range c.pts {
+			if stated[[2]any{p.id, p.bin}] == len(cands) {
+				lo, hi := p.iv.Widened(c.widen[p.est][p.bin])
+				width += hi - lo
+				n++
+			}
+		}
+		t.Choices[i].MeanWidth = width / float64(max(n, 1))
+		if n > 0 && (best < 0 || t.Choices[i].MeanWidth < t.Choices[best].MeanWidth) {
 			best = i
 		}
 	}
@@ -168,9 +176,8 @@ func Tune(rows []Row) Tuning {
 		return Tuning{MinScenarios: atlas.DefaultMinScenarios}
 	}
 	t.MinScenarios = t.Choices[best].MinScenarios
-	c := cands[t.MinScenarios]
-	t.Widen = c.widen
-	t.Folds = coverOf(c.pts, c.widen)
+	t.Widen = cands[best].widen
+	t.Folds = coverOf(cands[best].pts, cands[best].widen)
 	return t
 }
 

@@ -436,7 +436,7 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold): ", Folds)
 	fmt.Fprintf(w, "each held-out error needs some widening of the interval the other folds state to fall inside; the factor is the split-conformal quantile of those needs for %.0f%% coverage. ", 100*atlas.DefaultCoverage)
 	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band), and the answer says so.\n\n")
-	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated) | errors with an interval | without |\n|---|---|---|---|\n")
+	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated, over the errors every size states one for) | errors with an interval | without |\n|---|---|---|---|\n")
 	for _, c := range t.Choices {
 		chosen := ""
 		if c.MinScenarios == t.MinScenarios {
