@@ -71,6 +71,30 @@ func (r *Result) effects() {
 	}
 }
 
+// FirstSeeds is the number of seeds SeedsNeeded asks for after one: the
+// fewest with which an interval means anything.
+const FirstSeeds = 3
+
+// SeedsNeeded is the number of seeds at which the clearest of the
+// baseline's changes would be about as large as its interval
+// (Effect.SeedsFor); FirstSeeds after one seed; 0 when a change is
+// already shown, or none can be (every change is zero).
+func (r *Result) SeedsNeeded() int {
+	if r.Resolved() || len(r.Values) < 2 {
+		return 0
+	}
+	if r.Seeds < 2 {
+		return FirstSeeds
+	}
+	need := 0
+	for _, e := range r.Effects {
+		if n := e.SeedsFor(r.Seeds); e.Estimator == r.Baseline && n > 0 && n < math.MaxInt && (need == 0 || n < need) {
+			need = n
+		}
+	}
+	return need
+}
+
 // Resolved reports whether any of the baseline's effects is larger than
 // its interval: whether the sweep shows any real difference at all.
 func (r *Result) Resolved() bool {
@@ -86,6 +110,9 @@ func (r *Result) EffectLines() []string {
 		return nil
 	}
 	var out []string
+	if r.SeedsAsked > 0 && r.Seeds > r.SeedsAsked {
+		out = append(out, fmt.Sprintf("seeds raised from %d to %d to tell %s's changes from seed noise", r.SeedsAsked, r.Seeds, r.Baseline))
+	}
 	level := fmt.Sprintf("%.0f%%", 100*r.Level)
 	var base []Effect
 	for _, e := range r.Effects {
@@ -94,7 +121,7 @@ func (r *Result) EffectLines() []string {
 		}
 	}
 	if r.Seeds < 2 {
-		return []string{fmt.Sprintf("one seed: no difference shown here has an interval, so none can be told from seed noise; run --seeds 5 or more (%s's p99 moves with the seed)", r.Baseline)}
+		return append(out, fmt.Sprintf("one seed: no difference shown here has an interval, so none can be told from seed noise; run --seeds 5 or more, or let --max-seeds choose (%s's p99 moves with the seed)", r.Baseline))
 	}
 	var shown []string
 	// The clearest of the changes not shown: the one fewest seeds would

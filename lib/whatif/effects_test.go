@@ -1,6 +1,7 @@
 package whatif
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -73,4 +74,43 @@ func TestEffects(t *testing.T) {
 			t.Errorf("lines %q: want more seeds recommended", l)
 		}
 	})
+}
+
+func TestSeedsNeeded(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    *Result
+		want int
+	}{
+		{"shown", result(3, []float64{5, 6, 7}, []float64{4, 5, 6}, []float64{3, 3, 3}, []float64{3, 3, 3}), 0},
+		{"noise", result(3, []float64{5, 6, 7}, []float64{6, 5, 7.5}, []float64{3, 3, 3}, []float64{3, 3, 3}), 722},
+		{"one seed", result(1, []float64{5}, []float64{4}, []float64{3}, []float64{3}), FirstSeeds},
+		{"no change at all", result(3, []float64{5, 6, 7}, []float64{5, 6, 7}, []float64{3, 3, 3}, []float64{3, 3, 3}), 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.r.SeedsNeeded(); got != c.want {
+				t.Errorf("SeedsNeeded = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// With MaxSeeds, Run adds seeds while packetsim shows no change, and
+// stops at MaxSeeds or once one is shown.
+func TestRunChoosesSeeds(t *testing.T) {
+	o := Options{Spec: small(), Param: "hpcc.eta", Values: []string{"0.7", "0.95"}, Estimators: []string{"packetsim"},
+		Seeds: 1, MaxSeeds: 4, Dir: t.TempDir()}
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SeedsAsked != 1 || res.Seeds < FirstSeeds || res.Seeds > 4 {
+		t.Fatalf("asked %d seeds, ran %d; want at least %d and at most 4", res.SeedsAsked, res.Seeds, FirstSeeds)
+	}
+	if need := res.SeedsNeeded(); !res.Resolved() && res.Seeds < 4 && need > res.Seeds {
+		t.Errorf("stopped at %d seeds, unresolved, needing %d", res.Seeds, need)
+	}
+	if l := strings.Join(res.EffectLines(), "\n"); !strings.Contains(l, "seeds raised from 1 to") {
+		t.Errorf("lines %q do not say the seeds were raised", l)
+	}
 }
