@@ -3,6 +3,7 @@ package estimator
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -650,6 +651,9 @@ func TestM3OutsideTraining(t *testing.T) {
 			m.Info.SpecRange[i] = tc.r
 		}
 		extra := mustRunM3(t, sc, &m)
+		if (extra[ExtraTrainingRange] != "") != (tc.r[0] > 0) {
+			t.Errorf("ranges %v: training-range refusal %q", tc.r, extra[ExtraTrainingRange])
+		}
 		if got, want := extra["paths_outside_training"], tc.outside(extra["paths_simulated"]); got != want {
 			t.Errorf("ranges %v: %s paths outside, want %s of %s", tc.r, got, want, extra["paths_simulated"])
 		}
@@ -699,22 +703,75 @@ func runWhatIfM3(t *testing.T, edit func(*netcfg.Config)) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
+	res, err := Run(Measuring(context.Background()), "m3", sc, `{"model":"table4-pfc","samples":50}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
+// m3 refuses, before any simulation, a network whose spec entries lie
+// outside its model's training ranges, naming the entry, the parameter
+// it comes from and the range, unless told to answer anyway (then the
+// frame says so) or measuring; inside the ranges it answers. The plain
+// hpcc preset's rate AI (50 Mbps) lies outside table4-pfc's HPCC range
+// (Table 4's 0.5-1 Gbps).
+func TestM3RefusesOutsideTraining(t *testing.T) {
+	spec := scenario.WhatIfHPCC(300, 1)
+	hpcc, err := netcfg.Preset("hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Network.HPCC.AIRateBps = hpcc.HPCC.AIRateBps
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const opts = `{"model":"table4-pfc","samples":20}`
+	_, err = Run(context.Background(), "m3", sc, opts)
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("m3 on rate AI %d bps: error %v, want a refusal", hpcc.HPCC.AIRateBps, err)
+	}
+	for _, want := range []string{"hpcc_ai_rate/1Gbps = 0.05", "hpcc.ai_rate_bps", "trained on 0.5..", "packetsim", AnswerAnyway} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not name %q", err, want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		opts string
+	}{
+		{"answer anyway", context.Background(), `{"model":"table4-pfc","samples":20,"answer_anyway":true}`},
+		{"measuring", Measuring(context.Background()), opts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(tc.ctx, "m3", sc, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Extra["answered_anyway"] != "true" || !strings.Contains(res.Extra[ExtraTrainingRange], "hpcc.ai_rate_bps") {
+				t.Errorf("answered_anyway %q, %s %q", res.Extra["answered_anyway"], ExtraTrainingRange, res.Extra[ExtraTrainingRange])
+			}
+		})
+	}
+	inside := runWhatIfM3(t, func(*netcfg.Config) {})
+	if inside.Extra[ExtraTrainingRange] != "" {
+		t.Errorf("the what-if preset, inside the ranges: %s %q", ExtraTrainingRange, inside.Extra[ExtraTrainingRange])
+	}
+}
+
 // mustRunM3 runs the m3 estimator on sc with model m, saved to a file,
-// and returns its frame metadata.
+// answering anyway outside its training ranges, and returns its frame
+// metadata.
 func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "m.model")
 	if err := m.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), "m3", sc, `{"model":"`+path+`","samples":50}`)
+	res, err := Run(context.Background(), "m3", sc, `{"model":"`+path+`","samples":50,"answer_anyway":true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
