@@ -116,3 +116,80 @@ func sameCounts(a, b map[string]int) bool {
 	}
 	return true
 }
+
+// Every plain network preset, on the 32-rack 2:1 fabric, lies inside an
+// embedded model's space and training ranges or is refused by it with a
+// reason: the table of docs/explanation/m3.md. Inside: the default model
+// (which records no ranges) on DCTCP alone; refused for a range, each
+// entry names the setting it comes from.
+func TestPresetsInsideOrRefused(t *testing.T) {
+	spec, err := topo.Preset("meta32-2:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := topo.Fabric(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := net.Hosts()
+	var routes [][]int
+	for _, src := range []int{hosts[0], hosts[len(hosts)-1]} {
+		for _, dst := range hosts {
+			if dst != src {
+				p, err := net.Path(0, src, dst)
+				if err != nil {
+					t.Fatal(err)
+				}
+				routes = append(routes, p)
+			}
+		}
+	}
+	// want[model][preset]: "inside", "space" or the entries outside.
+	want := map[string]map[string]string{
+		"": {"dctcp": "inside", "fork-dctcp": "inside"},
+		"table4-fork": {
+			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",
+			"fork-dcqcn": "init_window/bdp dcqcn_kmin/bdp dcqcn_kmax/bdp", "fork-hpcc": "hpcc_ai_rate/1Gbps",
+			"fork-timely": "init_window/bdp timely_thigh/100us",
+		},
+		"table4-pfc": {
+			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",
+			"dcqcn": "init_window/bdp dcqcn_kmin/bdp dcqcn_kmax/bdp", "hpcc": "hpcc_ai_rate/1Gbps",
+			"timely": "init_window/bdp timely_thigh/100us",
+		},
+	}
+	for _, name := range append([]string{""}, EmbeddedModels()...) {
+		m, err := EmbeddedModel(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range netcfg.Presets() {
+			t.Run(name+"/"+p, func(t *testing.T) {
+				cfg, err := netcfg.Preset(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := "inside"
+				if err := m.Space().Covers(cfg); err != nil {
+					got = "space"
+				} else if ex := m.Extrapolations(net, routes, cfg); len(ex) > 0 {
+					var names []string
+					for _, e := range ex {
+						names = append(names, e.Entry)
+						if e.Parameter == "" || e.Routes < 1 || e.Checked != len(routes) {
+							t.Errorf("%+v: no parameter or route counts", e)
+						}
+					}
+					got = strings.Join(names, " ")
+				}
+				w := want[name][p]
+				if w == "" {
+					w = "space"
+				}
+				if got != w {
+					t.Errorf("got %q, want %q", got, w)
+				}
+			})
+		}
+	}
+}
