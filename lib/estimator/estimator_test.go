@@ -338,12 +338,13 @@ func TestCheck(t *testing.T) {
 }
 
 // Resolve gives the options a run records: strict, re-encoded, with
-// Parsimon's default backend named.
+// Parsimon's default backend, sparse bucket size and window_once named.
 func TestResolve(t *testing.T) {
 	for _, tc := range []struct{ name, opts, want, err string }{
-		{"parsimon", "", `{"backend":"linksim"}`, ""},
-		{"parsimon", `{"backend":"packetsim", "workers":2}`, `{"backend":"packetsim","workers":2}`, ""},
-		{"parsimon-ns3", "", `{"backend":"ns3"}`, ""},
+		{"parsimon", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`, ""},
+		{"parsimon", `{"backend":"packetsim", "workers":2}`, `{"backend":"packetsim","workers":2,"sparse_bucket_size":5,"window_once":true}`, ""},
+		{"parsimon", `{"sparse_bucket_size":-1}`, "", "sparse_bucket_size -1"},
+		{"parsimon-ns3", "", `{"backend":"ns3","sparse_bucket_size":5,"window_once":true}`, ""},
 		{"parsimon-ns3", `{"backend":"linksim"}`, "", "parsimon-ns3 runs the ns3 backend"},
 		{"flowsim", ` { "host_rate_bps" : 5 } `, `{"host_rate_bps":5}`, ""},
 		{"packetsim", "", `{}`, ""},

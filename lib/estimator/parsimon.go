@@ -98,7 +98,7 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 			"link_sims_sparse": strconv.Itoa(res.Sparse),
 			ExtraFlowsPerLink:  strconv.FormatFloat(flowsPerSimulatedLink(res), 'g', 4, 64),
 			ExtraWindowOverBDP: strconv.FormatFloat(windowOverBDP(sc, res), 'g', 4, 64),
-			"window_once":      strconv.FormatBool(po.WindowOnce),
+			"window_once":      strconv.FormatBool(*po.WindowOnce),
 		},
 		Timings: map[string]float64{
 			"setup_s":            res.SetupSeconds,
@@ -136,6 +136,17 @@ func parsimonResolve(name, opts string) (parsimonCOptions, string, error) {
 	}
 	if _, err := parsimon.BackendByName(o.BackendName); err != nil {
 		return parsimonCOptions{}, "", err
+	}
+	// The defaults that choose the model are named, so that a run of
+	// the published method and one of tailscope's defaults key apart.
+	if o.SparseBucketSize < 0 {
+		return parsimonCOptions{}, "", fmt.Errorf("sparse_bucket_size %d: want a number of flows >= 1 (0: the default, %d)", o.SparseBucketSize, parsimon.DefaultSparseBucketSize)
+	}
+	if o.SparseBucketSize == 0 {
+		o.SparseBucketSize = parsimon.DefaultSparseBucketSize
+	}
+	if o.WindowOnce == nil {
+		o.WindowOnce = parsimon.Bool(parsimon.DefaultWindowOnce)
 	}
 	if name == "parsimon-c" {
 		return o, encode(o), nil

@@ -46,11 +46,11 @@ func TestWindowDelayPerHop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1})
+		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: Bool(false)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		once, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: true})
+		once, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: Bool(true)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestSlowStartOncePerPath(t *testing.T) {
 		lo   float64 // Parsimon's excess over packetsim's, at least
 		hi   float64 // and at most
 	}{{false, 3, 7}, {true, 0.9, 1.1}} {
-		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: c.once})
+		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: Bool(c.once)})
 		if err != nil {
 			t.Fatal(err)
 		}
