@@ -213,3 +213,37 @@ func windowOverBDP(sc *scenario.Scenario, res *parsimon.Result) float64 {
 	bdp := float64(bw) * float64(rtt) / 8e9
 	return float64(w) / bdp
 }
+
+// PublishedParsimon is the options JSON of the Parsimon variants run as
+// the paper published it: every link bucketed with B, and the window's
+// delay charged at every hop.
+const PublishedParsimon = `{"sparse_bucket_size":100,"window_once":false}`
+
+// KeyOptions is the options JSON whose hash names a run's results in
+// sweeps and studies (lib/experiment), given the estimator's canonical
+// options canon (Resolve's): canon itself, but for a Parsimon variant run
+// as published (sparse_bucket_size at least bucket_size, window_once
+// false) the canonical options that run had before those two options
+// existed, canon without them, so that results made then keep their
+// names. For anything it cannot read it returns canon.
+func KeyOptions(name, canon string) string {
+	if _, ok := parsimonVariants[name]; !ok {
+		return canon
+	}
+	var o parsimonCOptions
+	if decode([]byte(canon), &o) != nil {
+		return canon
+	}
+	b := o.BucketSize
+	if b == 0 {
+		b = parsimon.DefaultBucketSize
+	}
+	if o.WindowOnce == nil || *o.WindowOnce || o.SparseBucketSize < b {
+		return canon
+	}
+	o.SparseBucketSize, o.WindowOnce = 0, nil
+	if name == "parsimon-c" {
+		return encode(o)
+	}
+	return encode(o.Options)
+}

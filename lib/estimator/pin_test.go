@@ -95,3 +95,27 @@ func TestResolveRefusesRuntimeFields(t *testing.T) {
 		}
 	}
 }
+
+// Parsimon run as published keys its results by the options such runs
+// had before sparse_bucket_size and window_once existed, so that
+// archives of them are found again; any other options key by themselves.
+func TestKeyOptions(t *testing.T) {
+	for _, tc := range []struct{ name, opts, want string }{
+		{"parsimon", PublishedParsimon, `{"backend":"linksim"}`},
+		{"parsimon", `{"sparse_bucket_size":500,"window_once":false,"workers":2}`, `{"backend":"linksim","workers":2}`},
+		{"parsimon-c", PublishedParsimon, `{"backend":"linksim"}`},
+		{"parsimon-ns3", PublishedParsimon, `{"backend":"ns3"}`},
+		{"parsimon", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
+		{"parsimon", `{"window_once":false}`, `{"backend":"linksim","sparse_bucket_size":5,"window_once":false}`},
+		{"parsimon", `{"sparse_bucket_size":100,"bucket_size":200,"window_once":false}`, `{"backend":"linksim","bucket_size":200,"sparse_bucket_size":100,"window_once":false}`},
+		{"m3", `{"model":"none"}`, `{"model":"none"}`},
+	} {
+		canon, err := Resolve(tc.name, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := KeyOptions(tc.name, canon); got != tc.want {
+			t.Errorf("%s %s: key options %s, want %s", tc.name, tc.opts, got, tc.want)
+		}
+	}
+}
