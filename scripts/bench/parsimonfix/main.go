@@ -277,15 +277,25 @@ func report(args []string) error {
 			for id, v := range byID {
 				r := rows[id]
 				tuning := r.Sample == accuracy.SampleAtlas && r.Draw%2 == 0
-				if (half == "tuning") == tuning && len(v) >= len(names) {
+				_, own := v["packetsim"]
+				if (half == "tuning") == tuning && (own || len(rows[id].Base) == len(labels)) {
 					ids = append(ids, id)
 				}
 			}
 			slices.Sort(ids)
-			fmt.Printf("\n%s, %s: %d scenarios\n\n| variant | %s | mean abs error over bins |\n|---|%s---|\n", path, half, len(ids), strings.Join(labels, " | "), strings.Repeat("---|", len(labels)))
+			fmt.Printf("\n%s, %s\n\n| variant | scenarios | %s | mean abs error over bins |\n|---|---|%s---|\n", path, half, strings.Join(labels, " | "), strings.Repeat("---|", len(labels)))
 			for _, name := range names {
 				var cells []string
 				var abs []float64
+				n := 0
+				for _, id := range ids {
+					if len(byID[id][name]) == len(labels) {
+						n++
+					}
+				}
+				if n == 0 {
+					continue
+				}
 				for b := range labels {
 					var errs []float64
 					for _, id := range ids {
@@ -293,7 +303,11 @@ func report(args []string) error {
 						if pk, ok := byID[id]["packetsim"]; ok {
 							base = pk
 						}
-						if e := byID[id][name][b]/base[b] - 1; !math.IsNaN(e) && !math.IsInf(e, 0) {
+						est := byID[id][name]
+						if len(est) != len(labels) || len(base) != len(labels) {
+							continue // a variant not run on this scenario
+						}
+						if e := est[b]/base[b] - 1; !math.IsNaN(e) && !math.IsInf(e, 0) {
 							errs = append(errs, e)
 							abs = append(abs, math.Abs(e))
 						}
@@ -305,7 +319,7 @@ func report(args []string) error {
 				for _, a := range abs {
 					mean += a / float64(len(abs))
 				}
-				fmt.Printf("| %s | %s | %.1f%% |\n", name, strings.Join(cells, " | "), 100*mean)
+				fmt.Printf("| %s | %d | %s | %.1f%% |\n", name, n, strings.Join(cells, " | "), 100*mean)
 			}
 		}
 	}
