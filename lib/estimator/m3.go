@@ -279,3 +279,20 @@ func m3Routes(sc *scenario.Scenario) ([][]int, error) {
 	}
 	return routes, nil
 }
+
+// InRange returns nil if the named estimator, with options, answers sc
+// as far as its training ranges go: m3 refuses, with a *Refusal, a
+// network whose spec entries lie outside its model's training ranges
+// unless the options answer anyway; every other estimator passes. Run
+// and Stream check it themselves; commands that run several estimators
+// check it for each, after Answers, before running any.
+func InRange(name, options string, sc *scenario.Scenario) error {
+	rest, anyway, err := splitAnyway(options)
+	if err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	if _, err := inRange(name, sc, rest, anyway, nil); err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return nil
+}
