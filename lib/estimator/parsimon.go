@@ -225,13 +225,18 @@ const PublishedParsimon = `{"sparse_bucket_size":100,"window_once":false}`
 // as published (sparse_bucket_size at least bucket_size, window_once
 // false) the canonical options that run had before those two options
 // existed, canon without them, so that results made then keep their
-// names. For anything it cannot read it returns canon.
+// names; answer_anyway is kept as it is. For anything it cannot read it
+// returns canon.
 func KeyOptions(name, canon string) string {
 	if _, ok := parsimonVariants[name]; !ok {
 		return canon
 	}
+	rest, anyway, err := splitAnyway(canon)
+	if err != nil {
+		return canon
+	}
 	var o parsimonCOptions
-	if decode([]byte(canon), &o) != nil {
+	if decode([]byte(rest), &o) != nil {
 		return canon
 	}
 	b := o.BucketSize
@@ -243,7 +248,7 @@ func KeyOptions(name, canon string) string {
 	}
 	o.SparseBucketSize, o.WindowOnce = 0, nil
 	if name == "parsimon-c" {
-		return encode(o)
+		return withAnyway(encode(o), anyway)
 	}
-	return encode(o.Options)
+	return withAnyway(encode(o.Options), anyway)
 }
