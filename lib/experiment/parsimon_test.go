@@ -150,7 +150,7 @@ func TestParsimonLinksDamagedInput(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err = estimator.RunParsimon(context.Background(), "parsimon", sc, `{"workers":1}`, parsimonLinks(dir, corrupt{Local{}}, nil, tasks(2)))
-	if err == nil || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), ".gob") {
+	if err == nil || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), linkInputExt) {
 		t.Fatalf("err = %v, want the damaged input named", err)
 	}
 }
@@ -159,7 +159,7 @@ func TestParsimonLinksDamagedInput(t *testing.T) {
 type corrupt struct{ Executor }
 
 func (c corrupt) Execute(ctx context.Context, dir string, tasks []Task, done func(int, error)) error {
-	files, _ := filepath.Glob(filepath.Join(dir, KindParsimonLinks, LinkInputDir, "*.gob"))
+	files, _ := filepath.Glob(filepath.Join(dir, KindParsimonLinks, LinkInputDir, "*"+linkInputExt))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
