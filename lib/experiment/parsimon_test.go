@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -45,6 +46,15 @@ func TestParsimonLinks(t *testing.T) {
 						t.Errorf("run %d: %s link simulations as tasks give other estimates than %s in process",
 							run, got.Extra["link_sims"], want.Extra["link_sims"])
 					}
+				}
+				// Streamed to a frame, as "tailscope run --executor" writes
+				// them, the records are the same again.
+				path := filepath.Join(t.TempDir(), "records.parquet")
+				if _, err := estimator.StreamParsimon(context.Background(), variant, sc, opts, links, path); err != nil {
+					t.Fatal(err)
+				}
+				if got, _, err := frame.ReadRecords(path); err != nil || !reflect.DeepEqual(got, want.Records) {
+					t.Errorf("streamed records differ from the in-process run's (%v)", err)
 				}
 				results, _ := filepath.Glob(filepath.Join(dir, KindParsimonLinks, "*.parquet"))
 				if len(results) < 5 || len(results) > 6 {
