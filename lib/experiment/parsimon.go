@@ -28,10 +28,11 @@ const LinkTasks = 256
 // LinkTaskPackets is the least work, in packets of the simulated flows,
 // ParsimonLinks gives a task (fewer tasks than LinkTasks when a run has
 // less than LinkTasks times this): about 4 CPU seconds of the default
-// backend. A task costs its worker about 0.15 CPU s besides its
+// backend. A task costs its worker about 0.1 CPU s besides its
 // simulations (a process's start, the page faults of its fresh heap, its
-// input and its result), and Slurm about 0.03 s and 0.3-0.5 s of wall
-// time: at 20M packets this was 8% of the simulations' CPU.
+// input and its result), and Slurm a few hundredths of a second and
+// 0.2-0.3 s of wall time: at 20M packets this was 6% of the
+// simulations' CPU.
 const LinkTaskPackets = 40_000_000
 
 // linkTasks is how many tasks ParsimonLinks makes of simulations of
