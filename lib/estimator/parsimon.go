@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -99,6 +100,7 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 			ExtraFlowsPerLink:  strconv.FormatFloat(flowsPerSimulatedLink(res), 'g', 4, 64),
 			ExtraWindowOverBDP: strconv.FormatFloat(windowOverBDP(sc, res), 'g', 4, 64),
 			"window_once":      strconv.FormatBool(*po.WindowOnce),
+			"sparse_published": strconv.FormatBool(po.SparseBucketSize >= cmp.Or(po.BucketSize, parsimon.DefaultBucketSize)),
 		},
 		Timings: map[string]float64{
 			"setup_s":            res.SetupSeconds,
