@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -111,6 +112,7 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 			ExtraFlowsPerLink:  strconv.FormatFloat(flowsPerSimulatedLink(res), 'g', 4, 64),
 			ExtraWindowOverBDP: strconv.FormatFloat(windowOverBDP(sc, res), 'g', 4, 64),
 			"window_once":      strconv.FormatBool(*po.WindowOnce),
+			"sparse_published": strconv.FormatBool(po.SparseBucketSize >= cmp.Or(po.BucketSize, parsimon.DefaultBucketSize)),
 		},
 		Timings: map[string]float64{
 			"setup_s":            res.SetupSeconds,
@@ -237,13 +239,18 @@ const PublishedParsimon = `{"sparse_bucket_size":100,"window_once":false}`
 // as published (sparse_bucket_size at least bucket_size, window_once
 // false) the canonical options that run had before those two options
 // existed, canon without them, so that results made then keep their
-// names. For anything it cannot read it returns canon.
+// names; answer_anyway is kept as it is. For anything it cannot read it
+// returns canon.
 func KeyOptions(name, canon string) string {
 	if _, ok := parsimonVariants[name]; !ok {
 		return canon
 	}
+	rest, anyway, err := splitAnyway(canon)
+	if err != nil {
+		return canon
+	}
 	var o parsimonCOptions
-	if decode([]byte(canon), &o) != nil {
+	if decode([]byte(rest), &o) != nil {
 		return canon
 	}
 	b := o.BucketSize
@@ -255,7 +262,7 @@ func KeyOptions(name, canon string) string {
 	}
 	o.SparseBucketSize, o.WindowOnce = 0, nil
 	if name == "parsimon-c" {
-		return encode(o)
+		return withAnyway(encode(o), anyway)
 	}
-	return encode(o.Options)
+	return withAnyway(encode(o.Options), anyway)
 }

@@ -98,13 +98,16 @@ func TestResolveRefusesRuntimeFields(t *testing.T) {
 
 // Parsimon run as published keys its results by the options such runs
 // had before sparse_bucket_size and window_once existed, so that
-// archives of them are found again; any other options key by themselves.
+// archives of them are found again, with or without answer_anyway; any
+// other options key by themselves.
 func TestKeyOptions(t *testing.T) {
 	for _, tc := range []struct{ name, opts, want string }{
 		{"parsimon", PublishedParsimon, `{"backend":"linksim"}`},
 		{"parsimon", `{"sparse_bucket_size":500,"window_once":false,"workers":2}`, `{"backend":"linksim","workers":2}`},
 		{"parsimon-c", PublishedParsimon, `{"backend":"linksim"}`},
 		{"parsimon-ns3", PublishedParsimon, `{"backend":"ns3"}`},
+		{"parsimon", `{"answer_anyway":true,"sparse_bucket_size":100,"window_once":false}`, `{"answer_anyway":true,"backend":"linksim"}`},
+		{"parsimon", `{"answer_anyway":true}`, `{"answer_anyway":true,"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
 		{"parsimon", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
 		{"parsimon", `{"window_once":false}`, `{"backend":"linksim","sparse_bucket_size":5,"window_once":false}`},
 		{"parsimon", `{"sparse_bucket_size":100,"bucket_size":200,"window_once":false}`, `{"backend":"linksim","bucket_size":200,"sparse_bucket_size":100,"window_once":false}`},
