@@ -68,7 +68,7 @@ func ExampleStream() {
 	}
 	fmt.Printf("%d records in flow order; at most %d flows held at once\n", n, res.PeakFlows)
 	// Output:
-	// 5000 records in flow order; at most 11 flows held at once
+	// 5000 records in flow order; at most 10 flows held at once
 }
 
 // The network block's cc picks the congestion control, with its
@@ -98,6 +98,6 @@ func ExampleRun_congestionControl() {
 	// Output:
 	// dctcp  slowdowns 1.99 1.99, 0 marks
 	// dcqcn  slowdowns 1.97 2.18, 89 marks
-	// timely slowdowns 24.57 24.06, 274 marks
-	// hpcc   slowdowns 2.25 2.19, 0 marks
+	// timely slowdowns 23.98 24.90, 273 marks
+	// hpcc   slowdowns 1.98 2.24, 0 marks
 }

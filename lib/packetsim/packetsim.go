@@ -39,8 +39,11 @@
 //
 // Time is kept in integer picoseconds, so that serialization times such as
 // 838.4 ns (1048 B at 10 Gbps) are exact, and rounded to nanoseconds only
-// in the records. Events at equal times run in the order they were
-// scheduled, flow starts first; a run is a deterministic function of its
+// in the records. Events at equal times run flow starts first, then by
+// the entity that scheduled them (the port, NIC or flow sender, by its
+// channel), then in the order that entity scheduled them: an order every
+// part of a network can compute alone, so a run split among workers
+// (Options.Workers) keeps it. A run is a deterministic function of its
 // inputs.
 package packetsim
 

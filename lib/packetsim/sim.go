@@ -328,7 +328,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			}
 		}
 		s.lastBytes = make([]int64, len(s.sampled))
-		s.q.push(newEvent(opts.SampleEveryNanos*1000, evSample, 0))
+		s.q.pushKey(newEvent(opts.SampleEveryNanos*1000, evSample, 0), sampleKey)
 	}
 	if err := s.fetch(); err != nil {
 		return nil, err
@@ -384,6 +384,24 @@ func checkPath(net *topo.Network, f workload.Flow, path []int) error {
 func (s *sim) route(slot int32) []int32 {
 	o := int(slot) * s.stride
 	return s.routes[o : o+s.stride]
+}
+
+// sampleKey is the tie-break key of port sampling: after every other
+// event of its time, so that a sample sees the state that time left.
+const sampleKey = math.MaxUint64
+
+// arriveVia schedules packet e's arrival at the far end of channel c,
+// which the port of c has just put it on: keyed by c, the port that
+// scheduled it.
+func (s *sim) arriveVia(e event, c int32) {
+	s.q.push(e, c)
+}
+
+// pauseVia schedules a PFC frame e for the transmitter of channel cin,
+// sent by the switch at cin's far end over the reverse channel, which is
+// its key.
+func (s *sim) pauseVia(e event, cin int32) {
+	s.q.push(e, cin^1)
 }
 
 // channel is the channel a packet crosses at hop, given its flow's route
@@ -534,7 +552,7 @@ func (s *sim) start() error {
 	}
 	if s.rto > 0 && s.tcp == nil {
 		f.rtoPending = true
-		s.q.push(newEvent(s.now+s.rto, evRTO, slot))
+		s.q.push(newEvent(s.now+s.rto, evRTO, slot), r[rtPath])
 	}
 	s.activate(slot, f)
 	return nil
@@ -730,7 +748,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p.packets++
 	s.res.PacketHops++
 	e.t = end + p.delay // e is an evArrive packet
-	s.q.push(e)
+	s.arriveVia(e, c)
 	return false
 }
 
@@ -784,9 +802,9 @@ func (s *sim) send(n *nic, e event, wire int64) {
 	p.bytes += wire
 	p.packets++
 	s.res.PacketHops++
-	s.q.push(newEvent(end, evNicFree, n.ch))
+	s.q.push(newEvent(end, evNicFree, n.ch), n.ch)
 	e.t = end + p.delay // e is an evArrive packet at hop 0
-	s.q.push(e)
+	s.arriveVia(e, n.ch)
 }
 
 // pull starts the next transmission of an idle NIC: a queued ACK, else a
@@ -833,7 +851,7 @@ func (s *sim) pull(n *nic) {
 	}
 	if wake != math.MaxInt64 && (n.wakeAt == 0 || wake < n.wakeAt) {
 		n.wakeAt = wake
-		s.q.push(newEvent(wake, evNicWake, n.ch))
+		s.q.push(newEvent(wake, evNicWake, n.ch), n.ch)
 	}
 }
 
@@ -1012,7 +1030,7 @@ func (s *sim) timeout(e event) {
 		f.onTimeout(s.now)
 		s.activate(e.ref, f)
 	}
-	s.q.push(newEvent(s.now+s.rto, evRTO, e.ref))
+	s.q.push(newEvent(s.now+s.rto, evRTO, e.ref), s.route(e.ref)[rtPath])
 }
 
 func (s *sim) sample() {
@@ -1033,7 +1051,7 @@ func (s *sim) sample() {
 		s.lastBytes[i] = b
 	}
 	if !s.q.Empty() || s.haveNext {
-		s.q.push(newEvent(s.now+every*1000, evSample, 0))
+		s.q.pushKey(newEvent(s.now+every*1000, evSample, 0), sampleKey)
 	}
 }
 
