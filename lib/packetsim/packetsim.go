@@ -101,6 +101,13 @@ type Options struct {
 	// marking draws random numbers. Runs with equal inputs and seeds are
 	// identical. (The estimator takes it from the scenario.)
 	Seed uint64 `json:"-"`
+	// Workers, above 1, splits the network among that many workers, each
+	// simulating its part on a core of its own (see parallel.go): the
+	// records are the same for any number of workers. 0 and 1 run the
+	// sequential engine. Finite per-port buffers, shared buffers without
+	// PFC (the models with losses) and port sampling are not split:
+	// asking for them with Workers above 1 is an error.
+	Workers int `json:"workers,omitempty"`
 }
 
 // PortSample is the state of one output port at one sampling time.
@@ -172,6 +179,10 @@ type Result struct {
 	// Samples holds the port samples when Options.SampleEveryNanos is set,
 	// in time order, channels ascending within a time.
 	Samples []PortSample
+	// Parallel holds, for a run of more than one worker, what its speed
+	// depends on (nil otherwise). PeakFlows of such a run counts slots
+	// freed only between windows and may exceed one worker's.
+	Parallel *ParallelStats
 }
 
 // Run simulates flows on net under cfg until every flow has finished (or
@@ -240,6 +251,9 @@ func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg net
 	if opts.StopAtNanos < 0 || opts.SampleEveryNanos < 0 {
 		return nil, fmt.Errorf("packetsim: StopAtNanos and SampleEveryNanos must be >= 0, got %d and %d", opts.StopAtNanos, opts.SampleEveryNanos)
 	}
+	if err := checkWorkers(cfg, opts); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -254,7 +268,11 @@ func Stream(ctx context.Context, net *topo.Network, src workload.Source, cfg net
 	if err != nil {
 		return nil, err
 	}
-	if err := s.run(ctx); err != nil {
+	run := s.run
+	if opts.Workers > 1 {
+		run = s.runParallel
+	}
+	if err := run(ctx); err != nil {
 		return nil, err
 	}
 	return s.result()

@@ -11,6 +11,7 @@ const (
 	evSample                // per-port sampling tick
 	evPortFree              // a port holding its packets (shared buffer) finished sending one
 	evPause                 // a PFC pause (pkt 1) or resume (pkt 0) frame reaches the transmitter of channel ref
+	evDepart                // parallel runs: a packet that waited at the port of its hop's channel, which leads to another partition, ends its transmission
 )
 
 // Packet flags.
