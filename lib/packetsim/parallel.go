@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tailscope/tailscope/lib/internal/calendar"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -59,8 +61,89 @@ type partition struct {
 	starts []flowStart
 	done   []finished
 	next   int64 // earliest event left after the window
-	// Measured: events and events sent to each other partition.
+	// Measured: events, events sent to other partitions, and the wall
+	// time of the last window and of all.
 	events, msgs int64
+	last, busy   time.Duration
+}
+
+// barrier starts the workers' windows and counts them finished. A
+// waiter spins briefly (a window's imbalance is microseconds) and then
+// blocks, so that a core shared with other processes is given up.
+type barrier struct {
+	gen      atomic.Int64 // windows started
+	end      atomic.Int64 // the current window's end
+	left     atomic.Int32 // workers still in the current window
+	stop     atomic.Bool
+	wake     []chan struct{} // per worker: a window started (or the run ended)
+	finished chan struct{}   // the last worker left its window
+}
+
+// spins is how often a waiter looks before it blocks.
+const spins = 400
+
+func newBarrier(workers int) *barrier {
+	b := &barrier{wake: make([]chan struct{}, workers), finished: make(chan struct{}, 1)}
+	for i := range b.wake {
+		b.wake[i] = make(chan struct{}, 1)
+	}
+	return b
+}
+
+// signal leaves a token in c unless one is there.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// start begins a window that ends at end.
+func (b *barrier) start(end int64) {
+	b.end.Store(end)
+	b.left.Store(int32(len(b.wake)))
+	b.gen.Add(1)
+	for _, c := range b.wake {
+		signal(c)
+	}
+}
+
+// await waits, as worker i, for window gen to start and returns its
+// end, or false if the run is over.
+func (b *barrier) await(i int, gen int64) (int64, bool) {
+	for spin := 0; b.gen.Load() < gen; spin++ {
+		if b.stop.Load() {
+			return 0, false
+		}
+		if spin >= spins {
+			<-b.wake[i] // a token left by an earlier window only makes it look again
+		}
+	}
+	return b.end.Load(), true
+}
+
+// done is worker's end of a window.
+func (b *barrier) done() {
+	if b.left.Add(-1) == 0 {
+		signal(b.finished)
+	}
+}
+
+// wait waits for every worker to finish the window.
+func (b *barrier) wait() {
+	for spin := 0; b.left.Load() > 0; spin++ {
+		if spin >= spins {
+			<-b.finished
+		}
+	}
+}
+
+// end stops the workers.
+func (b *barrier) close() {
+	b.stop.Store(true)
+	for _, c := range b.wake {
+		signal(c)
+	}
 }
 
 // flowStart is a flow set up by the coordinator that starts sending at t.
@@ -248,10 +331,17 @@ type ParallelStats struct {
 	// Events and Messages are per partition: events run, and events sent
 	// to other partitions.
 	Events, Messages []int64
-	// Nodes and Channels count each partition's nodes and the channels
+	// Nodes counts each partition's nodes, CrossChannels the channels
 	// between partitions.
 	Nodes         []int
 	CrossChannels int
+	// Wall time, in nanoseconds: of the whole run (Wall), each
+	// partition's inside its windows (Busy), the sum over windows of the
+	// slowest partition's (Critical), and the coordinator's between
+	// windows (Serial: flow starts and records). Wall less Critical and
+	// Serial is what the barriers cost.
+	Wall, Critical, Serial int64
+	Busy                   []int64
 }
 
 // runParallel is run split among opts.Workers partitions.
@@ -292,25 +382,34 @@ func (s *sim) runParallel(ctx context.Context) error {
 		}
 	}
 
+	// The coordinator runs partition 0 itself; the others wait for each
+	// window on a barrier they spin on, since a window of a microsecond of
+	// simulated time holds only microseconds of work.
+	b := newBarrier(n - 1)
 	var wg sync.WaitGroup
-	windows := make([]chan int64, n) // a window's end, or -1 to stop
-	for i := range windows {
-		windows[i] = make(chan int64, 1)
-		go func(ps *sim, w chan int64) {
-			for end := range w {
+	for i, ps := range parts[1:] {
+		wg.Add(1)
+		go func(i int, ps *sim) {
+			defer wg.Done()
+			for gen := int64(1); ; gen++ {
+				end, ok := b.await(i, gen)
+				if !ok {
+					return
+				}
 				ps.window(end, parts)
-				wg.Done()
+				b.done()
 			}
-		}(parts[i], windows[i])
+		}(i, ps)
 	}
 	defer func() {
-		for _, w := range windows {
-			close(w)
-		}
+		b.close()
+		wg.Wait()
 	}()
 
+	t0 := time.Now()
 	err := func() error {
 		for win := int64(0); ; win++ {
+			tSerial := time.Now()
 			// Between windows: records, freed slots, errors.
 			next := int64(math.MaxInt64)
 			for _, ps := range parts {
@@ -360,13 +459,18 @@ func (s *sim) runParallel(ctx context.Context) error {
 				ps.fs, ps.routes, ps.stride, ps.ext = s.fs, s.routes, s.stride, s.ext
 			}
 			s.res.Parallel.Windows++
-			wg.Add(n)
-			for _, w := range windows {
-				w <- end
+			s.res.Parallel.Serial += int64(time.Since(tSerial))
+			b.start(end)
+			parts[0].window(end, parts)
+			b.wait()
+			var slowest time.Duration
+			for _, ps := range parts {
+				slowest = max(slowest, ps.par.last)
 			}
-			wg.Wait()
+			s.res.Parallel.Critical += int64(slowest)
 		}
 	}()
+	s.res.Parallel.Wall = int64(time.Since(t0))
 	for _, ps := range parts {
 		r := &ps.res
 		s.res.Events += r.Events
@@ -386,6 +490,7 @@ func (s *sim) runParallel(ctx context.Context) error {
 		s.now = max(s.now, ps.now)
 		s.res.Parallel.Events = append(s.res.Parallel.Events, ps.par.events)
 		s.res.Parallel.Messages = append(s.res.Parallel.Messages, ps.par.msgs)
+		s.res.Parallel.Busy = append(s.res.Parallel.Busy, int64(ps.par.busy))
 	}
 	if err != nil {
 		return err
@@ -404,6 +509,11 @@ func (s *sim) runParallel(ctx context.Context) error {
 // taking in what the others sent it in the window before.
 func (s *sim) window(end int64, parts []*sim) {
 	p := s.par
+	t0 := time.Now()
+	defer func() {
+		p.last = time.Since(t0)
+		p.busy += p.last
+	}()
 	prev := 1 - p.parity
 	for _, o := range parts {
 		in := o.par.out[prev][p.id]
