@@ -179,6 +179,11 @@ func (s *sim) depart(e event) {
 	s.par.send(s.par.chDst[c], e, c)
 }
 
+// Models reports whether packetsim with opts models the network of cfg:
+// every configuration with one worker; with more, the lossless ones
+// (Options.Workers). The error names the model it refuses.
+func Models(cfg netcfg.Config, opts Options) error { return checkWorkers(cfg, opts) }
+
 // checkWorkers refuses, before any work, a worker count the engine
 // cannot run on the network model of cfg and opts.
 func checkWorkers(cfg netcfg.Config, opts Options) error {
