@@ -78,7 +78,7 @@ func newEventQueue() eventQueue {
 // delivered, for entity k: a channel, whose port, NIC or PFC frames
 // scheduled it (see tieKey).
 func (q *eventQueue) push(e event, k int32) {
-	q.pushKey(e, tieKey(e.t, k))
+	q.Push(calendar.Event{T: e.t, W: e.w, A: e.ref, B: e.pkt, K: tieKey(e.t, k)})
 }
 
 // pushKey schedules e with the queue's key k itself.

@@ -397,7 +397,16 @@ const sampleKey = math.MaxUint64
 // which the port of c has just put it on: keyed by c, the port that
 // scheduled it.
 func (s *sim) arriveVia(e event, c int32) {
-	if p := s.par; p != nil && p.chDst[c] != p.id {
+	if s.par != nil {
+		s.arriveAcross(e, c)
+		return
+	}
+	s.q.push(e, c)
+}
+
+// arriveAcross is arriveVia in a parallel run.
+func (s *sim) arriveAcross(e event, c int32) {
+	if p := s.par; p.chDst[c] != p.id {
 		if e.flag()&flagWaited != 0 {
 			// Marking at dequeue is decided where the port's queue is,
 			// as the transmission ends; the packet leaves then.
