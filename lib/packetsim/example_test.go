@@ -101,3 +101,42 @@ func ExampleRun_congestionControl() {
 	// timely slowdowns 23.98 24.90, 273 marks
 	// hpcc   slowdowns 1.98 2.24, 0 marks
 }
+
+// Workers splits one run among cores: on the 256-host fabric, two
+// workers (a pod each) give the records of one, bit for bit.
+func ExampleOptions_workers() {
+	spec, err := topo.Preset("meta32-2:1")
+	if err != nil {
+		panic(err)
+	}
+	net, err := topo.Fabric(spec)
+	if err != nil {
+		panic(err)
+	}
+	flows, err := workload.Generate(net, workload.Spec{
+		Flows: 500,
+		Components: []workload.Component{{
+			Matrix: "A", Sizes: workload.SizeSpec{Dist: "webserver"},
+			Arrival: workload.Arrival{Process: "poisson"}, MaxLoad: 0.5,
+		}},
+	}, 1)
+	if err != nil {
+		panic(err)
+	}
+	one, err := packetsim.Run(context.Background(), net, flows, netcfg.Default(), packetsim.Options{})
+	if err != nil {
+		panic(err)
+	}
+	two, err := packetsim.Run(context.Background(), net, flows, netcfg.Default(), packetsim.Options{Workers: 2})
+	if err != nil {
+		panic(err)
+	}
+	same := len(one.Records) == len(two.Records)
+	for i := range one.Records {
+		same = same && one.Records[i] == two.Records[i]
+	}
+	p := two.Parallel
+	fmt.Printf("%d records, the same: %v; %d partitions, %.0f ns windows\n", len(two.Records), same, p.Partitions, p.LookaheadNanos)
+	// Output:
+	// 500 records, the same: true; 2 partitions, 1000 ns windows
+}

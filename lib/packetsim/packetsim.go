@@ -102,8 +102,10 @@ type Options struct {
 	// identical. (The estimator takes it from the scenario.)
 	Seed uint64 `json:"-"`
 	// Workers, above 1, splits the network among that many workers, each
-	// simulating its part on a core of its own (see parallel.go): the
-	// records are the same for any number of workers. 0 and 1 run the
+	// simulating its part on a core of its own, in windows of the
+	// smallest propagation delay between parts (Partitions; the manual's
+	// page on the parallel packetsim has the design): the records are
+	// the same for any number of workers. 0 and 1 run the
 	// sequential engine. Finite per-port buffers, shared buffers without
 	// PFC (the models with losses) and port sampling are not split:
 	// asking for them with Workers above 1 is an error.
