@@ -2,6 +2,7 @@ package packetsim
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -240,5 +241,27 @@ func TestPartitions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An interrupt stops a parallel run between windows with the context's
+// error, and no record is emitted after it.
+func TestParallelInterrupt(t *testing.T) {
+	net, flows := dumbbellFlows(t, 6, 3, 300)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	emitted := 0
+	_, err := Stream(ctx, net, workload.SliceSource(flows), netcfg.Default(), Options{Workers: 2}, func(r metrics.Record) error {
+		emitted++
+		if emitted == 10 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if emitted != 10 {
+		t.Errorf("%d records emitted, want the 10 before the interrupt", emitted)
 	}
 }
