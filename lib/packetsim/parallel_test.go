@@ -48,8 +48,9 @@ func preset(t testing.TB, name string, f func(*netcfg.Config)) netcfg.Config {
 // The parallel engine gives the sequential engine's records, bit for
 // bit, and the same counts of events, packet-hops, marks and PFC frames
 // and the same per-channel bytes, at 2 and 4 workers, on a dumbbell and
-// on the 256-host fabric, for every congestion control, both ECN marking
-// points, the FIFO host NIC, and a shared buffer with PFC.
+// on the 256-host fabric, intact and with failed links, for every
+// congestion control, both ECN marking points, the FIFO host NIC, and a
+// shared buffer with PFC.
 func TestParallelSameRecords(t *testing.T) {
 	pfc := func(c *netcfg.Config) {
 		c.Buffer.SharedBytes = 100_000
@@ -80,7 +81,15 @@ func TestParallelSameRecords(t *testing.T) {
 		net   *topo.Network
 		flows []workload.Flow
 	}
-	nets := []netFlows{{"dumbbell", dumbNet, dumbFlows}, {"meta32", fabNet, fabFlows}}
+	// The same flows with two links failed (a ToR's uplink and a
+	// fabric switch's uplink to a spine): routes go around them.
+	failed := fabric(t, "meta32-2:1")
+	for _, l := range []int{256, len(failed.Links) - 1} {
+		if err := failed.FailLink(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nets := []netFlows{{"dumbbell", dumbNet, dumbFlows}, {"meta32", fabNet, fabFlows}, {"meta32-failed", failed, fabFlows}}
 	cases := []struct {
 		name string
 		cfg  netcfg.Config
