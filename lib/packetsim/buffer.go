@@ -105,7 +105,7 @@ func (s *sim) bufEnqueue(e event, c int32, wire int64) (dropped bool) {
 				s.res.AckDrops++
 			}
 			s.drops[c]++
-			s.fs[e.ref].alive--
+			s.lose(e.ref)
 			if b.pfc && s.err == nil {
 				s.err = fmt.Errorf("packetsim: PFC headroom of channel %d overflowed at %d ns: raise pfc headroom_bytes", cin, s.now/1000)
 			}

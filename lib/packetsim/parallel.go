@@ -44,9 +44,12 @@ import (
 // partitions and read by the sender's: without losses a ring entry is
 // written once per packet and read after that packet's ACK came back,
 // which crosses at least one window barrier when the switch is in
-// another partition. The models with losses (finite per-port buffers,
-// shared buffers without PFC, stock TCP's recovery) free slots and count
-// packets in flight at every switch that drops, and are refused.
+// another partition. With losses a resent packet can write the entry
+// its first copy's ACK is being read from, so HPCC over lossy buffers is
+// refused. A drop takes the packet out of its flow's count in flight,
+// which is the sender's: the dropping partition lists it, and the
+// coordinator applies it between windows and frees the slot if it was
+// the flow's last packet.
 
 // partition is one worker's part of a parallel run.
 type partition struct {
@@ -60,6 +63,7 @@ type partition struct {
 	sent   int64 // earliest event sent this window
 	starts []flowStart
 	done   []finished
+	lost   []int32 // slots of the packets dropped this window, one per packet
 	next   int64 // earliest event left after the window
 	// Measured: events, events sent to other partitions, and the wall
 	// time of the last window and of all.
@@ -180,8 +184,9 @@ func (s *sim) depart(e event) {
 }
 
 // Models reports whether packetsim with opts models the network of cfg:
-// every configuration with one worker; with more, the lossless ones
-// (Options.Workers). The error names the model it refuses.
+// every configuration with one worker; with more, all but HPCC over
+// buffers that lose packets (Options.Workers). The error names the
+// model it refuses.
 func Models(cfg netcfg.Config, opts Options) error { return checkWorkers(cfg, opts) }
 
 // checkWorkers refuses, before any work, a worker count the engine
@@ -193,11 +198,10 @@ func checkWorkers(cfg netcfg.Config, opts Options) error {
 	if opts.Workers <= 1 {
 		return nil
 	}
+	lossy := cfg.BufferBytes > 0 || cfg.SharedBuffer() && !cfg.PFC.Enabled
 	switch {
-	case cfg.BufferBytes > 0:
-		return fmt.Errorf("packetsim: workers %d: finite per-port buffers (buffer_bytes %d) lose packets, which the parallel engine does not model; use workers 1", opts.Workers, cfg.BufferBytes)
-	case cfg.SharedBuffer() && !cfg.PFC.Enabled:
-		return fmt.Errorf("packetsim: workers %d: a shared buffer without PFC loses packets, which the parallel engine does not model; use workers 1 or enable pfc", opts.Workers)
+	case cfg.CC == "hpcc" && lossy:
+		return fmt.Errorf("packetsim: workers %d: HPCC with a buffer that loses packets: a resent packet's INT records can be written at one worker while its sender reads them at another; use workers 1 or PFC", opts.Workers)
 	case opts.SampleEveryNanos > 0:
 		return fmt.Errorf("packetsim: workers %d: port sampling (SampleEveryNanos) runs on one worker only; use workers 1", opts.Workers)
 	}
@@ -426,6 +430,11 @@ func (s *sim) runParallel(ctx context.Context) error {
 					s.record(d.slot, &s.fs[d.slot], d.at)
 				}
 				p.done = p.done[:0]
+				for _, slot := range p.lost {
+					s.fs[slot].alive--
+					s.retire(slot)
+				}
+				p.lost = p.lost[:0]
 				s.free = append(s.free, ps.free...)
 				ps.free = ps.free[:0]
 				next = min(next, p.next, p.sent)
@@ -461,7 +470,7 @@ func (s *sim) runParallel(ctx context.Context) error {
 				parts[src].par.starts = append(parts[src].par.starts, flowStart{t: s.now, slot: slot})
 			}
 			for _, ps := range parts {
-				ps.fs, ps.routes, ps.stride, ps.ext = s.fs, s.routes, s.stride, s.ext
+				ps.fs, ps.routes, ps.stride, ps.ext, ps.tcp = s.fs, s.routes, s.stride, s.ext, s.tcp
 			}
 			s.res.Parallel.Windows++
 			s.res.Parallel.Serial += int64(time.Since(tSerial))
@@ -538,7 +547,7 @@ func (s *sim) window(end int64, parts []*sim) {
 			st := p.starts[si]
 			si++
 			s.now = st.t
-			s.activate(st.slot, &s.fs[st.slot])
+			s.launch(st.slot)
 			continue
 		}
 		if t >= end {

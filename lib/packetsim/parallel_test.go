@@ -46,11 +46,12 @@ func preset(t testing.TB, name string, f func(*netcfg.Config)) netcfg.Config {
 }
 
 // The parallel engine gives the sequential engine's records, bit for
-// bit, and the same counts of events, packet-hops, marks and PFC frames
-// and the same per-channel bytes, at 2 and 4 workers, on a dumbbell and
-// on the 256-host fabric, intact and with failed links, for every
-// congestion control, both ECN marking points, the FIFO host NIC, and a
-// shared buffer with PFC.
+// bit, and the same counts of events, packet-hops, marks, PFC frames,
+// drops and loss recoveries and the same per-channel bytes, at 2 and 4
+// workers, on a dumbbell and on the 256-host fabric, intact and with
+// failed links, for every congestion control, both ECN marking points,
+// the FIFO host NIC, a shared buffer with PFC, and per-port and shared
+// buffers that lose packets (go-back-N, stock TCP's recovery).
 func TestParallelSameRecords(t *testing.T) {
 	pfc := func(c *netcfg.Config) {
 		c.Buffer.SharedBytes = 100_000
@@ -105,6 +106,12 @@ func TestParallelSameRecords(t *testing.T) {
 		{"dcqcn-pfc", preset(t, "dcqcn", pfc)},
 		{"hpcc-pfc", preset(t, "hpcc", pfc)},
 		{"dctcp-pfc-fifo-nic", preset(t, "dctcp", func(c *netcfg.Config) { pfc(c); c.HostNIC = netcfg.HostNICFIFO })},
+		// Losses: go-back-N and the timeout under a per-port and a
+		// shared buffer, stock TCP's recovery with FIFO host NICs.
+		{"dctcp-port-buffer", preset(t, "dctcp", func(c *netcfg.Config) { c.BufferBytes = 30_000; c.DCTCP.MinRTONanos = 100_000 })},
+		{"dcqcn-shared-buffer", preset(t, "dcqcn", func(c *netcfg.Config) { c.Buffer.SharedBytes = 100_000; c.DCTCP.MinRTONanos = 100_000 })},
+		{"ns3-port-buffer", preset(t, "ns3", func(c *netcfg.Config) { c.BufferBytes = 30_000; c.DCTCP.MinRTONanos = 200_000 })},
+		{"timely-shared-buffer", preset(t, "timely", func(c *netcfg.Config) { c.Buffer.SharedBytes = 100_000; c.DCTCP.MinRTONanos = 100_000 })},
 	}
 	for _, nf := range nets {
 		for _, c := range cases {
@@ -132,9 +139,9 @@ func TestParallelSameRecords(t *testing.T) {
 					if len(par.Records) != len(one.Records) {
 						t.Fatalf("workers %d: %d records, one worker %d", w, len(par.Records), len(one.Records))
 					}
-					type counts struct{ Events, Hops, Marks, Pauses, Resumes, Paused, Delivered int64 }
-					a := counts{one.Events, one.PacketHops, one.Marks, one.PauseFrames, one.ResumeFrames, one.PausedNanos, one.DeliveredBytes}
-					b := counts{par.Events, par.PacketHops, par.Marks, par.PauseFrames, par.ResumeFrames, par.PausedNanos, par.DeliveredBytes}
+					type counts struct{ Events, Hops, Marks, Pauses, Resumes, Paused, Delivered, Drops, Timeouts, FastRecoveries, Retransmits int64 }
+					a := counts{one.Events, one.PacketHops, one.Marks, one.PauseFrames, one.ResumeFrames, one.PausedNanos, one.DeliveredBytes, one.Drops, one.Timeouts, one.FastRecoveries, one.Retransmits}
+					b := counts{par.Events, par.PacketHops, par.Marks, par.PauseFrames, par.ResumeFrames, par.PausedNanos, par.DeliveredBytes, par.Drops, par.Timeouts, par.FastRecoveries, par.Retransmits}
 					if a != b {
 						t.Errorf("workers %d: counts %+v, one worker %+v", w, b, a)
 					}
@@ -145,7 +152,7 @@ func TestParallelSameRecords(t *testing.T) {
 						t.Errorf("workers %d: ends at %d ns, one worker at %d", w, par.EndNanos, one.EndNanos)
 					}
 				}
-				t.Logf("%d events, %d marks, %d pause frames", one.Events, one.Marks, one.PauseFrames)
+				t.Logf("%d events, %d marks, %d pause frames, %d drops, %d timeouts", one.Events, one.Marks, one.PauseFrames, one.Drops, one.Timeouts)
 			})
 		}
 	}
@@ -178,8 +185,8 @@ func TestParallelStopAt(t *testing.T) {
 	}
 }
 
-// The models with losses and port sampling are refused before any work,
-// with an error naming the model.
+// HPCC over buffers that lose packets, port sampling and a negative
+// worker count are refused before any work, with an error naming them.
 func TestParallelRefuses(t *testing.T) {
 	net, flows := dumbbellFlows(t, 2, 2, 10)
 	cases := []struct {
@@ -188,8 +195,8 @@ func TestParallelRefuses(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"per-port buffer", preset(t, "dctcp", func(c *netcfg.Config) { c.BufferBytes = 100_000; c.DCTCP.MinRTONanos = 1_000_000 }), Options{Workers: 2}, "finite per-port buffers"},
-		{"shared buffer without PFC", preset(t, "dctcp", func(c *netcfg.Config) { c.Buffer.SharedBytes = 300_000; c.DCTCP.MinRTONanos = 1_000_000 }), Options{Workers: 2}, "shared buffer without PFC"},
+		{"hpcc, per-port buffer", preset(t, "hpcc", func(c *netcfg.Config) { c.BufferBytes = 100_000 }), Options{Workers: 2}, "HPCC with a buffer that loses packets"},
+		{"fork-hpcc, shared buffer", preset(t, "fork-hpcc", func(c *netcfg.Config) { c.Buffer.SharedBytes = 300_000 }), Options{Workers: 2}, "HPCC with a buffer that loses packets"},
 		{"sampling", preset(t, "dctcp", nil), Options{Workers: 4, SampleEveryNanos: 1000}, "port sampling"},
 		{"negative", preset(t, "dctcp", nil), Options{Workers: -1}, "workers must be >= 0"},
 	}

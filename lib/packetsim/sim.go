@@ -536,13 +536,31 @@ func (s *sim) start() error {
 	if err != nil {
 		return err
 	}
+	s.launch(slot)
+	return nil
+}
+
+// launch lets the flow in slot, set up and starting now, send: it arms
+// its retransmission check (finite buffers) and joins its NIC.
+func (s *sim) launch(slot int32) {
 	f := &s.fs[slot]
 	if s.rto > 0 && s.tcp == nil {
 		f.rtoPending = true
 		s.q.push(newEvent(s.now+s.rto, evRTO, slot), s.route(slot)[rtPath])
 	}
 	s.activate(slot, f)
-	return nil
+}
+
+// lose takes a dropped packet of the flow in slot out of its count in
+// flight. The count is the sender's, so a partition of a parallel run
+// leaves it to the coordinator, which also frees the slot if that was
+// the flow's last packet.
+func (s *sim) lose(slot int32) {
+	if s.par != nil {
+		s.par.lost = append(s.par.lost, slot)
+		return
+	}
+	s.fs[slot].alive--
 }
 
 // setUp puts the next flow, starting now, into a slot and takes the
@@ -743,7 +761,9 @@ func (s *sim) arrive(e event) {
 		e.w += 1 << hopPos // next hop
 		c := channel(r, next, ack)
 		if s.enqueue(e, c, s.wire(&e, r)) {
-			s.retire(e.ref)
+			if s.par == nil {
+				s.retire(e.ref)
+			}
 		} else if s.extra && s.buf == nil {
 			s.stampINT(e, c)
 		}
@@ -793,7 +813,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 				s.res.AckDrops++
 			}
 			s.drops[c]++
-			s.fs[e.ref].alive--
+			s.lose(e.ref)
 			return true
 		}
 	}
