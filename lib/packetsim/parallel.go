@@ -64,7 +64,7 @@ type partition struct {
 	starts []flowStart
 	done   []finished
 	lost   []int32 // slots of the packets dropped this window, one per packet
-	next   int64 // earliest event left after the window
+	next   int64   // earliest event left after the window
 	// Measured: events, events sent to other partitions, and the wall
 	// time of the last window and of all.
 	events, msgs int64
