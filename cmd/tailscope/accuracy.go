@@ -24,7 +24,7 @@ func runAccuracy(args []string) error {
 	verb := args[0]
 	fs := flag.NewFlagSet("accuracy "+verb, flag.ContinueOnError)
 	size := fs.String("size", "small", "design: tiny (3 draws of 300 flows, minutes) or small (400 atlas and 100 calibration draws of 5k-20k flows)")
-	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration, "run: the samples to run")
+	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration+","+accuracy.SampleNoise, "run: the samples to run (noise: packetsim under two more seeds of some atlas scenarios, for the direction scores)")
 	out := fs.String("out", "out/accuracy", "study directory: task results (resumed when run again), accuracy.md")
 	archive := fs.String("archive", "", "archive of finished scenarios, small enough to commit (results/accuracy-atlas holds the small design's): run skips them, report includes them, archive adds the scenarios finished under -out")
 	summaryPath := fs.String("summary", "", "report: also write the atlas summary that answers carry (datasets/accuracy/atlas.json is the embedded one)")
@@ -38,8 +38,8 @@ func runAccuracy(args []string) error {
 	}
 	ss := split(*samples)
 	for _, s := range ss {
-		if s != accuracy.SampleAtlas && s != accuracy.SampleCalibration {
-			return fmt.Errorf("accuracy: -samples: unknown sample %q (%s, %s)", s, accuracy.SampleAtlas, accuracy.SampleCalibration)
+		if s != accuracy.SampleAtlas && s != accuracy.SampleCalibration && s != accuracy.SampleNoise {
+			return fmt.Errorf("accuracy: -samples: unknown sample %q (%s, %s, %s)", s, accuracy.SampleAtlas, accuracy.SampleCalibration, accuracy.SampleNoise)
 		}
 	}
 	// A mistyped archive is an error, not a report of nothing; a report

@@ -35,6 +35,7 @@ func runWhatIf(args []string) error {
 	baseline := fs.String("baseline", "packetsim", "the estimator the others are compared with")
 	bins := fs.String("bins", "parsimon", metrics.BinsUsage)
 	seeds := intFlag(fs, "seeds", 1, 1, math.MaxInt, "seeds per value (the spec's and the next); 2 or more give the table confidence intervals, 5 or more the figure")
+	maxSeeds := intFlag(fs, "max-seeds", 0, 0, math.MaxInt, "let whatif choose the seeds: while no change of the baseline is larger than its interval, run the seeds the clearest change would need, up to this many (0: off)")
 	flows := intFlag(fs, "flows", 0, 0, math.MaxInt, "override the spec's flow count (0: keep it)")
 	out := fs.String("out", "out/whatif", "directory: runs (resumed when run again), whatif.parquet, whatif.png and whatif.svg")
 	executor := executorFlags(fs, "local or slurm", "local", "slurm")
@@ -88,7 +89,7 @@ func runWhatIf(args []string) error {
 	defer stop()
 	t0 := time.Now()
 	res, err := whatif.Run(ctx, whatif.Options{Spec: s, Param: *param, Values: vals, Estimators: split(*names),
-		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, Bins: b, Dir: *out, Executor: exec,
+		EstimatorOptions: optStrings, Baseline: *baseline, Seeds: *seeds, MaxSeeds: *maxSeeds, Bins: b, Dir: *out, Executor: exec,
 		Progress: progress.NewLine(os.Stderr, "whatif")})
 	if err != nil {
 		return err

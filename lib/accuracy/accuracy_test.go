@@ -2,7 +2,9 @@ package accuracy
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -142,13 +144,43 @@ func TestDirections(t *testing.T) {
 	}
 }
 
+// With a noise sample, a pair is clear where packetsim moves by more
+// than the seed-to-seed change's 90th percentile.
+func TestDirectionsSeedNoise(t *testing.T) {
+	var rows []Row
+	// Ten noise rows, seed-to-seed changes 3%, 6%, ..., 30%: type-7 p90
+	// is 27.3%.
+	for i := range 10 {
+		rows = append(rows, row(SampleNoise, SeedNoise, fmt.Sprint("n", i), "", 1, 1+0.03*float64(i+1)))
+	}
+	if c := ClearOf(SeedNoiseOf(rows)); math.Abs(c[0]-0.273) > 1e-9 {
+		t.Fatalf("clear above %g, want 0.273", c[0])
+	}
+	rows = append(rows,
+		// Truth rises 20%: within the noise, not clear.
+		row(SampleAtlas, "m3", "w1", "", 10, 10), row(SampleAtlas, "m3", "w1", "k", 12, 11),
+		// Truth rises 50%: clear, and m3 rises: right.
+		row(SampleAtlas, "m3", "w2", "", 10, 10), row(SampleAtlas, "m3", "w2", "k", 15, 11))
+	for _, d := range Directions(rows, SampleAtlas) {
+		if d.Pairs != 2 || d.Clear != 1 || d.RightClear != 1 {
+			t.Errorf("%s: %+v; want 2 pairs, 1 clear and right", d.Bin, d)
+		}
+	}
+	// Fewer than MinNoiseRows: 10%, and both pairs are clear.
+	for _, d := range Directions(rows[10:], SampleAtlas) {
+		if d.Clear != 2 {
+			t.Errorf("without noise rows %s: %+v; want both pairs clear at 10%%", d.Bin, d)
+		}
+	}
+}
+
 func TestCalibrate(t *testing.T) {
 	var rows []Row
 	// Atlas: errors 0, 0.1, ..., 0.9 (p10 0.09, p90 0.81).
 	for i := range 10 {
 		rows = append(rows, row(SampleAtlas, "parsimon", string(rune('a'+i)), "", 1, 1+0.1*float64(i)))
 	}
-	s := Summarize(rows, "test")
+	s := rawSummary(rows, "test", 5)
 	// Calibration: 0.5 and 0.8 inside, 0.05 and 0.95 outside.
 	for i, e := range []float64{0.5, 0.8, 0.05, 0.95} {
 		rows = append(rows, row(SampleCalibration, "parsimon", string(rune('A'+i)), "", 1, 1+e))
@@ -160,6 +192,53 @@ func TestCalibrate(t *testing.T) {
 	}
 }
 
+func TestNeededConformal(t *testing.T) {
+	iv := atlas.Interval{P10: -1, P50: 0, P90: 2}
+	for _, c := range []struct{ err, want float64 }{{3, 1.5}, {-2, 2}, {0, 0}, {1, 0.5}} {
+		if got := needed(iv, c.err); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("needed(%g) = %g, want %g", c.err, got, c.want)
+		}
+	}
+	// Ten values 1..10 at 80%: the ceil(11 x 0.8) = 9th smallest.
+	fs := []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}
+	if got := conformal(fs, 0.8); got != 9 {
+		t.Errorf("conformal = %g, want 9", got)
+	}
+}
+
+// Tune on errors drawn from one distribution in one region: the chosen
+// factor makes the stated interval hold about 80% of fresh draws, where
+// the bare p10..p90 of a small region holds fewer.
+func TestTune(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var rows []Row
+	for i := range 60 {
+		x := row(SampleAtlas, "m3", fmt.Sprint("a", i), "", 1, 1+0.3*r.NormFloat64())
+		x.Draw = i
+		rows = append(rows, x)
+	}
+	for i := range 2000 {
+		x := row(SampleCalibration, "m3", fmt.Sprint("c", i), "", 1, 1+0.3*r.NormFloat64())
+		x.Draw = i
+		rows = append(rows, x)
+	}
+	tu := Tune(rows)
+	s := Summarize(rows, "test")
+	if s.MinScenarios != tu.MinScenarios || s.Coverage != atlas.DefaultCoverage || !slices.Contains(MinScenarioChoices, s.MinScenarios) {
+		t.Fatalf("summary: min %d coverage %g, tuning chose %d", s.MinScenarios, s.Coverage, tu.MinScenarios)
+	}
+	for _, c := range tu.Folds {
+		if c.Stated != 60 || float64(c.Inside)/float64(c.Stated) < atlas.DefaultCoverage {
+			t.Errorf("cross-validated %s: %d of %d inside, want every atlas error stated and at least 80%% inside", c.Bin, c.Inside, c.Stated)
+		}
+	}
+	for _, c := range Calibrate(s, rows) {
+		if got := float64(c.Inside) / float64(c.Stated); got < 0.75 || got > 0.9 || s.Factor("m3", c.Bin) <= 1 {
+			t.Errorf("%s: held-out coverage %.3f with factor %g; want about 0.8 with a factor above 1", c.Bin, got, s.Factor("m3", c.Bin))
+		}
+	}
+}
+
 // TestRunArchiveLoad runs a design of one counterfactual pair of 200
 // flows end to end: every estimator's rows, the archive holding them,
 // and a second run that finds everything done.
@@ -167,10 +246,10 @@ func TestRunArchiveLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs packetsim and the estimators")
 	}
-	o := Options{Atlas: 1, Seed: 3, Flows: []int{200}, PairShare: 1}
+	o := Options{Atlas: 1, Seed: 3, Flows: []int{200}, PairShare: 1, NoisePairs: 1}
 	scs, pairs, err := Design(o)
-	if err != nil || len(scs) != 2 || len(pairs) != 1 {
-		t.Fatalf("design: %d scenarios, %d pairs, %v; want one pair", len(scs), len(pairs), err)
+	if err != nil || len(scs) != 3 || len(pairs) != 1 || scs[2].Sample != SampleNoise || scs[2].Spec.Seed != pairs[0].A.Seed+1 {
+		t.Fatalf("design: %d scenarios, %d pairs, %v; want one pair and its first scenario under the next seed", len(scs), len(pairs), err)
 	}
 	dir, arch := t.TempDir(), t.TempDir()
 	ctx := context.Background()
@@ -186,8 +265,11 @@ func TestRunArchiveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2*len(Estimators) {
-		t.Fatalf("%d rows, want %d (2 scenarios x %d estimators)", len(rows), 2*len(Estimators), len(Estimators))
+	if len(rows) != 2*len(Estimators)+1 {
+		t.Fatalf("%d rows, want %d (2 scenarios x %d estimators, and the seed-noise row)", len(rows), 2*len(Estimators)+1, len(Estimators))
+	}
+	if n := SeedNoiseOf(rows); n[len(n)-1].N != 1 || !(n[len(n)-1].Median >= 0) {
+		t.Errorf("seed noise %+v: want the one noise row's magnitude in every bin", n)
 	}
 	for _, r := range rows {
 		if r.Refused != "" {
@@ -199,8 +281,8 @@ func TestRunArchiveLoad(t *testing.T) {
 		}
 	}
 	n, err := Archive(dir, arch, o)
-	if err != nil || n != 2 {
-		t.Fatalf("archive holds %d scenarios, %v; want 2", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("archive holds %d scenarios, %v; want 3", n, err)
 	}
 	// From the archive alone, the same rows.
 	back, err := Load(t.TempDir(), arch, o)

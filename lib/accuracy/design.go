@@ -35,11 +35,20 @@ import (
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
-// Samples: the atlas's own and the held-out calibration sample.
+// Samples: the atlas's own, the held-out calibration sample, and the
+// seed-noise sample (packetsim alone, under two more seeds of the first
+// scenario of the atlas's first counterfactual pairs: how far a p99 moves
+// with the seed, against which a pair's change is judged).
 const (
 	SampleAtlas       = "atlas"
 	SampleCalibration = "calibration"
+	SampleNoise       = "noise"
 )
+
+// SeedNoise labels the noise sample's rows: packetsim under the spec's
+// seed + 1 (the row's "estimator") against packetsim under seed + 2 (its
+// baseline), so their relative difference is seed-to-seed noise.
+const SeedNoise = "packetsim-seed"
 
 // Baseline is the ground truth every estimator is compared with.
 const Baseline = "packetsim"
@@ -70,13 +79,17 @@ type Options struct {
 	Flows []int
 	// PairShare is the share of draws that are counterfactual pairs.
 	PairShare float64
+	// NoisePairs is the number of the atlas sample's first counterfactual
+	// pairs whose first scenario the noise sample runs under two more
+	// seeds.
+	NoisePairs int
 }
 
 // Sizes are named designs: "tiny" runs end to end in minutes (tests,
 // CI), "small" is the first atlas (5k-20k flows).
 var Sizes = map[string]Options{
-	"tiny":  {Atlas: 2, Calibration: 1, Seed: 1, Flows: []int{300}, PairShare: 0.5},
-	"small": {Atlas: 400, Calibration: 100, Seed: 1, Flows: []int{5_000, 10_000, 20_000}, PairShare: 0.3},
+	"tiny":  {Atlas: 2, Calibration: 1, Seed: 1, Flows: []int{300}, PairShare: 0.5, NoisePairs: 1},
+	"small": {Atlas: 400, Calibration: 100, Seed: 1, Flows: []int{5_000, 10_000, 20_000}, PairShare: 0.3, NoisePairs: 30},
 }
 
 // Scenario is one scenario of the design.
@@ -168,6 +181,9 @@ func (o Options) Check() error {
 	if len(o.Flows) == 0 {
 		return fmt.Errorf("accuracy: no flow counts to draw from")
 	}
+	if o.NoisePairs < 0 {
+		return fmt.Errorf("accuracy: %d noise pairs", o.NoisePairs)
+	}
 	if !(o.PairShare >= 0 && o.PairShare <= 1) {
 		return fmt.Errorf("accuracy: pair share %g is not in [0, 1]", o.PairShare)
 	}
@@ -176,8 +192,10 @@ func (o Options) Check() error {
 
 // Design draws the scenarios of o: the atlas sample's, then the
 // calibration sample's, each draw's scenario followed by its
-// counterfactual partner if it has one. The two samples come from
-// separate streams of o.Seed and share no scenario.
+// counterfactual partner if it has one, then the noise sample's (the
+// first scenario of the atlas's first o.NoisePairs pairs under seed + 1;
+// TaskOf runs it under seed + 2 as well). The two drawn samples come
+// from separate streams of o.Seed and share no scenario.
 func Design(o Options) ([]Scenario, []Pair, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
@@ -240,5 +258,20 @@ func Design(o Options) ([]Scenario, []Pair, error) {
 			pairs = append(pairs, Pair{Sample: sample, Draw: i, Change: c.name, A: s, B: b})
 		}
 	}
-	return out, pairs, nil
+	var noise []Scenario
+	for _, p := range pairs {
+		if p.Sample != SampleAtlas || len(noise) == o.NoisePairs {
+			continue
+		}
+		s := p.A
+		s.Seed++
+		s.Name += " seed+1"
+		if other, dup := seen[s.ID()]; dup {
+			return nil, nil, fmt.Errorf("accuracy: noise draw %d repeats scenario %s of %s", p.Draw, s.ID(), other)
+		}
+		seen[s.ID()] = SampleNoise
+		i := slices.IndexFunc(out, func(x Scenario) bool { return x.Sample == p.Sample && x.Draw == p.Draw })
+		noise = append(noise, Scenario{Draw: p.Draw, Sample: SampleNoise, Preset: out[i].Preset, Spec: s})
+	}
+	return append(out, noise...), pairs, nil
 }

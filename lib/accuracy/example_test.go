@@ -7,7 +7,8 @@ import (
 )
 
 // The tiny design: two atlas draws and one calibration draw of 300 flows,
-// half of them with a counterfactual partner.
+// half of them with a counterfactual partner, and the first atlas pair's
+// first scenario under another seed for the seed-noise sample.
 func ExampleDesign() {
 	scs, pairs, err := accuracy.Design(accuracy.Sizes["tiny"])
 	if err != nil {
@@ -24,5 +25,6 @@ func ExampleDesign() {
 	// atlas       1 hpcc        meta32-1:1 uniform hadoop        load 0.41 "hpcc.eta=0.7"
 	// calibration 0 timely      meta32-4:1 uniform cachefollower load 0.40 ""
 	// calibration 0 timely      meta32-4:1 uniform cachefollower load 0.40 "timely.tlow_nanos=25000"
+	// noise       1 hpcc        meta32-1:1 uniform hadoop        load 0.41 ""
 	// 2 pairs
 }

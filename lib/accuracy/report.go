@@ -17,9 +17,20 @@ import (
 // (calibration rows are left out: they measure the summary): per
 // estimator, size bin and region, at every pooling level of
 // atlas.Region.Pooled, the distribution of the p99 error over the
-// scenarios that have a value.
+// scenarios that have a value; with the minimum region size and the
+// widening factors Tune chooses on the same rows, so that the stated
+// intervals hold atlas.DefaultCoverage of the errors.
 func Summarize(rows []Row, source string) *atlas.Summary {
-	s := &atlas.Summary{Bins: Labels(), Threshold: atlas.DefaultThreshold, MinScenarios: atlas.DefaultMinScenarios, Source: source}
+	t := Tune(rows)
+	s := rawSummary(rows, source, t.MinScenarios)
+	s.Coverage, s.Widen = atlas.DefaultCoverage, t.Widen
+	return s
+}
+
+// rawSummary is the summary of the atlas rows with minimum region size
+// m, its intervals the bare p10..p90.
+func rawSummary(rows []Row, source string, m int) *atlas.Summary {
+	s := &atlas.Summary{Bins: Labels(), Threshold: atlas.DefaultThreshold, MinScenarios: m, Source: source}
 	type key struct {
 		est, bin string
 		r        atlas.Region
@@ -69,18 +80,21 @@ func interval(est, bin string, r atlas.Region, errs []float64) atlas.Interval {
 		AbsP90: metrics.Percentile(abs, 90)}
 }
 
-// Coverage is how often the stated p10-p90 intervals held the true
-// error on the calibration sample.
+// Coverage is how often the stated intervals held the true error.
 type Coverage struct {
 	Estimator, Bin string
-	// Inside of Stated calibration values fell in the interval the atlas
-	// stated for their region; Unstated had no interval (too few atlas
-	// scenarios in the region).
+	// Inside of Stated values fell in the interval stated for their
+	// region; Unstated had no interval (too few atlas scenarios in the
+	// region). Width is the sum of the stated intervals' widths.
 	Inside, Stated, Unstated int
+	Width                    float64
 }
 
-// Calibrate measures the coverage of s's intervals on the calibration
-// rows, per estimator and size bin.
+// MeanWidth is the stated intervals' mean width.
+func (c Coverage) MeanWidth() float64 { return c.Width / float64(c.Stated) }
+
+// Calibrate measures the coverage of s's stated intervals on the
+// calibration rows, per estimator and size bin.
 func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 	type key struct{ est, bin string }
 	cov := map[key]*Coverage{}
@@ -105,13 +119,19 @@ func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 				continue
 			}
 			c.Stated++
-			if e >= iv.P10 && e <= iv.P90 {
+			c.Width += iv.Hi - iv.Lo
+			if e >= iv.Lo && e <= iv.Hi {
 				c.Inside++
 			}
 		}
 	}
+	return sortCoverage(cov)
+}
+
+// sortCoverage lists the coverages by estimator and bin.
+func sortCoverage[K comparable](m map[K]*Coverage) []Coverage {
 	var out []Coverage
-	for _, c := range cov {
+	for _, c := range m {
 		out = append(out, *c)
 	}
 	order := map[string]int{}
@@ -136,20 +156,72 @@ func expectRow(s *atlas.Summary, r Row) map[string]atlas.Interval {
 
 // Direction is how often an estimator got the direction of change of a
 // counterfactual pair right, per size bin: Right of Pairs, and of the
-// Clear pairs (packetsim's change over ClearChange of its value, beyond
-// what one seed's noise moves a p99), RightClear.
+// Clear pairs (packetsim's change beyond its own seed noise: ClearOf),
+// RightClear.
 type Direction struct {
 	Estimator, Bin                  string
 	Pairs, Right, Clear, RightClear int
 }
 
 // ClearChange is the relative change of packetsim's p99 above which a
-// pair's direction counts as clear.
+// pair's direction counts as clear in a size bin the noise sample has
+// fewer than MinNoiseRows rows of.
 const ClearChange = 0.10
 
+// MinNoiseRows is the fewest noise-sample rows a size bin needs for its
+// seed noise to set the bin's clear-change threshold.
+const MinNoiseRows = 10
+
+// Noise is packetsim's seed-to-seed noise in one size bin, over the
+// noise sample: the magnitude of the relative difference of the p99
+// under two seeds, its median and 90th percentile over N scenarios.
+type Noise struct {
+	Bin         string
+	N           int
+	Median, P90 float64
+}
+
+// SeedNoiseOf measures the noise per size bin from the noise sample's rows.
+func SeedNoiseOf(rows []Row) []Noise {
+	var out []Noise
+	for b, l := range Labels() {
+		var v []float64
+		for _, r := range rows {
+			if r.Sample == SampleNoise && r.Refused == "" && !math.IsNaN(r.Error[b]) {
+				v = append(v, math.Abs(r.Error[b]))
+			}
+		}
+		n := Noise{Bin: l, N: len(v), Median: math.NaN(), P90: math.NaN()}
+		if len(v) > 0 {
+			q := metrics.Percentiles(v, []float64{50, 90})
+			n.Median, n.P90 = q[0], q[1]
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// ClearOf is the relative change of packetsim's p99 above which a
+// pair's direction counts as clear, per size bin: the 90th percentile of
+// the seed-to-seed noise (a change that is noise alone counts as clear
+// one time in ten), or ClearChange where the noise sample has fewer than
+// MinNoiseRows rows.
+func ClearOf(noise []Noise) []float64 {
+	out := make([]float64, len(Labels()))
+	for b := range out {
+		out[b] = ClearChange
+		if b < len(noise) && noise[b].N >= MinNoiseRows {
+			out[b] = noise[b].P90
+		}
+	}
+	return out
+}
+
 // Directions scores the counterfactual pairs among rows (both scenarios
-// of a pair finished, the estimator answering both).
+// of a pair finished, the estimator answering both), a pair clear in a
+// bin where packetsim's change exceeds ClearOf the rows' noise sample.
 func Directions(rows []Row, sample string) []Direction {
+	clear := ClearOf(SeedNoiseOf(rows))
 	type key struct{ est, wl, sample string }
 	byPair := map[key][2]*Row{}
 	for i := range rows {
@@ -190,7 +262,7 @@ func Directions(rows []Row, sample string) []Direction {
 			if right {
 				x.Right++
 			}
-			if math.Abs(t) > ClearChange*p[0].Base[b] {
+			if math.Abs(t) > clear[b]*p[0].Base[b] {
 				x.Clear++
 				if right {
 					x.RightClear++
@@ -219,7 +291,7 @@ func Directions(rows []Row, sample string) []Direction {
 // intervals on the calibration sample.
 func Report(w io.Writer, rows []Row) {
 	s := Summarize(rows, "")
-	scen := map[string]map[string]bool{SampleAtlas: {}, SampleCalibration: {}}
+	scen := map[string]map[string]bool{SampleAtlas: {}, SampleCalibration: {}, SampleNoise: {}}
 	cpu := map[string]float64{}
 	baseCPU := map[string]float64{}
 	refusedModel := map[string]int{}
@@ -240,8 +312,8 @@ func Report(w io.Writer, rows []Row) {
 	for _, c := range baseCPU {
 		total += c
 	}
-	fmt.Fprintf(w, "# Accuracy atlas\n\n%d atlas and %d calibration scenarios finished (p99 slowdown error against packetsim, (estimate - packetsim) / packetsim).\n\n",
-		len(scen[SampleAtlas]), len(scen[SampleCalibration]))
+	fmt.Fprintf(w, "# Accuracy atlas\n\n%d atlas, %d calibration and %d seed-noise scenarios finished (p99 slowdown error against packetsim, (estimate - packetsim) / packetsim).\n\n",
+		len(scen[SampleAtlas]), len(scen[SampleCalibration]), len(scen[SampleNoise]))
 	fmt.Fprintf(w, "CPU hours: packetsim %.2f", total/3600)
 	for _, e := range slices.Sorted(maps.Keys(cpu)) {
 		total += cpu[e]
@@ -257,24 +329,40 @@ func Report(w io.Writer, rows []Row) {
 	}
 	fmt.Fprintf(w, "## p99 error per estimator and size bin, over every atlas scenario\n\n")
 	writeOverall(w, rows)
+	fmt.Fprintf(w, "\n## The tables BENCHMARKS.md and the README print\n\n")
+	fmt.Fprintf(w, "Median p99 error (p10..p90) over the atlas sample, and the share of scenarios within 25%%:\n\n")
+	for _, l := range benchmarksTable(rows) {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "\nThe README's rows (median p99 error, p10..p90; CPU against packetsim's on the same scenarios):\n\n")
+	for _, l := range readmeRows(rows) {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintf(w, "\n## p99 error per estimator, network family and size bin (atlas sample)\n\n")
 	writeIntervals(w, s, func(iv atlas.Interval) bool { return iv.Region.Load == "" && iv.Region.Oversub == "" })
-	fmt.Fprintf(w, "\n## Refusals (|p99 error| p90 over %.0f%% in some bin, regions of at least %d scenarios)\n\n", 100*s.Threshold, s.MinScenarios)
+	fmt.Fprintf(w, "\n## Refusals\n\n")
+	fmt.Fprintf(w, "An estimator refuses a scenario when the interval the atlas states for its region over all flows reaches beyond ±%.0f%%; where only some size bins' intervals do, it answers and marks those bins not trustworthy. ", 100*s.Threshold)
+	fmt.Fprintf(w, "The atlas sample is a uniform draw of the space, so its answered share is the share of the space answered; the calibration sample checks the rule on scenarios it was not chosen on. ")
+	fmt.Fprintf(w, "Regions outside the atlas (other fabrics, flow counts outside 5k-50k) have no interval and are answered, saying so.\n\n")
 	writeRefusals(w, s, rows)
 	fmt.Fprintf(w, "\n## Parsimon with window_once, before and after (atlas and calibration scenarios where the window limits a lone flow)\n\n")
 	writeBeforeAfter(w, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
-	fmt.Fprintf(w, "| estimator | bin | pairs | right | clear pairs (packetsim moves > %.0f%%) | right of clear |\n|---|---|---|---|---|---|\n", 100*ClearChange)
+	noise := SeedNoiseOf(rows)
+	clear := ClearOf(noise)
+	fmt.Fprintf(w, "A pair's direction is clear in a size bin when packetsim's p99 changes by more than its own seed noise there: the 90th percentile of the relative p99 difference between two seeds of the same scenario, over the noise sample (packetsim alone on the first scenario of the atlas's first pairs, under two more seeds), so that a change that is noise alone counts as clear one time in ten. ")
+	fmt.Fprintf(w, "A bin with fewer than %d noise scenarios uses %.0f%%. Each pair is one seed: telling noise from change pair by pair would need several seeds of both of its scenarios.\n\n", MinNoiseRows, 100*ClearChange)
+	fmt.Fprintf(w, "| bin | noise scenarios | seed-to-seed change, median | p90 | clear above |\n|---|---|---|---|---|\n")
+	for b, n := range noise {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %.0f%% |\n", n.Bin, n.N, pctAbs(n.Median), pctAbs(n.P90), 100*clear[b])
+	}
+	fmt.Fprintf(w, "\n| estimator | bin | pairs | right | clear pairs | right of clear |\n|---|---|---|---|---|---|\n")
 	ds := Directions(rows, SampleAtlas)
 	ds = append(ds, Directions(rows, SampleCalibration)...)
 	for _, d := range combineDirections(ds) {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear))
 	}
-	fmt.Fprintf(w, "\n## Calibration: coverage of the stated p10-p90 intervals on the held-out calibration sample\n\n")
-	fmt.Fprintf(w, "| estimator | bin | inside | stated | no interval stated |\n|---|---|---|---|---|\n")
-	for _, c := range Calibrate(s, rows) {
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %d |\n", c.Estimator, c.Bin, share(c.Inside, c.Stated), c.Stated, c.Unstated)
-	}
+	writeCalibration(w, s, rows)
 	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, fabric, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
 	writeIntervals(w, s, func(iv atlas.Interval) bool {
 		return iv.Region.Load != "" && iv.Region.Oversub == "" && iv.N >= s.MinScenarios
@@ -312,6 +400,13 @@ func share(a, n int) string {
 	return fmt.Sprintf("%d (%.0f%%)", a, 100*float64(a)/float64(n))
 }
 
+func pctAbs(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
+
 func pct(x float64) string {
 	if math.IsNaN(x) {
 		return "-"
@@ -330,32 +425,163 @@ func writeIntervals(w io.Writer, s *atlas.Summary, keep func(atlas.Interval) boo
 	}
 }
 
-// writeRefusals lists, per estimator, the regions (finest stated) where
-// the summary refuses, and the share of the atlas's scenarios it still
-// answers.
-func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
-	refused := map[string][]string{}
-	answered, asked := map[string]int{}, map[string]int{}
+// writeCalibration writes how the intervals were tuned on the atlas
+// sample (Tune) and their coverage on the held-out calibration sample,
+// before (the bare p10..p90 of regions of at least 5 scenarios) and
+// after (the stated intervals).
+func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
+	t := Tune(rows)
+	fmt.Fprintf(w, "\n## Calibration of the stated intervals\n\n")
+	fmt.Fprintf(w, "Each stated interval is its region's p10..p90 of the p99 error, widened about the median by a factor per estimator and size bin. ")
+	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold): ", Folds)
+	fmt.Fprintf(w, "each held-out error needs some widening of the interval the other folds state to fall inside; the factor is the split-conformal quantile of those needs for %.0f%% coverage. ", 100*atlas.DefaultCoverage)
+	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band), and the answer says so.\n\n")
+	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated, over the errors every size states one for) | errors with an interval | without |\n|---|---|---|---|\n")
+	for _, c := range t.Choices {
+		chosen := ""
+		if c.MinScenarios == t.MinScenarios {
+			chosen = " (chosen)"
+		}
+		fmt.Fprintf(w, "| %d%s | %.0f%% | %d | %d |\n", c.MinScenarios, chosen, 100*c.MeanWidth, c.Stated, c.Unstated)
+	}
+	// Which pooling level the held-out scenarios' intervals came from.
+	levels := []string{"the scenario's own region", "without its oversubscription", "without its load band too", "none (no interval)"}
+	count := make([]int, len(levels))
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" {
+		if r.Sample != SampleCalibration || r.Refused != "" || !s.Measures(r.Estimator) {
 			continue
 		}
-		asked[r.Estimator]++
 		e := s.ExpectIn(r.Estimator, r.Region)
-		if !e.Refuse {
-			answered[r.Estimator]++
+		i := slices.Index(r.Region.Pooled(), e.Pooled)
+		if !e.Known() || i < 0 {
+			i = len(levels) - 1
+		}
+		count[i]++
+	}
+	fmt.Fprintf(w, "\nThe region each held-out answer's interval was stated for (estimator and scenario pairs):")
+	for i, l := range levels {
+		sep := ","
+		if i == len(levels)-1 {
+			sep = "."
+		}
+		fmt.Fprintf(w, " %s %d%s", l, count[i], sep)
+	}
+	fmt.Fprintf(w, "\n")
+	before := Calibrate(rawSummary(rows, "", 5), rows)
+	after := Calibrate(s, rows)
+	folds := map[[2]string]Coverage{}
+	for _, c := range t.Folds {
+		folds[[2]string{c.Estimator, c.Bin}] = c
+	}
+	fmt.Fprintf(w, "\nCoverage on the held-out calibration sample: before, the bare p10..p90 of regions of at least 5 scenarios; after, the stated intervals (goal %.0f%%); widths are the intervals' mean widths in points of error.\n\n", 100*atlas.DefaultCoverage)
+	fmt.Fprintf(w, "| estimator | bin | factor | cross-validated (atlas) | before: inside | before: width | after: inside | after: width | no interval stated |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i, c := range after {
+		b := Coverage{}
+		if i < len(before) && before[i].Estimator == c.Estimator && before[i].Bin == c.Bin {
+			b = before[i]
+		}
+		f := folds[[2]string{c.Estimator, c.Bin}]
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %s | %s | %s | %s | %d |\n", c.Estimator, c.Bin, s.Factor(c.Estimator, c.Bin),
+			share(f.Inside, f.Stated), share(b.Inside, b.Stated), width(b), share(c.Inside, c.Stated), width(c), c.Unstated)
+	}
+}
+
+func width(c Coverage) string {
+	if c.Stated == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", 100*c.MeanWidth())
+}
+
+// writeRefusals lists, per estimator, the share of the atlas's and the
+// calibration sample's scenarios it answers, how the rule did on the
+// calibration sample, and the regions (as stated) where it refuses.
+func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
+	type tally struct {
+		asked, notModelled, answered                           int
+		calAsked, calAnswered, calWithin                       int // calibration: answered, and of those within the threshold over all flows
+		calRefused, calRefusedBeyond                           int
+		calBins, calMarked, calMarkedBeyond, calUnmarkedWithin int
+	}
+	t := map[string]*tally{}
+	refused := map[string][]string{}
+	for _, r := range rows {
+		if r.Estimator == ParsimonWindowOnce || r.Sample == SampleNoise {
+			continue // a before/after variant, and packetsim's own noise
+		}
+		if t[r.Estimator] == nil {
+			t[r.Estimator] = &tally{}
+		}
+		x := t[r.Estimator]
+		if r.Refused != "" {
+			if r.Sample == SampleAtlas {
+				x.notModelled++
+			}
 			continue
 		}
-		reg := e.Pooled.String()
-		if !slices.Contains(refused[r.Estimator], reg) {
-			refused[r.Estimator] = append(refused[r.Estimator], reg)
+		e := s.ExpectIn(r.Estimator, r.Region)
+		if e.Refuse {
+			reg := e.Pooled.String()
+			if !slices.Contains(refused[r.Estimator], reg) {
+				refused[r.Estimator] = append(refused[r.Estimator], reg)
+			}
+		}
+		all := len(Labels()) - 1
+		beyond := func(v float64) bool { return math.Abs(v) > s.Threshold }
+		switch r.Sample {
+		case SampleAtlas:
+			x.asked++
+			if !e.Refuse {
+				x.answered++
+			}
+		case SampleCalibration:
+			x.calAsked++
+			if e.Refuse {
+				x.calRefused++
+				if beyond(r.Error[all]) {
+					x.calRefusedBeyond++
+				}
+				continue
+			}
+			x.calAnswered++
+			if !beyond(r.Error[all]) {
+				x.calWithin++
+			}
+			for b, l := range Labels()[:all] {
+				if math.IsNaN(r.Error[b]) || !e.Known() {
+					continue
+				}
+				x.calBins++
+				if slices.Contains(e.Untrusted, l) {
+					x.calMarked++
+					if beyond(r.Error[b]) {
+						x.calMarkedBeyond++
+					}
+				} else if !beyond(r.Error[b]) {
+					x.calUnmarkedWithin++
+				}
+			}
 		}
 	}
-	fmt.Fprintf(w, "| estimator | answers | refuses in |\n|---|---|---|\n")
-	for _, e := range slices.Sorted(maps.Keys(asked)) {
+	fmt.Fprintf(w, "| estimator | answers (atlas sample) | does not model | share of the space answered | answers (calibration) | answered within ±%.0f%% over all flows | refused and beyond ±%.0f%% | bins marked not trustworthy | marked and beyond | unmarked and within |\n|---|---|---|---|---|---|---|---|---|---|\n", 100*s.Threshold, 100*s.Threshold)
+	for _, e := range slices.Sorted(maps.Keys(t)) {
+		x := t[e]
+		if x.asked == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f%% | %s | %s | %s | %s | %s | %s |\n", e, share(x.answered, x.asked), x.notModelled,
+			100*float64(x.answered)/float64(x.asked+x.notModelled), share(x.calAnswered, x.calAsked),
+			share(x.calWithin, x.calAnswered), share(x.calRefusedBeyond, x.calRefused), share(x.calMarked, x.calBins),
+			share(x.calMarkedBeyond, x.calMarked), share(x.calUnmarkedWithin, x.calBins-x.calMarked))
+	}
+	fmt.Fprintf(w, "\nRegions refused (as stated: a region with too few scenarios is pooled into a coarser one):\n\n")
+	for _, e := range slices.Sorted(maps.Keys(t)) {
 		regs := refused[e]
 		slices.Sort(regs)
-		fmt.Fprintf(w, "| %s | %s of the atlas's scenarios | %s |\n", e, share(answered[e], asked[e]), strings.Join(regs, "; "))
+		if len(regs) == 0 {
+			regs = []string{"none"}
+		}
+		fmt.Fprintf(w, "- %s: %s\n", e, strings.Join(regs, "; "))
 	}
 }
 
@@ -392,6 +618,92 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(before), q(before), q(after))
 	}
+}
+
+// overall is, per estimator (the measured ones, not the window_once
+// variant) and bin, the atlas sample's errors.
+func overall(rows []Row) (ests []string, errs map[string][][]float64) {
+	errs = map[string][][]float64{}
+	for _, r := range rows {
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonWindowOnce {
+			continue
+		}
+		if errs[r.Estimator] == nil {
+			ests = append(ests, r.Estimator)
+			errs[r.Estimator] = make([][]float64, len(Labels()))
+		}
+		for b := range Labels() {
+			if e := r.Error[b]; !math.IsNaN(e) {
+				errs[r.Estimator][b] = append(errs[r.Estimator][b], e)
+			}
+		}
+	}
+	slices.Sort(ests)
+	return ests, errs
+}
+
+// cell is "median (p10..p90)" of errs.
+func cell(errs []float64) string {
+	if len(errs) == 0 {
+		return "-"
+	}
+	q := metrics.Percentiles(errs, []float64{50, 10, 90})
+	return fmt.Sprintf("%+.0f%% (%+.0f..%+.0f%%)", 100*q[0], 100*q[1], 100*q[2])
+}
+
+// benchmarksTable is the table of BENCHMARKS.md's "The accuracy atlas":
+// per estimator and bin the median error (p10..p90) and the share within
+// 25%.
+func benchmarksTable(rows []Row) []string {
+	ests, errs := overall(rows)
+	out := []string{"| estimator | <=1KB | 1-10KB | 10-100KB | >100KB | all |", "| --- | --- | --- | --- | --- | --- |"}
+	for _, e := range ests {
+		l := "| " + e + " |"
+		for _, v := range errs[e] {
+			in := 0
+			for _, x := range v {
+				if math.Abs(x) <= 0.25 {
+					in++
+				}
+			}
+			l += fmt.Sprintf(" %s, %.0f%% |", cell(v), 100*float64(in)/float64(max(len(v), 1)))
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// readmeRows are the README accuracy table's rows of the atlas: per
+// estimator, the scenarios, the median error (p10..p90) per size bin and
+// the CPU time against packetsim's on the same scenarios.
+func readmeRows(rows []Row) []string {
+	ests, errs := overall(rows)
+	nets := map[string]bool{}
+	ids := map[string]bool{}
+	cpu, base := map[string]float64{}, map[string]float64{}
+	for _, r := range rows {
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonWindowOnce {
+			continue
+		}
+		nets[r.Region.Network] = true
+		ids[r.ScenarioID] = true
+		cpu[r.Estimator] += r.CPUSeconds
+		base[r.Estimator] += r.BaseCPUSeconds
+	}
+	var out []string
+	for i, e := range ests {
+		where := "same"
+		if i == 0 {
+			where = fmt.Sprintf("the accuracy atlas: %d scenarios drawn over %d network families, the 32-rack fabrics, 5k-20k flows ([atlas](BENCHMARKS.md#the-accuracy-atlas))", len(ids), len(nets))
+		}
+		l := fmt.Sprintf("| %s (atlas) | %s |", e, where)
+		for _, v := range errs[e][:len(Labels())-1] {
+			l += " " + cell(v) + " |"
+		}
+		l += fmt.Sprintf(" %.1fx less |", base[e]/cpu[e])
+		out = append(out, l)
+	}
+	return out
 }
 
 // writeOverall writes, per estimator and size bin, the distribution of

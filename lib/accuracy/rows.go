@@ -99,7 +99,7 @@ func scenarioRows(dir string, s Scenario, base experiment.Task, costs map[string
 		reason string
 	}
 	var rs []ran
-	for _, est := range Estimators {
+	for _, est := range EstimatorsOf(s) {
 		t, why := TaskOf(s, est)
 		if why == "" {
 			if ok, err := done(t); !ok || err != nil {

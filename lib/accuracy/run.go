@@ -55,9 +55,24 @@ func modelOptions(name string) string {
 	return fmt.Sprintf(`{"model":%q}`, name)
 }
 
+// EstimatorsOf are the estimators run on scenario s besides the
+// baseline: Estimators, or SeedNoise on the noise sample's.
+func EstimatorsOf(s Scenario) []string {
+	if s.Sample == SampleNoise {
+		return []string{SeedNoise}
+	}
+	return Estimators
+}
+
 // TaskOf is the task of estimator est on scenario s, with the options
 // the atlas runs it with, or the reason it does not model s's network.
+// SeedNoise is packetsim on s's spec under the next seed.
 func TaskOf(s Scenario, est string) (experiment.Task, string) {
+	if est == SeedNoise {
+		next := s.Spec
+		next.Seed++
+		return experiment.Task{Spec: next, Estimator: Baseline}, ""
+	}
 	cfg, err := resolved(s.Spec)
 	if err != nil {
 		return experiment.Task{}, err.Error()
@@ -101,7 +116,7 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 func Tasks(scs []Scenario) (ts []experiment.Task, refused map[[2]string]string) {
 	refused = map[[2]string]string{}
 	for _, s := range scs {
-		for _, est := range append([]string{Baseline}, Estimators...) {
+		for _, est := range append([]string{Baseline}, EstimatorsOf(s)...) {
 			t, why := TaskOf(s, est)
 			if why != "" {
 				refused[[2]string{s.Spec.ID(), est}] = why
@@ -142,15 +157,19 @@ func Run(ctx context.Context, dir, archive string, o Options, samples []string, 
 
 // interleave orders the scenarios so that the calibration sample grows
 // with the atlas sample: after every Atlas/Calibration atlas draws, one
-// calibration draw. A run stopped early then has both.
+// calibration draw. A run stopped early then has both. The noise sample
+// comes last.
 func interleave(scs []Scenario, o Options) {
 	every := 1.0
 	if o.Calibration > 0 {
 		every = float64(o.Atlas) / float64(o.Calibration)
 	}
 	rank := func(s Scenario) float64 {
-		if s.Sample == SampleCalibration {
+		switch s.Sample {
+		case SampleCalibration:
 			return (float64(s.Draw)+1)*every - 0.5
+		case SampleNoise:
+			return float64(o.Atlas + s.Draw)
 		}
 		return float64(s.Draw)
 	}

@@ -3,9 +3,12 @@
 // the scenario space a user can ask about, and per estimator, region and
 // flow-size bin the distribution of the p99 slowdown error against
 // packetsim there (median, p10, p90, max). Expect looks a scenario up and
-// returns its expected error interval per size bin and whether the
-// estimator should refuse it (the error's magnitude at p90 above
-// Summary.Threshold).
+// returns its stated error interval per size bin (the region's p10..p90
+// widened about its median by a factor chosen so that about
+// Summary.Coverage of held-out errors fall inside: Summary.Widen), the
+// bins whose interval reaches beyond Summary.Threshold (not trustworthy),
+// and whether the estimator should refuse the whole answer (the interval
+// of all flows reaches beyond the threshold).
 //
 // The summary is computed by lib/accuracy from its archive and embedded
 // (datasets/accuracy/atlas.json), so a bare binary or notebook kernel
@@ -19,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tailscope/tailscope/datasets"
@@ -153,9 +157,22 @@ type Interval struct {
 	// N is the number of scenarios with a value in this bin.
 	N                  int     `json:"n"`
 	P10, P50, P90, Max float64 `json:"-"`
-	// AbsP90 is the 90th percentile of the error's magnitude: the
-	// refusal criterion.
+	// AbsP90 is the 90th percentile of the error's magnitude.
 	AbsP90 float64 `json:"-"`
+	// Lo and Hi are the stated interval (Summary.Stated), set by
+	// Summary.ExpectIn; not stored.
+	Lo, Hi float64 `json:"-"`
+}
+
+// Widened is the interval [P50 - f (P50 - P10), P50 + f (P90 - P50)]:
+// the p10..p90 interval scaled by f about the median.
+func (iv Interval) Widened(f float64) (lo, hi float64) {
+	return iv.P50 - f*(iv.P50-iv.P10), iv.P50 + f*(iv.P90-iv.P50)
+}
+
+// Beyond reports whether the stated interval reaches beyond ±threshold.
+func (iv Interval) Beyond(threshold float64) bool {
+	return iv.Lo < -threshold || iv.Hi > threshold
 }
 
 // intervalJSON writes the float fields so that NaN survives.
@@ -190,13 +207,24 @@ func (iv *Interval) UnmarshalJSON(b []byte) error {
 type Summary struct {
 	// Bins are the size bins' labels, then "all".
 	Bins []string `json:"bins"`
-	// Threshold is the refusal threshold on the error's magnitude at p90
-	// (0.25: an estimator refuses a region where one scenario in ten or
-	// more is off by over 25% in some size bin).
+	// Threshold is the error magnitude an answer may reach: a size bin
+	// whose stated interval reaches beyond ±Threshold is marked not
+	// trustworthy, and an estimator refuses a scenario whose interval
+	// over all flows does (0.25).
 	Threshold float64 `json:"threshold"`
 	// MinScenarios is the fewest scenarios a region needs for its
-	// interval to be stated (and a refusal made).
+	// interval to be stated (and a refusal made); a region with fewer
+	// falls back to a coarser one (Region.Pooled).
 	MinScenarios int `json:"min_scenarios"`
+	// Coverage is the share of errors on scenarios outside the atlas's
+	// sample the stated intervals are meant to hold (0.8); 0 in a summary
+	// whose intervals are the bare p10..p90.
+	Coverage float64 `json:"coverage,omitempty"`
+	// Widen holds, per estimator and size bin, the factor the p10..p90
+	// interval is widened by about its median (Interval.Widened) to hold
+	// Coverage of the errors: chosen by cross-validation over the atlas's
+	// own sample (lib/accuracy). A missing factor is 1.
+	Widen map[string]map[string]float64 `json:"widen,omitempty"`
 	// Scenarios is the number of atlas scenarios summarized.
 	Scenarios int `json:"scenarios"`
 	// Source says which archive and sample the summary came from.
@@ -207,8 +235,28 @@ type Summary struct {
 // Defaults of a Summary.
 const (
 	DefaultThreshold    = 0.25
-	DefaultMinScenarios = 5
+	DefaultMinScenarios = 10
+	DefaultCoverage     = 0.8
 )
+
+// AllBin is the label of the size bin of all flows, the last of
+// Summary.Bins: its interval decides a refusal.
+const AllBin = "all"
+
+// Factor is the widening factor of estimator's intervals in bin (1 when
+// the summary has none).
+func (s *Summary) Factor(estimator, bin string) float64 {
+	if f, ok := s.Widen[estimator][bin]; ok {
+		return f
+	}
+	return 1
+}
+
+// Stated is the interval the summary states for iv: its p10..p90
+// widened by the estimator's factor in iv's bin.
+func (s *Summary) Stated(iv Interval) (lo, hi float64) {
+	return iv.Widened(s.Factor(iv.Estimator, iv.Bin))
+}
 
 // Read reads a summary from JSON.
 func Read(r io.Reader) (*Summary, error) {
@@ -220,6 +268,16 @@ func Read(r io.Reader) (*Summary, error) {
 	}
 	if !(s.Threshold > 0) || s.MinScenarios < 1 {
 		return nil, fmt.Errorf("atlas: summary: threshold %g must be positive and min_scenarios %d at least 1", s.Threshold, s.MinScenarios)
+	}
+	if !(s.Coverage >= 0 && s.Coverage < 1) {
+		return nil, fmt.Errorf("atlas: summary: coverage %g is not in [0, 1)", s.Coverage)
+	}
+	for e, m := range s.Widen {
+		for b, f := range m {
+			if !(f > 0) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("atlas: summary: widen[%s][%s] = %g, want a positive finite factor", e, b, f)
+			}
+		}
 	}
 	return &s, nil
 }
@@ -269,11 +327,21 @@ type Expectation struct {
 	// stated (Region or a coarser one: Region.Pooled), zero when none has
 	// MinScenarios scenarios.
 	Region, Pooled Region
+	// Fallback says why Pooled is coarser than Region ("" when it is not):
+	// the finer regions' scenario counts.
+	Fallback string
 	// Intervals holds one interval per size bin of the summary, then
-	// "all"; empty when the atlas has too few scenarios here.
+	// "all", with the stated interval in Lo and Hi; empty when the atlas
+	// has too few scenarios here.
 	Intervals []Interval
-	// Refuse is set when some bin's error magnitude at p90 exceeds the
-	// threshold; Reason then says which.
+	// Coverage is the share of errors the stated intervals are meant to
+	// hold (0 for bare p10..p90 intervals).
+	Coverage float64
+	// Untrusted lists the size bins (not "all") whose stated interval
+	// reaches beyond the threshold: their answers are not trustworthy.
+	Untrusted []string
+	// Refuse is set when the stated interval over all flows reaches
+	// beyond the threshold; Reason then says so.
 	Refuse bool
 	Reason string
 }
@@ -288,54 +356,95 @@ func (s *Summary) Expect(estimator string, spec scenario.Spec) Expectation {
 	return s.ExpectIn(estimator, RegionOf(spec))
 }
 
+// scenarios is the number of atlas scenarios of estimator in region r
+// (the most any bin has).
+func (s *Summary) scenarios(estimator string, r Region) int {
+	n := 0
+	for _, iv := range s.Intervals {
+		if iv.Estimator == estimator && iv.Region == r {
+			n = max(n, iv.N)
+		}
+	}
+	return n
+}
+
 // ExpectIn is Expect for a scenario of region.
 func (s *Summary) ExpectIn(estimator string, region Region) Expectation {
-	e := Expectation{Estimator: estimator, Region: region}
+	e := Expectation{Estimator: estimator, Region: region, Coverage: s.Coverage}
+	var fewer []string
+	var tried []Region
 	for _, r := range e.Region.Pooled() {
+		if slices.Contains(tried, r) {
+			continue
+		}
+		tried = append(tried, r)
 		var ivs []Interval
 		for _, iv := range s.Intervals {
 			if iv.Estimator == estimator && iv.Region == r && iv.N >= s.MinScenarios {
+				iv.Lo, iv.Hi = s.Stated(iv)
 				ivs = append(ivs, iv)
 			}
 		}
 		if len(ivs) == 0 {
+			fewer = append(fewer, fmt.Sprintf("%s (%d)", r, s.scenarios(estimator, r)))
 			continue
 		}
 		e.Pooled, e.Intervals = r, ivs
-		var bad []string
-		for _, iv := range ivs {
-			if iv.AbsP90 > s.Threshold {
-				bad = append(bad, fmt.Sprintf("%s: |p99 error| p90 %.0f%% (p10..p90 %+.0f..%+.0f%%, %d scenarios)", iv.Bin, 100*iv.AbsP90, 100*iv.P10, 100*iv.P90, iv.N))
-			}
+		if len(fewer) > 0 {
+			e.Fallback = fmt.Sprintf("fewer than %d atlas scenarios in %s: stated for the coarser region %s", s.MinScenarios, strings.Join(fewer, " and in "), r)
 		}
-		if len(bad) > 0 {
-			e.Refuse = true
-			e.Reason = fmt.Sprintf("%s is known to be off here: in the accuracy atlas's region %s, %s, over the threshold of %.0f%%",
-				estimator, r, strings.Join(bad, "; "), 100*s.Threshold)
+		for _, iv := range ivs {
+			switch {
+			case !iv.Beyond(s.Threshold):
+			case iv.Bin == AllBin:
+				e.Refuse = true
+				e.Reason = fmt.Sprintf("%s is known to be off here: in the accuracy atlas's region %s, its stated interval of the p99 error over all flows is %+.0f..%+.0f%% (%s, %d scenarios), beyond the threshold of ±%.0f%%",
+					estimator, r, 100*iv.Lo, 100*iv.Hi, e.intervalWord(), iv.N, 100*s.Threshold)
+			default:
+				e.Untrusted = append(e.Untrusted, iv.Bin)
+			}
 		}
 		return e
 	}
 	return e
 }
 
+// intervalWord names the stated interval: "80% interval" or "p10..p90".
+func (e Expectation) intervalWord() string {
+	if e.Coverage > 0 {
+		return fmt.Sprintf("%.0f%% interval", 100*e.Coverage)
+	}
+	return "p10..p90"
+}
+
 // Lines renders the expectation as text lines: one per size bin with its
-// interval, or one saying the atlas has too few scenarios here.
+// stated interval, marked where it is not trustworthy, or one saying the
+// atlas has too few scenarios here.
 func (e Expectation) Lines() []string {
 	if !e.Known() {
 		return []string{fmt.Sprintf("%s: expected p99 error unknown: the accuracy atlas has fewer than its minimum of scenarios in region %s", e.Estimator, e.Region)}
 	}
-	where := e.Pooled.String()
-	out := []string{fmt.Sprintf("%s: expected p99 error (accuracy atlas, region %s):", e.Estimator, where)}
+	out := []string{fmt.Sprintf("%s: expected p99 error (%s, accuracy atlas, region %s):", e.Estimator, e.intervalWord(), e.Pooled)}
+	if e.Fallback != "" {
+		out = append(out, "  "+e.Fallback)
+	}
 	for _, iv := range e.Intervals {
-		out = append(out, fmt.Sprintf("  %-10s p10..p90 %+6.0f%% .. %+6.0f%%  median %+6.0f%%  worst %+6.0f%%  (%d scenarios)",
-			iv.Bin, 100*iv.P10, 100*iv.P90, 100*iv.P50, 100*iv.Max, iv.N))
+		mark := ""
+		if slices.Contains(e.Untrusted, iv.Bin) {
+			mark = "  not trustworthy"
+		}
+		out = append(out, fmt.Sprintf("  %-10s %+6.0f%% .. %+6.0f%%  median %+6.0f%%  worst %+6.0f%%  (%d scenarios)%s",
+			iv.Bin, 100*iv.Lo, 100*iv.Hi, 100*iv.P50, 100*iv.Max, iv.N, mark))
 	}
 	return out
 }
 
 // Extra returns the expectation as frame metadata: atlas_region,
-// atlas_pooled_region, atlas_bins (the bins in order, "|"-separated) and
-// per bin atlas_p99_error[<bin>] = "p10,p50,p90,n".
+// atlas_pooled_region (and atlas_fallback when it is coarser),
+// atlas_coverage, atlas_bins (the bins in order, "|"-separated), per bin
+// atlas_p99_error[<bin>] = "lo,median,hi,n" (the stated interval) and
+// atlas_untrusted_bins, the bins whose interval reaches beyond the
+// threshold ("|"-separated, "" for none).
 func (e Expectation) Extra() map[string]string {
 	m := map[string]string{"atlas_region": e.Region.String()}
 	if !e.Known() {
@@ -343,13 +452,18 @@ func (e Expectation) Extra() map[string]string {
 		return m
 	}
 	m["atlas_pooled_region"] = e.Pooled.String()
+	if e.Fallback != "" {
+		m["atlas_fallback"] = e.Fallback
+	}
+	m["atlas_coverage"] = fmt.Sprintf("%g", e.Coverage)
 	bins := make([]string, len(e.Intervals))
 	for i, iv := range e.Intervals {
 		bins[i] = iv.Bin
 	}
 	m["atlas_bins"] = strings.Join(bins, "|")
+	m["atlas_untrusted_bins"] = strings.Join(e.Untrusted, "|")
 	for _, iv := range e.Intervals {
-		m["atlas_p99_error["+iv.Bin+"]"] = fmt.Sprintf("%.4g,%.4g,%.4g,%d", iv.P10, iv.P50, iv.P90, iv.N)
+		m["atlas_p99_error["+iv.Bin+"]"] = fmt.Sprintf("%.4g,%.4g,%.4g,%d", iv.Lo, iv.P50, iv.Hi, iv.N)
 	}
 	return m
 }

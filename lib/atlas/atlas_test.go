@@ -2,7 +2,9 @@ package atlas
 
 import (
 	"bytes"
+	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,43 +46,73 @@ func TestRegionOf(t *testing.T) {
 func TestExpect(t *testing.T) {
 	r := Region{"dcqcn", "32 racks", "40-60%", "2:1", "5k-50k"}
 	coarse := r.Pooled()[2] // network and flows only
-	iv := func(reg Region, bin string, n int, p10, p90 float64) Interval {
+	hpcc := Region{"hpcc", "32 racks", "", "", "5k-50k"}
+	iv := func(est string, reg Region, bin string, n int, p10, p90 float64) Interval {
 		abs := max(-p10, p90)
-		return Interval{Estimator: "m3", Region: reg, Bin: bin, N: n, P10: p10, P50: (p10 + p90) / 2, P90: p90, Max: p10, AbsP90: abs}
+		return Interval{Estimator: est, Region: reg, Bin: bin, N: n, P10: p10, P50: (p10 + p90) / 2, P90: p90, Max: p10, AbsP90: abs}
 	}
-	s := &Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []Interval{
-		iv(r, "all", 4, -0.1, 0.1),          // too few: not stated
-		iv(coarse, "<=10KB", 9, -0.5, -0.2), // stated, refuses
-		iv(coarse, "all", 9, -0.2, 0.1),     // stated
-		iv(Region{"hpcc", "32 racks", "", "", "5k-50k"}, "all", 9, -0.05, 0.05),
-	}}
+	s := &Summary{Threshold: 0.25, MinScenarios: 5, Coverage: 0.8,
+		Widen: map[string]map[string]float64{"m3": {"all": 2}},
+		Intervals: []Interval{
+			iv("m3", r, "all", 4, -0.1, 0.1),          // too few: not stated
+			iv("m3", coarse, "<=10KB", 9, -0.5, -0.2), // stated, not trustworthy
+			iv("m3", coarse, "all", 9, -0.1, 0.1),     // widened by 2: -0.2..+0.2, answers
+			iv("m3", hpcc, "all", 9, -0.1, 0.15),      // widened by 2: -0.225..+0.275, refuses
+			iv("parsimon", hpcc, "<=10KB", 9, -0.1, 0.1),
+			iv("parsimon", hpcc, "all", 9, -0.3, 0.1), // not widened: refuses
+		}}
 	for _, c := range []struct {
-		name    string
-		est     string
-		region  Region
-		pooled  Region
-		bins    int
-		refuses bool
+		name      string
+		est       string
+		region    Region
+		pooled    Region
+		bins      int
+		untrusted []string
+		refuses   bool
+		fallback  bool
 	}{
-		{"falls back to the coarsest region with enough scenarios", "m3", r, coarse, 2, true},
-		{"another flow band is unknown", "m3", Region{"dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"}, Region{}, 0, false},
-		{"within the threshold", "m3", Region{"hpcc", "32 racks", ">60%", "1:1", "5k-50k"}, Region{"hpcc", "32 racks", "", "", "5k-50k"}, 1, false},
-		{"an estimator without intervals", "parsimon", r, Region{}, 0, false},
+		{"falls back to the coarsest region with enough scenarios, marks a bin", "m3", r, coarse, 2, []string{"<=10KB"}, false, true},
+		{"another flow band is unknown", "m3", Region{"dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"}, Region{}, 0, nil, false, false},
+		{"all flows' widened interval beyond the threshold", "m3", Region{"hpcc", "32 racks", ">60%", "1:1", "5k-50k"}, hpcc, 1, nil, true, true},
+		{"all flows' bare interval beyond the threshold", "parsimon", hpcc, hpcc, 2, nil, true, false},
+		{"an estimator without intervals", "flowsim", r, Region{}, 0, nil, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := s.ExpectIn(c.est, c.region)
-			if e.Pooled != c.pooled || len(e.Intervals) != c.bins || e.Refuse != c.refuses {
-				t.Fatalf("got pooled %+v, %d bins, refuse %v; want %+v, %d, %v", e.Pooled, len(e.Intervals), e.Refuse, c.pooled, c.bins, c.refuses)
+			if e.Pooled != c.pooled || len(e.Intervals) != c.bins || e.Refuse != c.refuses || !slices.Equal(e.Untrusted, c.untrusted) {
+				t.Fatalf("got pooled %+v, %d bins, untrusted %v, refuse %v; want %+v, %d, %v, %v", e.Pooled, len(e.Intervals), e.Untrusted, e.Refuse, c.pooled, c.bins, c.untrusted, c.refuses)
 			}
-			if c.refuses && !strings.Contains(e.Reason, "<=10KB") {
-				t.Errorf("reason %q does not name the bin", e.Reason)
+			if (e.Fallback != "") != c.fallback {
+				t.Errorf("fallback %q, want one: %v", e.Fallback, c.fallback)
+			}
+			if c.refuses && !strings.Contains(e.Reason, "all flows") {
+				t.Errorf("reason %q does not name the bin of all flows", e.Reason)
+			}
+			for _, iv := range e.Intervals {
+				lo, hi := iv.Widened(s.Factor(c.est, iv.Bin))
+				if iv.Lo != lo || iv.Hi != hi {
+					t.Errorf("%s: stated %g..%g, want the widened %g..%g", iv.Bin, iv.Lo, iv.Hi, lo, hi)
+				}
 			}
 		})
 	}
 }
 
+func TestWidened(t *testing.T) {
+	iv := Interval{P10: -0.2, P50: 0.1, P90: 0.2}
+	for _, c := range []struct {
+		f, lo, hi float64
+	}{{1, -0.2, 0.2}, {2, -0.5, 0.3}, {0.5, -0.05, 0.15}} {
+		lo, hi := iv.Widened(c.f)
+		if math.Abs(lo-c.lo) > 1e-12 || math.Abs(hi-c.hi) > 1e-12 {
+			t.Errorf("Widened(%g) = %g..%g, want %g..%g", c.f, lo, hi, c.lo, c.hi)
+		}
+	}
+}
+
 func TestSummaryRoundTrip(t *testing.T) {
 	s := &Summary{Bins: []string{"<=10KB", "all"}, Threshold: 0.25, MinScenarios: 5, Scenarios: 3, Source: "test",
+		Coverage: 0.8, Widen: map[string]map[string]float64{"parsimon": {"all": 1.25}},
 		Intervals: []Interval{{Estimator: "parsimon", Region: Region{"ns3", "32 racks", "<40%", "4:1", "5k-50k"}, Bin: "all", N: 3, P10: -0.1, P50: 0.2, P90: 0.7, Max: 1.5, AbsP90: 0.8}}}
 	var b bytes.Buffer
 	if err := s.Write(&b); err != nil {
@@ -93,8 +125,11 @@ func TestSummaryRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, s) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, s)
 	}
-	if _, err := Read(strings.NewReader(`{"threshold":0,"min_scenarios":5}`)); err == nil {
-		t.Error("a zero threshold reads without error")
+	for _, bad := range []string{`{"threshold":0,"min_scenarios":5}`, `{"threshold":0.25,"min_scenarios":5,"coverage":1}`,
+		`{"threshold":0.25,"min_scenarios":5,"widen":{"m3":{"all":0}}}`} {
+		if _, err := Read(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s reads without error", bad)
+		}
 	}
 }
 

@@ -14,9 +14,10 @@ func ExampleSummary_Expect() {
 	spec.Network, _ = netcfg.Preset("ns3")
 	r := atlas.RegionOf(spec)
 	coarse := r.Pooled()[2]
-	s := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{
-		{Estimator: "parsimon", Region: coarse, Bin: "all", N: 12, P10: 0.05, P50: 0.2, P90: 0.6, Max: 1.1, AbsP90: 0.6},
-	}}
+	s := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Coverage: 0.8,
+		Widen: map[string]map[string]float64{"parsimon": {"all": 1.5}}, Intervals: []atlas.Interval{
+			{Estimator: "parsimon", Region: coarse, Bin: "all", N: 12, P10: 0.05, P50: 0.2, P90: 0.6, Max: 1.1, AbsP90: 0.6},
+		}}
 	e := s.Expect("parsimon", spec)
 	fmt.Println(r)
 	fmt.Println(e.Refuse)
@@ -26,6 +27,7 @@ func ExampleSummary_Expect() {
 	// Output:
 	// ns3, 32 racks, load 40-60%, 2:1, 5k-50k flows
 	// true
-	// parsimon: expected p99 error (accuracy atlas, region ns3, 32 racks, 5k-50k flows):
-	//   all        p10..p90     +5% ..    +60%  median    +20%  worst   +110%  (12 scenarios)
+	// parsimon: expected p99 error (80% interval, accuracy atlas, region ns3, 32 racks, 5k-50k flows):
+	//   fewer than 5 atlas scenarios in ns3, 32 racks, load 40-60%, 2:1, 5k-50k flows (0) and in ns3, 32 racks, load 40-60%, 5k-50k flows (0): stated for the coarser region ns3, 32 racks, 5k-50k flows
+	//   all            -3% ..    +80%  median    +20%  worst   +110%  (12 scenarios)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,15 +110,23 @@ func (r *Refusal) Error() string {
 		r.Expectation.Reason, r.Instead, AnswerAnyway)
 }
 
-// insteadOf says what to run in place of a refusing estimator.
-func insteadOf(name string) string {
-	switch {
-	case name == "m3":
-		return "run packetsim (exact, slower), or Parsimon where the atlas trusts it"
-	case strings.HasPrefix(name, "parsimon"):
-		return "run packetsim (exact, slower), or m3 where the atlas trusts it"
+// insteadOf says what to run in place of a refusing estimator: packetsim,
+// and the other measured estimators that model spec's network and that
+// the atlas s does not refuse there.
+func insteadOf(s *atlas.Summary, name string, spec scenario.Spec) string {
+	var alts []string
+	for _, alt := range []string{"m3", "parsimon", "flowsim"} {
+		if strings.HasPrefix(name, alt) || !s.Measures(alt) || Models(alt, "", spec.Network) != nil {
+			continue
+		}
+		if e := s.Expect(alt, spec); e.Known() && !e.Refuse {
+			alts = append(alts, alt)
+		}
 	}
-	return "run packetsim (exact, slower)"
+	if len(alts) == 0 {
+		return "run packetsim (exact, slower; the atlas refuses the other estimators here too)"
+	}
+	return "run packetsim (exact, slower), or " + strings.Join(alts, " or ") + ", which the atlas does not refuse here"
 }
 
 // answers checks, before a run, that the estimator answers spec: nil, or
@@ -136,7 +145,7 @@ func answers(name string, spec scenario.Spec, anyway bool) (map[string]string, e
 	extra := e.Extra()
 	if e.Refuse {
 		if !anyway {
-			return nil, &Refusal{Expectation: e, Instead: insteadOf(name)}
+			return nil, &Refusal{Expectation: e, Instead: insteadOf(s, name, spec)}
 		}
 		extra["answered_anyway"] = "true"
 		extra["atlas_refusal"] = e.Reason
@@ -211,23 +220,40 @@ const (
 
 // ExpectationLines renders what the atlas and the diagnostics in a
 // result's metadata say of it, for the command line, run logs and
-// notebooks.
+// notebooks: the stated interval per size bin ("?" marks a bin whose
+// interval reaches beyond the atlas's threshold, not trustworthy), the
+// region it was stated for and why, and the diagnostics.
 func ExpectationLines(res *Result) []string {
 	var out []string
 	var bins []string
+	untrusted := strings.Split(res.Extra["atlas_untrusted_bins"], "|")
 	if b := res.Extra["atlas_bins"]; b != "" {
 		for _, bin := range strings.Split(b, "|") {
 			q := strings.Split(res.Extra["atlas_p99_error["+bin+"]"], ",")
 			if len(q) == 4 {
-				p10, _ := strconv.ParseFloat(q[0], 64)
-				p90, _ := strconv.ParseFloat(q[2], 64)
-				bins = append(bins, fmt.Sprintf("%s %+.0f..%+.0f%%", bin, 100*p10, 100*p90))
+				lo, _ := strconv.ParseFloat(q[0], 64)
+				hi, _ := strconv.ParseFloat(q[2], 64)
+				mark := ""
+				if slices.Contains(untrusted, bin) {
+					mark = " (not trustworthy)"
+				}
+				bins = append(bins, fmt.Sprintf("%s %+.0f..%+.0f%%%s", bin, 100*lo, 100*hi, mark))
 			}
 		}
 	}
 	switch {
 	case len(bins) > 0:
-		out = append(out, fmt.Sprintf("%s: expected p99 error (p10..p90, accuracy atlas, %s): %s", res.Estimator, res.Extra["atlas_pooled_region"], strings.Join(bins, ", ")))
+		what := "p10..p90"
+		if c, _ := strconv.ParseFloat(res.Extra["atlas_coverage"], 64); c > 0 {
+			what = fmt.Sprintf("%.0f%% interval", 100*c)
+		}
+		out = append(out, fmt.Sprintf("%s: expected p99 error (%s, accuracy atlas, %s): %s", res.Estimator, what, res.Extra["atlas_pooled_region"], strings.Join(bins, ", ")))
+		if f := res.Extra["atlas_fallback"]; f != "" {
+			out = append(out, res.Estimator+": "+f)
+		}
+		if u := res.Extra["atlas_untrusted_bins"]; u != "" {
+			out = append(out, fmt.Sprintf("%s: not trustworthy in %s: the atlas's interval there reaches beyond its threshold; run packetsim for those flows", res.Estimator, strings.ReplaceAll(u, "|", ", ")))
+		}
 	case res.Extra["atlas_region"] != "":
 		out = append(out, fmt.Sprintf("%s: expected p99 error unknown (too few accuracy-atlas scenarios in region %s)", res.Estimator, res.Extra["atlas_region"]))
 	}

@@ -48,15 +48,34 @@ func TestRefusal(t *testing.T) {
 	iv := func(bin string, p10, p90, abs float64) atlas.Interval {
 		return atlas.Interval{Estimator: "flowsim", Region: region, Bin: bin, N: 6, P10: p10, P50: (p10 + p90) / 2, P90: p90, Max: p10, AbsP90: abs}
 	}
-	bad := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("<=10KB", -0.6, -0.3, 0.6), iv("all", -0.1, 0.05, 0.1)}}
+	// A bin beyond the threshold is marked; the answer stands.
+	marked := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Coverage: 0.8, Intervals: []atlas.Interval{iv("<=10KB", -0.6, -0.3, 0.6), iv("all", -0.1, 0.05, 0.1)}}
+	withSummary(t, marked)
+	res, err := Run(context.Background(), "flowsim", sc, "")
+	if err != nil {
+		t.Fatalf("flowsim where only one bin is off: %v, want an answer", err)
+	}
+	if res.Extra["atlas_untrusted_bins"] != "<=10KB" || res.Extra["answered_anyway"] != "" {
+		t.Errorf("extra %v: want <=10KB marked not trustworthy, and not answered anyway", res.Extra)
+	}
+	if got := res.Extra["atlas_p99_error[<=10KB]"]; got != "-0.6,-0.45,-0.3,6" {
+		t.Errorf("interval in the frame's metadata %q, want lo,median,hi,n = -0.6,-0.45,-0.3,6", got)
+	}
+	if l := strings.Join(ExpectationLines(res), "\n"); !strings.Contains(l, "<=10KB -60..-30% (not trustworthy)") || !strings.Contains(l, "80% interval") {
+		t.Errorf("lines %q: want the bin marked and the interval's coverage named", l)
+	}
+
+	// All flows beyond the threshold (once widened): a refusal.
+	bad := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Coverage: 0.8, Widen: map[string]map[string]float64{"flowsim": {"all": 5}},
+		Intervals: []atlas.Interval{iv("<=10KB", -0.6, -0.3, 0.6), iv("all", -0.1, 0.05, 0.1)}}
 	withSummary(t, bad)
 
-	_, err := Run(context.Background(), "flowsim", sc, "")
+	_, err = Run(context.Background(), "flowsim", sc, "")
 	var r *Refusal
 	if !errors.As(err, &r) {
 		t.Fatalf("flowsim where the atlas has it 60%% off: error %v, want a refusal", err)
 	}
-	for _, want := range []string{"<=10KB", "60%", "packetsim", AnswerAnyway} {
+	for _, want := range []string{"all flows", "-40..+35%", "packetsim", AnswerAnyway} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not name %q", err, want)
 		}
@@ -65,15 +84,15 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("Answers: %v, want the refusal Run gives", err)
 	}
 
-	res, err := Run(context.Background(), "flowsim", sc, `{"answer_anyway":true}`)
+	res, err = Run(context.Background(), "flowsim", sc, `{"answer_anyway":true}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Extra["answered_anyway"] != "true" || !strings.Contains(res.Options, AnswerAnyway) {
 		t.Errorf("answered anyway: extra %v, options %s; want both marked", res.Extra, res.Options)
 	}
-	if got := res.Extra["atlas_p99_error[<=10KB]"]; got != "-0.6,-0.45,-0.3,6" {
-		t.Errorf("interval in the frame's metadata %q, want p10,p50,p90,n = -0.6,-0.45,-0.3,6", got)
+	if got := res.Extra["atlas_p99_error[all]"]; got != "-0.4,-0.025,0.35,6" {
+		t.Errorf("interval in the frame's metadata %q, want the widened lo,median,hi,n = -0.4,-0.025,0.35,6", got)
 	}
 
 	// A measurement (a sweep's task) answers, marked the same way.
@@ -102,6 +121,23 @@ func TestRefusal(t *testing.T) {
 	}
 	if !strings.HasPrefix(res.Extra["atlas_interval"], "unknown") {
 		t.Errorf("extra %v, want the interval stated unknown", res.Extra)
+	}
+}
+
+// A refusal names the other estimators the atlas answers with there.
+func TestInsteadOf(t *testing.T) {
+	sc := small(t)
+	region := atlas.RegionOf(sc.Spec)
+	iv := func(est string, p10, p90 float64) atlas.Interval {
+		return atlas.Interval{Estimator: est, Region: region, Bin: "all", N: 6, P10: p10, P50: (p10 + p90) / 2, P90: p90}
+	}
+	s := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("flowsim", -0.6, -0.3), iv("parsimon", -0.1, 0.1)}}
+	if got := insteadOf(s, "flowsim", sc.Spec); !strings.Contains(got, "packetsim") || !strings.Contains(got, "parsimon") || strings.Contains(got, "m3") {
+		t.Errorf("instead of flowsim: %q, want packetsim and parsimon (m3 is not measured)", got)
+	}
+	s.Intervals[1] = iv("parsimon", -0.1, 0.4)
+	if got := insteadOf(s, "flowsim", sc.Spec); strings.Contains(got, "parsimon") || !strings.Contains(got, "refuses the other estimators") {
+		t.Errorf("instead of flowsim where parsimon is refused too: %q", got)
 	}
 }
 

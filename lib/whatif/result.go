@@ -108,6 +108,13 @@ func (r *Result) Figure() (*plot.Figure, error) {
 	if !intervals {
 		title = fmt.Sprintf("what if: %s (p%g slowdown; %d seed(s): no intervals, which need %d or more)", label, r.Percentile, r.Seeds, plot.MinIntervalSeeds)
 	}
+	switch {
+	case len(r.Values) < 2 || r.Resolved():
+	case r.Seeds < 2:
+		title += "; one seed: no difference can be told from noise"
+	default:
+		title += fmt.Sprintf("; no %s difference is larger than its interval", r.Baseline)
+	}
 	d := plot.WhatIfData{Title: title, Param: label, Classes: r.Classes}
 	numeric := true
 	for _, v := range r.Values {
@@ -177,7 +184,8 @@ func (r *Result) point(v, e, class string) (Point, bool) {
 // String renders the result as text: per class, a row per value with each
 // estimator's p99 (± its interval) and error against the baseline, marked
 // "~" where the estimator extrapolated; then the speed of each estimator,
-// the refusals and the extrapolations.
+// the refusals, which differences are larger than their intervals
+// (EffectLines) and the extrapolations.
 func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "what if %s = %s: p%g slowdown, %d seed(s), baseline %s, workload %s\n", r.Param, strings.Join(r.Values, ", "), r.Percentile, r.Seeds, r.Baseline, r.WorkloadID)
@@ -225,6 +233,9 @@ func (r *Result) String() string {
 			}
 		}
 		fmt.Fprintf(&b, "refused at %s = %s: %s\n", r.Param, strings.Join(at, ", "), reason)
+	}
+	for _, l := range r.EffectLines() {
+		fmt.Fprintf(&b, "%s\n", l)
 	}
 	for _, x := range r.Extrapolations {
 		fmt.Fprintf(&b, "extrapolated at %s = %s: %s, %d of %d simulated paths outside its model's training ranges (%s)\n",

@@ -64,6 +64,11 @@ type Options struct {
 	// Seeds is the number of seeds per value (1 if 0): the spec's seed
 	// and the next Seeds-1.
 	Seeds int
+	// MaxSeeds, when above Seeds, lets Run choose the seeds: while no
+	// change of the baseline is larger than its interval, it runs the
+	// seeds the clearest change would need (Result.SeedsNeeded), up to
+	// MaxSeeds; the runs already done are reused.
+	MaxSeeds int
 	// Bins are the flow-size classes (metrics.DefaultBins if zero),
 	// Percentile the slowdown percentile (99 if 0), Level the confidence
 	// level of the intervals (0.95 if 0).
@@ -93,6 +98,8 @@ type Point struct {
 	// the baseline's at the same value and seed, ErrorHalf its interval.
 	Error, ErrorHalf float64
 	Flows            int // flows in the class (the baseline's, first seed)
+	// PerSeed is the Percentile-th slowdown at each seed.
+	PerSeed []float64
 }
 
 // Cost is what one estimator's runs at one value cost, summed over seeds
@@ -125,22 +132,46 @@ type Result struct {
 	Param              string
 	Values, Estimators []string
 	Baseline           string
-	Seeds              int
-	Percentile, Level  float64
-	Classes            []string // the size bins' labels, then All
+	// Seeds is the number of seeds run, SeedsAsked the number asked
+	// (fewer when Run chose more: Options.MaxSeeds).
+	Seeds, SeedsAsked int
+	Percentile, Level float64
+	Classes           []string // the size bins' labels, then All
 	// WorkloadID names the flows every value ran (scenario.Spec).
 	WorkloadID     string
 	Points         []Point
 	Costs          []Cost
 	Refusals       []Refusal
 	Extrapolations []Extrapolation
+	// Effects are the changes from the first value to the others, per
+	// estimator and class, with their intervals (EffectLines).
+	Effects []Effect
 }
 
-// Run runs the sweep o describes and collects its result.
+// Run runs the sweep o describes and collects its result, with more
+// seeds than o.Seeds when o.MaxSeeds allows and the result needs them
+// (Options.MaxSeeds).
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
+	asked := o.Seeds
+	for {
+		res, err := runOnce(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		res.SeedsAsked = asked
+		n := min(res.SeedsNeeded(), o.MaxSeeds)
+		if res.Resolved() || n <= o.Seeds {
+			return res, nil
+		}
+		o.Seeds = n
+	}
+}
+
+// runOnce runs the sweep at o.Seeds seeds.
+func runOnce(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Param: o.Param, Values: o.Values, Estimators: o.Estimators, Baseline: o.Baseline, Seeds: o.Seeds,
 		Percentile: o.Percentile, Level: o.Level, Classes: append(slices.Clone(o.Bins.Labels), All), WorkloadID: o.Spec.WorkloadID()}
 	// asked[v] lists the estimators that model value v; tasks[v][k][e]
@@ -217,7 +248,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 						p99s, errs = append(p99s, cmp.All), append(errs, cmp.ErrorAll)
 					}
 				}
-				pt := Point{Value: val, X: x, Estimator: e, Class: class, Flows: flows(per[i][0], c)}
+				pt := Point{Value: val, X: x, Estimator: e, Class: class, Flows: flows(per[i][0], c), PerSeed: p99s}
 				pt.P99, pt.Half = meanCI(p99s, o.Level)
 				pt.Error, pt.ErrorHalf = meanCI(errs, o.Level)
 				res.Points = append(res.Points, pt)
@@ -240,6 +271,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	res.Extrapolations = slices.DeleteFunc(res.Extrapolations, func(x Extrapolation) bool { return x.Paths == 0 })
+	res.effects()
 	return res, nil
 }
 
@@ -277,6 +309,8 @@ func (o *Options) defaults() error {
 		return errors.New("whatif: no results directory")
 	case o.Seeds < 0:
 		return fmt.Errorf("whatif: %d seeds", o.Seeds)
+	case o.MaxSeeds < 0:
+		return fmt.Errorf("whatif: %d max seeds", o.MaxSeeds)
 	}
 	if len(o.Estimators) == 0 {
 		o.Estimators = DefaultEstimators
