@@ -107,6 +107,9 @@ func runRun(args []string) error {
 		if err := estimator.Answers(name, opts[name], sc.Spec); err != nil {
 			return suggestOptions("run", args, opts, err)
 		}
+		if err := estimator.InRange(name, opts[name], sc); err != nil {
+			return suggestOptions("run", args, opts, err)
+		}
 		// The sweep's layout (experiment.Task.Key): <estimator>.parquet
 		// for the defaults, and other options of one estimator in a file
 		// of their own, so two configurations never overwrite each other.

@@ -11,6 +11,12 @@ import (
 // run checks every estimator's options and network before the first
 // runs: a refusal by the last estimator leaves no records of the first.
 func TestRunChecksEveryEstimatorFirst(t *testing.T) {
+	// The plain hpcc preset's 50 Mbps rate AI lies outside the embedded
+	// table4-pfc model's training range (0.5-1 Gbps).
+	hpcc := filepath.Join(t.TempDir(), "hpcc.json")
+	if err := os.WriteFile(hpcc, []byte(`{"topology":{"preset":"meta32-2:1"},"workload":{"flows":200,"components":[{"matrix":"B","sizes":{"dist":"webserver"},"arrival":{"process":"lognormal","sigma":2},"max_load":0.5}]},"network":{"preset":"hpcc"},"seed":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -18,6 +24,7 @@ func TestRunChecksEveryEstimatorFirst(t *testing.T) {
 	}{
 		// The embedded m3 model was trained on DCTCP; the preset is HPCC.
 		{"network refused", []string{"-spec", "whatif-hpcc", "-estimator", "packetsim,m3"}, "not trained on congestion control hpcc"},
+		{"outside the training range", []string{"-spec", hpcc, "-estimator", "packetsim,m3", "-options", `{"m3":{"model":"table4-pfc"}}`}, "hpcc_ai_rate/1Gbps = 0.05 (from hpcc.ai_rate_bps)"},
 		{"bad option", []string{"-estimator", "flowsim,packetsim", "-options", `{"packetsim":{"window_cap":true}}`}, `packetsim: bad options {"window_cap":true}`},
 		{"flat options, two estimators", []string{"-estimator", "flowsim,packetsim", "-options", `{"window_cap":true}`}, `not keyed by estimator name`},
 	} {

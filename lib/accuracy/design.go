@@ -54,14 +54,14 @@ const SeedNoise = "packetsim-seed"
 const Baseline = "packetsim"
 
 // Estimators are the estimators measured, besides the baseline: their
-// names, and ParsimonWindowOnce.
-var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonWindowOnce}
+// names, and ParsimonPublished.
+var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonPublished}
 
-// ParsimonWindowOnce labels Parsimon with the option window_once
-// (parsimon.Options.WindowOnce), run where the network's window holds a
-// lone flow below line rate on the fabric's longest path, for its
-// before and after.
-const ParsimonWindowOnce = "parsimon-window-once"
+// ParsimonPublished labels Parsimon run as its paper published it
+// (estimator.PublishedParsimon: every link bucketed with B, the window's
+// delay charged at every hop), for the before and after of Parsimon's
+// defaults. Its intervals are not stated with answers.
+const ParsimonPublished = "parsimon-published"
 
 // Bins are the flow-size bins the atlas summarizes errors in: the ones
 // every study reports by default (metrics.DefaultBins).

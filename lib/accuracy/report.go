@@ -38,8 +38,8 @@ func rawSummary(rows []Row, source string, m int) *atlas.Summary {
 	errs := map[key][]float64{}
 	ids := map[string]bool{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" {
-			continue
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonPublished {
+			continue // Parsimon as published is a before, not an answer
 		}
 		ids[r.ScenarioID] = true
 		for _, reg := range r.Region.Pooled() {
@@ -325,7 +325,7 @@ func Report(w io.Writer, rows []Row) {
 		for _, e := range slices.Sorted(maps.Keys(refusedModel)) {
 			parts = append(parts, fmt.Sprintf("%s %d", e, refusedModel[e]))
 		}
-		fmt.Fprintf(w, "Scenarios not run (an estimator that does not model the network, estimator.Models; %s where the window does not limit a lone flow): %s.\n\n", ParsimonWindowOnce, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "Scenarios not run (an estimator that does not model the network, estimator.Models): %s.\n\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "## p99 error per estimator and size bin, over every atlas scenario\n\n")
 	writeOverall(w, rows)
@@ -345,7 +345,7 @@ func Report(w io.Writer, rows []Row) {
 	fmt.Fprintf(w, "The atlas sample is a uniform draw of the space, so its answered share is the share of the space answered; the calibration sample checks the rule on scenarios it was not chosen on. ")
 	fmt.Fprintf(w, "Regions outside the atlas (other fabrics, flow counts outside 5k-50k) have no interval and are answered, saying so.\n\n")
 	writeRefusals(w, s, rows)
-	fmt.Fprintf(w, "\n## Parsimon with window_once, before and after (atlas and calibration scenarios where the window limits a lone flow)\n\n")
+	fmt.Fprintf(w, "\n## Parsimon as published and as tailscope runs it by default, on the same scenarios (atlas and calibration samples)\n\n")
 	writeBeforeAfter(w, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
 	noise := SeedNoiseOf(rows)
@@ -506,7 +506,7 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 	t := map[string]*tally{}
 	refused := map[string][]string{}
 	for _, r := range rows {
-		if r.Estimator == ParsimonWindowOnce || r.Sample == SampleNoise {
+		if r.Estimator == ParsimonPublished || r.Sample == SampleNoise {
 			continue // a before/after variant, and packetsim's own noise
 		}
 		if t[r.Estimator] == nil {
@@ -585,13 +585,13 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 	}
 }
 
-// writeBeforeAfter sets Parsimon's p99 errors against those of
-// ParsimonWindowOnce on the scenarios where both ran: median, p10 and
-// p90 per size bin.
+// writeBeforeAfter sets the p99 errors of ParsimonPublished (before)
+// against those of Parsimon's defaults (after) on the scenarios where both
+// ran: median, p10 and p90 per size bin.
 func writeBeforeAfter(w io.Writer, rows []Row) {
 	by := map[string]map[string]Row{}
 	for _, r := range rows {
-		if r.Refused != "" || (r.Estimator != "parsimon" && r.Estimator != ParsimonWindowOnce) {
+		if r.Refused != "" || (r.Estimator != "parsimon" && r.Estimator != ParsimonPublished) {
 			continue
 		}
 		if by[r.ScenarioID] == nil {
@@ -599,12 +599,12 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 		}
 		by[r.ScenarioID][r.Estimator] = r
 	}
-	fmt.Fprintf(w, "| bin | scenarios | parsimon median (p10..p90) | window_once median (p10..p90) |\n|---|---|---|---|\n")
+	fmt.Fprintf(w, "| bin | scenarios | published median (p10..p90) | default median (p10..p90) |\n|---|---|---|---|\n")
 	for b, l := range Labels() {
 		var before, after []float64
 		for _, m := range by {
-			x, okx := m["parsimon"]
-			y, oky := m[ParsimonWindowOnce]
+			x, okx := m[ParsimonPublished]
+			y, oky := m["parsimon"]
 			if okx && oky && !math.IsNaN(x.Error[b]) && !math.IsNaN(y.Error[b]) {
 				before, after = append(before, x.Error[b]), append(after, y.Error[b])
 			}
@@ -620,12 +620,12 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 	}
 }
 
-// overall is, per estimator (the measured ones, not the window_once
-// variant) and bin, the atlas sample's errors.
+// overall is, per estimator (the measured ones, not Parsimon as
+// published) and bin, the atlas sample's errors.
 func overall(rows []Row) (ests []string, errs map[string][][]float64) {
 	errs = map[string][][]float64{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonWindowOnce {
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonPublished {
 			continue
 		}
 		if errs[r.Estimator] == nil {
@@ -682,7 +682,7 @@ func readmeRows(rows []Row) []string {
 	ids := map[string]bool{}
 	cpu, base := map[string]float64{}, map[string]float64{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonWindowOnce {
+		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonPublished {
 			continue
 		}
 		nets[r.Region.Network] = true

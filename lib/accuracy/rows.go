@@ -190,8 +190,29 @@ func readArchive(dir string) (archived, error) {
 	if err != nil {
 		return a, fmt.Errorf("accuracy: archive %s: %w", filepath.Join(dir, ArchiveRows), err)
 	}
-	a.rows, a.costs = rows, costs
+	a.rows, a.costs = migrate(rows), costs
 	return a, nil
+}
+
+// migrate reads rows archived before Parsimon's defaults changed
+// (sparse_bucket_size and window_once): a scenario without a
+// ParsimonPublished row ran Parsimon as published under the name
+// "parsimon", so that row is relabelled, and the window_once variant
+// those archives held is dropped (window_once is now part of the
+// defaults, measured as "parsimon").
+func migrate(rows []Row) []Row {
+	const windowOnce = "parsimon-window-once"
+	published := map[string]bool{}
+	for _, r := range rows {
+		published[r.ScenarioID] = published[r.ScenarioID] || r.Estimator == ParsimonPublished
+	}
+	rows = slices.DeleteFunc(rows, func(r Row) bool { return r.Estimator == windowOnce })
+	for i, r := range rows {
+		if r.Estimator == "parsimon" && !published[r.ScenarioID] {
+			rows[i].Estimator = ParsimonPublished
+		}
+	}
+	return rows
 }
 
 // Load returns the rows of the design o finished under dir or archived

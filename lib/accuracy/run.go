@@ -11,7 +11,6 @@ import (
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/netcfg"
-	"github.com/tailscope/tailscope/lib/parsimon"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/topo"
@@ -78,15 +77,8 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 		return experiment.Task{}, err.Error()
 	}
 	opts := ""
-	if est == ParsimonWindowOnce {
-		limited, err := windowLimited(s.Spec, cfg)
-		if err != nil {
-			return experiment.Task{}, err.Error()
-		}
-		if !limited {
-			return experiment.Task{}, "not run: the window does not hold a lone flow below line rate, so window_once changes nothing"
-		}
-		est, opts = "parsimon", `{"window_once":true}`
+	if est == ParsimonPublished {
+		est, opts = "parsimon", estimator.PublishedParsimon
 	}
 	if est == "m3" {
 		name, ok := M3Model(cfg)
@@ -213,19 +205,4 @@ func resolved(spec scenario.Spec) (netcfg.Config, error) {
 		return netcfg.Config{}, err
 	}
 	return spec.Network.Resolve(func() int64 { return f.delay }), nil
-}
-
-// windowLimited reports whether cfg's window delays a lone 1 MB flow
-// between the fabric's first and last hosts (parsimon.LoneWindowDelay).
-func windowLimited(spec scenario.Spec, cfg netcfg.Config) (bool, error) {
-	f, err := fabricOf(spec)
-	if err != nil {
-		return false, err
-	}
-	hosts := f.net.Hosts()
-	path, err := f.net.Path(0, hosts[0], hosts[len(hosts)-1])
-	if err != nil {
-		return false, err
-	}
-	return parsimon.LoneWindowDelay(f.net, path, 1_000_000, cfg) > 0, nil
 }

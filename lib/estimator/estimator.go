@@ -184,6 +184,9 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}
+	if extra, err = inRange(name, sc, options, anyway || measuring(ctx), extra); err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
 	r := registry[name].run
 	return timed(name, sc, func() (*Result, error) {
 		recs := make([]metrics.Record, 0, len(sc.Flows))
@@ -327,6 +330,9 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	}
 	atlasExtra, err := answers(name, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
+		return nil, fmt.Errorf("estimator %s: %w", name, err)
+	}
+	if atlasExtra, err = inRange(name, sc, options, anyway || measuring(ctx), atlasExtra); err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}
 	if !Streams(name) && sc.Flows == nil {

@@ -3,6 +3,7 @@ package estimator
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -337,12 +338,13 @@ func TestCheck(t *testing.T) {
 }
 
 // Resolve gives the options a run records: strict, re-encoded, with
-// Parsimon's default backend named.
+// Parsimon's default backend, sparse bucket size and window_once named.
 func TestResolve(t *testing.T) {
 	for _, tc := range []struct{ name, opts, want, err string }{
-		{"parsimon", "", `{"backend":"linksim"}`, ""},
-		{"parsimon", `{"backend":"packetsim", "workers":2}`, `{"backend":"packetsim","workers":2}`, ""},
-		{"parsimon-ns3", "", `{"backend":"ns3"}`, ""},
+		{"parsimon", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`, ""},
+		{"parsimon", `{"backend":"packetsim", "workers":2}`, `{"backend":"packetsim","workers":2,"sparse_bucket_size":5,"window_once":true}`, ""},
+		{"parsimon", `{"sparse_bucket_size":-1}`, "", "sparse_bucket_size -1"},
+		{"parsimon-ns3", "", `{"backend":"ns3","sparse_bucket_size":5,"window_once":true}`, ""},
 		{"parsimon-ns3", `{"backend":"linksim"}`, "", "parsimon-ns3 runs the ns3 backend"},
 		{"flowsim", ` { "host_rate_bps" : 5 } `, `{"host_rate_bps":5}`, ""},
 		{"packetsim", "", `{}`, ""},
@@ -535,16 +537,23 @@ func TestModels(t *testing.T) {
 		}
 	}
 	// The default model's refusals of what the embedded "table4-pfc"
-	// model covers name it, and it answers them.
-	for _, cname := range []string{"hpcc", "shared 200KB pfc"} {
-		err := Models("m3", "", configs[cname])
+	// model's space covers name it. On the small scenario both lie
+	// outside its training ranges (the hpcc preset's rate AI, the
+	// default K over a dumbbell's short round trip): it refuses them by
+	// the entry before any simulation, and answers them anyway.
+	for _, c := range []struct{ name, entry string }{{"hpcc", "hpcc_ai_rate/1Gbps"}, {"shared 200KB pfc", "ecn_k_first/bdp"}} {
+		err := Models("m3", "", configs[c.name])
 		if err == nil || !strings.Contains(err.Error(), `{"m3":{"model":"table4-pfc"}}`) {
-			t.Errorf("m3 on %s: refusal %v names no embedded model that answers", cname, err)
+			t.Errorf("m3 on %s: refusal %v names no embedded model that answers", c.name, err)
 		}
-		hpccPFC := configs[cname]
-		res, err := Run(context.Background(), "m3", smallIn(t, hpccPFC), `{"model":"table4-pfc","samples":20}`)
+		sc := smallIn(t, configs[c.name])
+		var r *Refusal
+		if _, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":20}`); !errors.As(err, &r) || !strings.Contains(err.Error(), c.entry) {
+			t.Errorf("m3 with table4-pfc on %s: %v, want a refusal naming %s", c.name, err, c.entry)
+		}
+		res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":20,"answer_anyway":true}`)
 		if err != nil || len(res.Records) == 0 {
-			t.Errorf("m3 with table4-pfc on %s: %v", cname, err)
+			t.Errorf("m3 with table4-pfc on %s, answering anyway: %v", c.name, err)
 		}
 	}
 	// The fork's TIMELY only the "table4-fork" model answers.
@@ -650,6 +659,9 @@ func TestM3OutsideTraining(t *testing.T) {
 			m.Info.SpecRange[i] = tc.r
 		}
 		extra := mustRunM3(t, sc, &m)
+		if (extra[ExtraTrainingRange] != "") != (tc.r[0] > 0) {
+			t.Errorf("ranges %v: training-range refusal %q", tc.r, extra[ExtraTrainingRange])
+		}
 		if got, want := extra["paths_outside_training"], tc.outside(extra["paths_simulated"]); got != want {
 			t.Errorf("ranges %v: %s paths outside, want %s of %s", tc.r, got, want, extra["paths_simulated"])
 		}
@@ -699,22 +711,75 @@ func runWhatIfM3(t *testing.T, edit func(*netcfg.Config)) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","samples":50}`)
+	res, err := Run(Measuring(context.Background()), "m3", sc, `{"model":"table4-pfc","samples":50}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
+// m3 refuses, before any simulation, a network whose spec entries lie
+// outside its model's training ranges, naming the entry, the parameter
+// it comes from and the range, unless told to answer anyway (then the
+// frame says so) or measuring; inside the ranges it answers. The plain
+// hpcc preset's rate AI (50 Mbps) lies outside table4-pfc's HPCC range
+// (Table 4's 0.5-1 Gbps).
+func TestM3RefusesOutsideTraining(t *testing.T) {
+	spec := scenario.WhatIfHPCC(300, 1)
+	hpcc, err := netcfg.Preset("hpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Network.HPCC.AIRateBps = hpcc.HPCC.AIRateBps
+	sc, err := scenario.Build(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const opts = `{"model":"table4-pfc","samples":20}`
+	_, err = Run(context.Background(), "m3", sc, opts)
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("m3 on rate AI %d bps: error %v, want a refusal", hpcc.HPCC.AIRateBps, err)
+	}
+	for _, want := range []string{"hpcc_ai_rate/1Gbps = 0.05", "hpcc.ai_rate_bps", "trained on 0.5..", "packetsim", AnswerAnyway} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not name %q", err, want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		opts string
+	}{
+		{"answer anyway", context.Background(), `{"model":"table4-pfc","samples":20,"answer_anyway":true}`},
+		{"measuring", Measuring(context.Background()), opts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(tc.ctx, "m3", sc, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Extra["answered_anyway"] != "true" || !strings.Contains(res.Extra[ExtraTrainingRange], "hpcc.ai_rate_bps") {
+				t.Errorf("answered_anyway %q, %s %q", res.Extra["answered_anyway"], ExtraTrainingRange, res.Extra[ExtraTrainingRange])
+			}
+		})
+	}
+	inside := runWhatIfM3(t, func(*netcfg.Config) {})
+	if inside.Extra[ExtraTrainingRange] != "" {
+		t.Errorf("the what-if preset, inside the ranges: %s %q", ExtraTrainingRange, inside.Extra[ExtraTrainingRange])
+	}
+}
+
 // mustRunM3 runs the m3 estimator on sc with model m, saved to a file,
-// and returns its frame metadata.
+// answering anyway outside its training ranges, and returns its frame
+// metadata.
 func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "m.model")
 	if err := m.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), "m3", sc, `{"model":"`+path+`","samples":50}`)
+	res, err := Run(context.Background(), "m3", sc, `{"model":"`+path+`","samples":50,"answer_anyway":true}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,3 +183,116 @@ func runM3(ctx context.Context, sc *scenario.Scenario, opts []byte, emit func(me
 		},
 	}, nil
 }
+
+// ExtraTrainingRange is the frame metadata key under which an m3 answer
+// given anyway outside its model's training range records why m3 would
+// have refused.
+const ExtraTrainingRange = "training_range_refusal"
+
+// inRange checks, before any simulation, that m3's model was trained on
+// the ranges of the scenario's network-spec entries (m3.Model.Extrapolations)
+// on its routes from the first and from the last host to every other
+// host, which on a fabric are every kind of route: outside, m3 refuses
+// with a *Refusal naming the entries, their parameters and ranges, and
+// what to run instead, unless anyway; then it answers, and extra (the
+// frame's metadata, created if nil) says so. Other estimators pass.
+func inRange(name string, sc *scenario.Scenario, options string, anyway bool, extra map[string]string) (map[string]string, error) {
+	if name != m3.Name {
+		return extra, nil
+	}
+	o, _, err := m3Resolve([]byte(options))
+	if err != nil {
+		return extra, err
+	}
+	model, err := m3Model(o.ModelName)
+	if err != nil || model == nil {
+		return extra, err
+	}
+	routes, err := m3Routes(sc)
+	if err != nil {
+		return extra, err
+	}
+	ex := model.Extrapolations(sc.Net, routes, sc.Spec.Network)
+	if len(ex) == 0 {
+		return extra, nil
+	}
+	model_ := o.ModelName
+	if model_ == "" {
+		model_ = "the default model"
+	} else {
+		model_ = "model " + strconv.Quote(model_)
+	}
+	var parts []string
+	for _, e := range ex {
+		parts = append(parts, e.String())
+	}
+	reason := fmt.Sprintf("m3 (%s) was not trained on this network: %s; its answer would be an extrapolation nobody checked",
+		model_, strings.Join(parts, "; "))
+	instead := "run packetsim (exact, slower) or Parsimon, bring the parameters into the model's range, or train a model that covers them (tailscope m3 gendata, m3 train)"
+	var others []string
+	for _, n := range m3.EmbeddedModels() {
+		if n == o.ModelName {
+			continue
+		}
+		if m, merr := m3Model(n); merr == nil && m.Space().Covers(sc.Spec.Network) == nil && len(m.Extrapolations(sc.Net, routes, sc.Spec.Network)) == 0 {
+			others = append(others, KeyedOptions(map[string]string{m3.Name: fmt.Sprintf(`{"model":%q}`, n)}))
+		}
+	}
+	if len(others) > 0 {
+		instead = "run m3 with " + strings.Join(others, " or ") + ", which was trained on it, or " + instead
+	}
+	if !anyway {
+		return extra, &Refusal{Expectation: atlas.Expectation{Estimator: name, Refuse: true, Reason: reason}, Instead: instead}
+	}
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	extra["answered_anyway"] = "true"
+	extra[ExtraTrainingRange] = reason
+	if extra["atlas_refusal"] == "" {
+		// ExpectationLines prints the reason of an answer given anyway
+		// from here.
+		extra["atlas_refusal"] = reason
+	}
+	return extra, nil
+}
+
+// m3Routes are the routes inRange checks: from the first host and from
+// the last to every other host.
+func m3Routes(sc *scenario.Scenario) ([][]int, error) {
+	hosts := sc.Net.Hosts()
+	if len(hosts) < 2 {
+		return nil, nil
+	}
+	var routes [][]int
+	for _, src := range []int{hosts[0], hosts[len(hosts)-1]} {
+		for _, dst := range hosts {
+			if dst == src {
+				continue
+			}
+			p, err := sc.Net.Path(0, src, dst)
+			if err != nil {
+				return nil, fmt.Errorf("m3: route from host %d to host %d: %w", src, dst, err)
+			}
+			routes = append(routes, p)
+		}
+	}
+	return routes, nil
+}
+
+// InRange returns nil if the named estimator, with options, answers sc
+// as far as its training ranges go: m3 refuses, with a *Refusal, a
+// network whose spec entries lie outside its model's training ranges
+// unless the options answer anyway; every other estimator passes. Run
+// and Stream check it themselves; commands that run several estimators
+// check it for each, after Answers, before running any.
+func InRange(name, options string, sc *scenario.Scenario) error {
+	rest, anyway, err := splitAnyway(options)
+	if err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	if _, err := inRange(name, sc, rest, anyway, nil); err != nil {
+		return fmt.Errorf("estimator %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -98,7 +99,8 @@ func runParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 			"link_sims_sparse": strconv.Itoa(res.Sparse),
 			ExtraFlowsPerLink:  strconv.FormatFloat(flowsPerSimulatedLink(res), 'g', 4, 64),
 			ExtraWindowOverBDP: strconv.FormatFloat(windowOverBDP(sc, res), 'g', 4, 64),
-			"window_once":      strconv.FormatBool(po.WindowOnce),
+			"window_once":      strconv.FormatBool(*po.WindowOnce),
+			"sparse_published": strconv.FormatBool(po.SparseBucketSize >= cmp.Or(po.BucketSize, parsimon.DefaultBucketSize)),
 		},
 		Timings: map[string]float64{
 			"setup_s":            res.SetupSeconds,
@@ -136,6 +138,17 @@ func parsimonResolve(name, opts string) (parsimonCOptions, string, error) {
 	}
 	if _, err := parsimon.BackendByName(o.BackendName); err != nil {
 		return parsimonCOptions{}, "", err
+	}
+	// The defaults that choose the model are named, so that a run of
+	// the published method and one of tailscope's defaults key apart.
+	if o.SparseBucketSize < 0 {
+		return parsimonCOptions{}, "", fmt.Errorf("sparse_bucket_size %d: want a number of flows >= 1 (0: the default, %d)", o.SparseBucketSize, parsimon.DefaultSparseBucketSize)
+	}
+	if o.SparseBucketSize == 0 {
+		o.SparseBucketSize = parsimon.DefaultSparseBucketSize
+	}
+	if o.WindowOnce == nil {
+		o.WindowOnce = parsimon.Bool(parsimon.DefaultWindowOnce)
 	}
 	if name == "parsimon-c" {
 		return o, encode(o), nil
@@ -201,4 +214,43 @@ func windowOverBDP(sc *scenario.Scenario, res *parsimon.Result) float64 {
 	}
 	bdp := float64(bw) * float64(rtt) / 8e9
 	return float64(w) / bdp
+}
+
+// PublishedParsimon is the options JSON of the Parsimon variants run as
+// the paper published it: every link bucketed with B, and the window's
+// delay charged at every hop.
+const PublishedParsimon = `{"sparse_bucket_size":100,"window_once":false}`
+
+// KeyOptions is the options JSON whose hash names a run's results in
+// sweeps and studies (lib/experiment), given the estimator's canonical
+// options canon (Resolve's): canon itself, but for a Parsimon variant run
+// as published (sparse_bucket_size at least bucket_size, window_once
+// false) the canonical options that run had before those two options
+// existed, canon without them, so that results made then keep their
+// names; answer_anyway is kept as it is. For anything it cannot read it
+// returns canon.
+func KeyOptions(name, canon string) string {
+	if _, ok := parsimonVariants[name]; !ok {
+		return canon
+	}
+	rest, anyway, err := splitAnyway(canon)
+	if err != nil {
+		return canon
+	}
+	var o parsimonCOptions
+	if decode([]byte(rest), &o) != nil {
+		return canon
+	}
+	b := o.BucketSize
+	if b == 0 {
+		b = parsimon.DefaultBucketSize
+	}
+	if o.WindowOnce == nil || *o.WindowOnce || o.SparseBucketSize < b {
+		return canon
+	}
+	o.SparseBucketSize, o.WindowOnce = 0, nil
+	if name == "parsimon-c" {
+		return withAnyway(encode(o), anyway)
+	}
+	return withAnyway(encode(o.Options), anyway)
 }

@@ -20,16 +20,21 @@ func TestResolvePinned(t *testing.T) {
 		{"packetsim", `{"host_fifo":true,"stop_at_ns":7}`, `{"stop_at_ns":7,"host_fifo":true}`},
 		{"flowsim", "", `{}`},
 		{"flowsim", `{"host_rate_bps":25000000000}`, `{"host_rate_bps":25000000000}`},
-		{"parsimon", "", `{"backend":"linksim"}`},
-		{"parsimon", `{"workers":2}`, `{"backend":"linksim","workers":2}`},
-		{"parsimon", `{"backend":"packetsim"}`, `{"backend":"packetsim"}`},
+		// Parsimon's options name the defaults that choose its model
+		// (the sparse links' bucket size and the window charged once
+		// per path), which changed its records: runs of the published
+		// method key apart from these.
+		{"parsimon", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
+		{"parsimon", `{"workers":2}`, `{"backend":"linksim","workers":2,"sparse_bucket_size":5,"window_once":true}`},
+		{"parsimon", `{"backend":"packetsim"}`, `{"backend":"packetsim","sparse_bucket_size":5,"window_once":true}`},
 		{"parsimon", `{"seed":3,"bucket_size":500,"bucket_ratio":2,"inflation":1.5,"workers":4,"backend":"linksim"}`,
-			`{"backend":"linksim","workers":4,"seed":3,"bucket_size":500,"bucket_ratio":2,"inflation":1.5}`},
-		{"parsimon-c", "", `{"backend":"linksim"}`},
+			`{"backend":"linksim","workers":4,"seed":3,"bucket_size":500,"bucket_ratio":2,"sparse_bucket_size":5,"inflation":1.5,"window_once":true}`},
+		{"parsimon", `{"sparse_bucket_size":100,"window_once":false}`, `{"backend":"linksim","sparse_bucket_size":100,"window_once":false}`},
+		{"parsimon-c", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
 		{"parsimon-c", `{"max_wmape":0.1,"max_load_diff":0.05,"max_load_error":0.2,"quantiles":50,"workers":2}`,
-			`{"backend":"linksim","workers":2,"max_wmape":0.1,"max_load_diff":0.05,"max_load_error":0.2,"quantiles":50}`},
-		{"parsimon-ns3", "", `{"backend":"ns3"}`},
-		{"parsimon-ns3", `{"workers":2}`, `{"backend":"ns3","workers":2}`},
+			`{"backend":"linksim","workers":2,"sparse_bucket_size":5,"window_once":true,"max_wmape":0.1,"max_load_diff":0.05,"max_load_error":0.2,"quantiles":50}`},
+		{"parsimon-ns3", "", `{"backend":"ns3","sparse_bucket_size":5,"window_once":true}`},
+		{"parsimon-ns3", `{"workers":2}`, `{"backend":"ns3","workers":2,"sparse_bucket_size":5,"window_once":true}`},
 		// m3's options carry the digest of the model they name (so a
 		// retrained model's results get keys of their own).
 		{"m3", "", `{"model_digest":"` + embedded + `"}`},
@@ -87,6 +92,33 @@ func TestResolveRefusesRuntimeFields(t *testing.T) {
 	} {
 		if got, err := Resolve(tc.name, tc.opts); err == nil {
 			t.Errorf("%s %s: accepted as %s", tc.name, tc.opts, got)
+		}
+	}
+}
+
+// Parsimon run as published keys its results by the options such runs
+// had before sparse_bucket_size and window_once existed, so that
+// archives of them are found again, with or without answer_anyway; any
+// other options key by themselves.
+func TestKeyOptions(t *testing.T) {
+	for _, tc := range []struct{ name, opts, want string }{
+		{"parsimon", PublishedParsimon, `{"backend":"linksim"}`},
+		{"parsimon", `{"sparse_bucket_size":500,"window_once":false,"workers":2}`, `{"backend":"linksim","workers":2}`},
+		{"parsimon-c", PublishedParsimon, `{"backend":"linksim"}`},
+		{"parsimon-ns3", PublishedParsimon, `{"backend":"ns3"}`},
+		{"parsimon", `{"answer_anyway":true,"sparse_bucket_size":100,"window_once":false}`, `{"answer_anyway":true,"backend":"linksim"}`},
+		{"parsimon", `{"answer_anyway":true}`, `{"answer_anyway":true,"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
+		{"parsimon", "", `{"backend":"linksim","sparse_bucket_size":5,"window_once":true}`},
+		{"parsimon", `{"window_once":false}`, `{"backend":"linksim","sparse_bucket_size":5,"window_once":false}`},
+		{"parsimon", `{"sparse_bucket_size":100,"bucket_size":200,"window_once":false}`, `{"backend":"linksim","bucket_size":200,"sparse_bucket_size":100,"window_once":false}`},
+		{"m3", `{"model":"none"}`, `{"model":"none"}`},
+	} {
+		canon, err := Resolve(tc.name, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := KeyOptions(tc.name, canon); got != tc.want {
+			t.Errorf("%s %s: key options %s, want %s", tc.name, tc.opts, got, tc.want)
 		}
 	}
 }

@@ -140,6 +140,7 @@ func (t Task) Keys() ([]string, error) {
 	}
 	hashed := key + "@" + optionsHash(opts)
 	if k == nil {
+		hashed = key + "@" + optionsHash(estimator.KeyOptions(name, opts))
 		if def, ok := defaultOptions(name); ok && def == opts {
 			return []string{key, hashed}, nil
 		}

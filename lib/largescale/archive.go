@@ -145,6 +145,7 @@ func Archive(dir, archive string, s Scale) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		fresh = published(fresh)
 		for _, r := range fresh {
 			if done[r.ScenarioID] {
 				rows = append(rows, r)

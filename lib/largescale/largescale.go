@@ -33,7 +33,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -79,6 +81,11 @@ var (
 	ParsimonEstimators    = []string{Baseline, "parsimon", "parsimon-c", "m3", "flowsim"}
 	M3Estimators          = []string{Baseline, "parsimon", "m3"}
 	SensitivityEstimators = []string{Baseline, "flowsim", "parsimon", "parsimon-c", "m3"}
+	// SensitivityOptions run Parsimon in the sensitivity analysis as its
+	// paper published it (estimator.PublishedParsimon), the method whose
+	// sensitivity the analysis measures: the committed archive's results
+	// are of it.
+	SensitivityOptions = map[string]string{"parsimon": estimator.PublishedParsimon, "parsimon-c": estimator.PublishedParsimon}
 )
 
 // Part names, in the order Run runs them.
@@ -249,6 +256,24 @@ const (
 	SensitivityDir = "sensitivity"
 )
 
+// published labels the sensitivity rows of Parsimon run as published
+// (SensitivityOptions) by the estimator's name, as the archive's rows
+// made when that was the default are: summary labels a frame of
+// non-default options by its file's name, "<estimator>@<hash>".
+func published(rows []metrics.Summary) []metrics.Summary {
+	for i, r := range rows {
+		name, _, ok := strings.Cut(r.Estimator, "@")
+		opts, isPub := SensitivityOptions[name]
+		if !ok || !isPub {
+			continue
+		}
+		if k, err := (experiment.Task{Spec: scenario.Spec{}, Estimator: name, Options: opts}).Key(); err == nil && strings.HasSuffix(k, "/"+r.Estimator) {
+			rows[i].Estimator = name
+		}
+	}
+	return rows
+}
+
 // partTasks returns the sweep directory under dir and the tasks of one
 // part at scale s.
 func partTasks(dir string, s Scale, part string) (string, []experiment.Task, error) {
@@ -257,7 +282,7 @@ func partTasks(dir string, s Scale, part string) (string, []experiment.Task, err
 		if err != nil {
 			return "", nil, err
 		}
-		ts, err := experiment.Tasks(specs, SensitivityEstimators, nil)
+		ts, err := experiment.Tasks(specs, SensitivityEstimators, SensitivityOptions)
 		return filepath.Join(dir, SensitivityDir), ts, err
 	}
 	cases, err := Cases(s, []string{part})

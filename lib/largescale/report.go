@@ -80,6 +80,7 @@ func Sensitivity(dir, archive string, s Scale) ([]metrics.Summary, error) {
 		if err != nil {
 			return nil, err
 		}
+		fresh = published(fresh)
 		for _, r := range fresh {
 			if !a.scenarios[r.ScenarioID] {
 				rows = append(rows, r)

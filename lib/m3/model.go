@@ -155,18 +155,35 @@ func (m *Model) specRange(samples []*Sample, keep func(*Sample) bool) [][2]float
 // else ModelInfo.SpecRange, widened by 5% of its span on each side), nil
 // when all lie inside or the model has no ranges.
 func (m *Model) Outside(s *Sample) []string {
-	ranges := m.Info.SpecRange
-	if r, ok := m.Info.SpecRangeCC[s.Network.CC]; ok {
-		ranges = r
-	}
 	var out []string
-	for i, r := range ranges {
+	for _, i := range m.outside(s.Spec, s.Network.CC) {
+		out = append(out, m.Info.specNames()[i])
+	}
+	return out
+}
+
+// outside returns the positions, among the model's spec entries, of
+// those of spec (a SpecNames vector) outside the training range for
+// congestion control cc (Outside).
+func (m *Model) outside(spec []float64, cc string) []int {
+	var out []int
+	for i, r := range m.ranges(cc) {
 		tol := 0.05*(r[1]-r[0]) + 1e-9
-		if v := s.Spec[m.spec[i]]; v < r[0]-tol || v > r[1]+tol {
-			out = append(out, m.Info.specNames()[i])
+		if v := spec[m.spec[i]]; v < r[0]-tol || v > r[1]+tol {
+			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// ranges are the training ranges of the model's spec entries for
+// congestion control cc: ModelInfo.SpecRangeCC's, else SpecRange (nil
+// when the model records none).
+func (m *Model) ranges(cc string) [][2]float64 {
+	if r, ok := m.Info.SpecRangeCC[cc]; ok {
+		return r
+	}
+	return m.Info.SpecRange
 }
 
 // specNames are the spec entries the model reads.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
 )
 
 // Space is the part of the network-configuration space a model was
@@ -149,4 +150,107 @@ func BufferKind(cfg netcfg.Config) string {
 		return "shared"
 	}
 	return "infinite"
+}
+
+// Extrapolation is a network-spec entry that lies outside a model's
+// training range on some of a network's routes (Model.Extrapolations).
+type Extrapolation struct {
+	// Entry names the spec entry (SpecNames), Parameter the setting of a
+	// scenario's network block or topology it comes from.
+	Entry, Parameter string
+	// Low and High are the smallest and largest value on the routes
+	// outside the range, TrainedLow and TrainedHigh the training range.
+	Low, High, TrainedLow, TrainedHigh float64
+	// Routes counts the routes checked on which the entry lies outside,
+	// Checked the routes checked.
+	Routes, Checked int
+}
+
+// String says it in a line: the entry, the parameter, the values and
+// the range.
+func (e Extrapolation) String() string {
+	v := fmt.Sprintf("%.3g", e.Low)
+	if e.High != e.Low {
+		v = fmt.Sprintf("%.3g..%.3g", e.Low, e.High)
+	}
+	return fmt.Sprintf("%s = %s (from %s) on %d of %d routes, trained on %.3g..%.3g",
+		e.Entry, v, e.Parameter, e.Routes, e.Checked, e.TrainedLow, e.TrainedHigh)
+}
+
+// specParameters names the setting each network-spec entry comes from.
+var specParameters = map[string]string{
+	"hops/6":             "the topology's hop count",
+	"bdp/100KB":          "the topology's bandwidths and delays",
+	"infinite_buffer":    "buffer_bytes or buffer",
+	"buffer/bdp":         "buffer_bytes or buffer.shared_bytes",
+	"window/bdp":         "dctcp.window_bytes",
+	"k_first/bdp":        "k_bytes_per_gbps or k_bytes",
+	"k_max/bdp":          "k_bytes_per_gbps or k_bytes",
+	"ecn_k_first/bdp":    "k_bytes_per_gbps or k_bytes",
+	"ecn_k_max/bdp":      "k_bytes_per_gbps or k_bytes",
+	"dctcp_g":            "dctcp.g",
+	"ai_rate/1Gbps":      "dctcp.ai_rate_bps",
+	"min_rate/10Gbps":    "dctcp.min_rate_bps",
+	"init_window/bdp":    "the congestion control's window (window_bytes, or dctcp.init_window)",
+	"dcqcn_kmin/bdp":     "dcqcn.kmin_bytes",
+	"dcqcn_kmax/bdp":     "dcqcn.kmax_bytes",
+	"hpcc_eta":           "hpcc.eta",
+	"hpcc_ai_rate/1Gbps": "hpcc.ai_rate_bps",
+	"timely_tlow/100us":  "timely.tlow_nanos",
+	"timely_thigh/100us": "timely.thigh_nanos",
+	"pfc":                "pfc.enabled",
+	"shared_buffer":      "buffer",
+	"buffer_alpha":       "buffer.alpha",
+}
+
+// Extrapolations checks the network-spec vector (SpecVector) of each
+// route (channels of net) under cfg against the model's training
+// ranges, as Outside does for a simulated path, and returns the entries
+// outside on any route, in the model's entry order; nil when all lie
+// inside or the model records no ranges. The foreground share is left
+// out: it is the workload's, known only once paths are simulated. Run
+// answers outside the ranges (and counts the paths); a caller that
+// would rather refuse checks this first, before any simulation.
+func (m *Model) Extrapolations(net *topo.Network, routes [][]int, cfg netcfg.Config) []Extrapolation {
+	names := m.Info.specNames()
+	ranges := m.ranges(cfg.CC)
+	if ranges == nil {
+		return nil
+	}
+	found := map[int]*Extrapolation{}
+	spec := make([]float64, len(SpecNames))
+	var bws, delays []int64
+	checked := 0
+	for _, route := range routes {
+		bws, delays = bws[:0], delays[:0]
+		for _, c := range route {
+			bws, delays = append(bws, net.Channels[c].Bandwidth), append(delays, net.Channels[c].Delay)
+		}
+		if len(bws) == 0 {
+			continue
+		}
+		checked++
+		copy(spec, SpecVector(bws, delays, cfg))
+		for _, i := range m.outside(spec, cfg.CC) {
+			if names[i] == "log10_fg_share" {
+				continue
+			}
+			v := spec[m.spec[i]]
+			e, ok := found[i]
+			if !ok {
+				e = &Extrapolation{Entry: names[i], Parameter: specParameters[names[i]], Low: v, High: v, TrainedLow: ranges[i][0], TrainedHigh: ranges[i][1]}
+				found[i] = e
+			}
+			e.Low, e.High = min(e.Low, v), max(e.High, v)
+			e.Routes++
+		}
+	}
+	var out []Extrapolation
+	for i := range names {
+		if e, ok := found[i]; ok {
+			e.Checked = checked
+			out = append(out, *e)
+		}
+	}
+	return out
 }

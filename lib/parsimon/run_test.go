@@ -275,3 +275,69 @@ func TestInterruptedSteps(t *testing.T) {
 		}
 	}
 }
+
+// On a sparse link (fewer flows than B) a long flow alone on it takes
+// about its ideal FCT, yet with the published bucketing it draws the
+// packet-normalized delays of short flows that queued in bursts and
+// multiplies them by its own packet count. Bucketed by
+// SparseBucketSize, the long flows form a bucket of their own and their
+// estimate is packetsim's; a SparseBucketSize of B is the published
+// bucketing.
+func TestSparseLinkBuckets(t *testing.T) {
+	net, _ := tinyScenario(t, 2)
+	hosts := net.Hosts()
+	var flows []workload.Flow
+	// Six bursts of seven short flows into hosts[0], 1 ms apart...
+	for w := range 6 {
+		for i, src := range hosts[1:] {
+			flows = append(flows, workload.Flow{ID: len(flows), Src: src, Dst: hosts[0], Size: int64(1000 * (1 + i%2)), Start: int64(w) * 1_000_000})
+		}
+	}
+	// ...then five long flows, each alone.
+	for k := range 5 {
+		flows = append(flows, workload.Flow{ID: len(flows), Src: hosts[1], Dst: hosts[0], Size: 1_000_000, Start: 10_000_000 + int64(k)*2_000_000})
+	}
+	cfg := netcfg.Default()
+	truth, err := packetsim.Run(context.Background(), net, flows, cfg, packetsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sparse int
+		lo, hi float64 // the long flows' mean FCT over packetsim's
+	}{{DefaultBucketSize, 1.5, 100}, {5, 0.97, 1.03}, {10, 0.97, 1.03}} {
+		t.Run(fmt.Sprintf("sparse B %d", tc.sparse), func(t *testing.T) {
+			res, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, SparseBucketSize: tc.sparse})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Sparse == 0 {
+				t.Fatal("no sparse link")
+			}
+			var est, tr float64
+			for i := len(flows) - 5; i < len(flows); i++ {
+				est += float64(res.Records[i].FCT)
+				tr += float64(truth.Records[i].FCT)
+			}
+			r := est / tr
+			t.Logf("long flows' mean FCT %.0f ns, packetsim %.0f ns: ratio %.2f", est/5, tr/5, r)
+			if r < tc.lo || r > tc.hi {
+				t.Errorf("long flows' mean FCT %.0f ns, packetsim %.0f ns: ratio %.2f, want %g-%g", est/5, tr/5, r, tc.lo, tc.hi)
+			}
+		})
+	}
+}
+
+// The B a channel's delays are bucketed with: SparseBucketSize below B
+// records, never more than B.
+func TestBucketSizeOfChannel(t *testing.T) {
+	for _, tc := range []struct{ b, sparse, n, want int }{
+		{100, 10, 99, 10}, {100, 10, 100, 100}, {100, 10, 5000, 100},
+		{100, 100, 3, 100}, {100, 500, 3, 100}, {50, 10, 49, 10}, {50, 10, 50, 50},
+	} {
+		o := Options{BucketSize: tc.b, SparseBucketSize: tc.sparse}
+		if got := o.bucketSize(tc.n); got != tc.want {
+			t.Errorf("B %d, sparse B %d, %d records: B %d, want %d", tc.b, tc.sparse, tc.n, got, tc.want)
+		}
+	}
+}

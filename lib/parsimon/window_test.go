@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -46,11 +48,11 @@ func TestWindowDelayPerHop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1})
+		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: Bool(false)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		once, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: true})
+		once, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: Bool(true)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +141,7 @@ func TestSlowStartOncePerPath(t *testing.T) {
 		lo   float64 // Parsimon's excess over packetsim's, at least
 		hi   float64 // and at most
 	}{{false, 3, 7}, {true, 0.9, 1.1}} {
-		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: c.once})
+		est, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 1, WindowOnce: Bool(c.once)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,5 +149,33 @@ func TestSlowStartOncePerPath(t *testing.T) {
 		if r := float64(er.FCT-er.Ideal) / float64(tr.FCT-tr.Ideal); r < c.lo || r > c.hi {
 			t.Errorf("WindowOnce %v: Parsimon's excess %d ns is %.2f x packetsim's %d ns, want %g-%g", c.once, er.FCT-er.Ideal, r, tr.FCT-tr.Ideal, c.lo, c.hi)
 		}
+	}
+}
+
+// Where the window does not hold a lone flow below line rate,
+// WindowOnce (the default) changes no record: runs at the papers'
+// settings give the published method's records.
+func TestWindowOnceUnlimitedSameRecords(t *testing.T) {
+	net, flows := tinyScenario(t, 600)
+	cfg := netcfg.Default()
+	for _, f := range flows {
+		p, err := net.Path(f.ID, f.Src, f.Dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := LoneWindowDelay(net, p, f.Size, cfg); d != 0 {
+			t.Fatalf("flow %d: the window delays it alone by %d ns; the case needs a window that does not", f.ID, d)
+		}
+	}
+	var recs [2][]metrics.Record
+	for i, once := range []bool{false, true} {
+		res, err := Run(context.Background(), net, flows, cfg, Options{Seed: 1, Workers: 2, WindowOnce: Bool(once)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs[i] = res.Records
+	}
+	if !reflect.DeepEqual(recs[0], recs[1]) {
+		t.Error("window_once changed records where the window does not limit a lone flow")
 	}
 }
