@@ -131,11 +131,8 @@ func runRun(args []string) error {
 		switch {
 		case ex != nil && strings.HasPrefix(name, "parsimon"):
 			links := experiment.ParsimonLinks(filepath.Join(dir, "links"), ex, progress.NewLine(os.Stderr, name+" links"))
-			if res, err = estimator.RunParsimon(ctx, name, sc, opts[name], links); err == nil {
-				if err = mkdirOut(dir); err == nil {
-					err = res.Write(path, sc)
-				}
-				res.Streamed = len(res.Records)
+			if err = mkdirOut(dir); err == nil {
+				res, err = estimator.StreamParsimon(ctx, name, sc, opts[name], links, path)
 			}
 		default:
 			if err = mkdirOut(dir); err == nil {

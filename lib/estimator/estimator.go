@@ -321,6 +321,12 @@ func Streams(name string) bool {
 // (scenario.Build). The result has no Records; its Extra is stored in the
 // frame's metadata, its Timings in the run log.
 func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, path string) (*Result, error) {
+	return stream(ctx, name, sc, options, path, registry[name].run) // nil for an unknown name, which Models refuses first
+}
+
+// stream is Stream with the estimator's runner given: its registered
+// one, or one that hands its work elsewhere (StreamParsimon).
+func stream(ctx context.Context, name string, sc *scenario.Scenario, options, path string, run runner) (*Result, error) {
 	if err := Models(name, options, sc.Spec.Network); err != nil {
 		return nil, err
 	}
@@ -350,7 +356,7 @@ func Stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 			return nil, err
 		}
 		// A streaming estimator's runner draws sc's flows from its source.
-		res, err := registry[name].run(ctx, sc, []byte(options), w.Write)
+		res, err := run(ctx, sc, []byte(options), w.Write)
 		if err != nil {
 			w.Abort()
 			return nil, err

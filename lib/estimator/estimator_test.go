@@ -785,3 +785,39 @@ func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]stri
 	}
 	return res.Extra
 }
+
+// packetsim models every network with one worker; with more it refuses
+// HPCC over buffers that lose packets, naming it, and keeps the rest.
+func TestModelsPacketsimWorkers(t *testing.T) {
+	perPort := netcfg.Default()
+	perPort.BufferBytes, perPort.DCTCP.MinRTONanos = 100_000, 1_000_000
+	shared := netcfg.Default()
+	shared.Buffer.SharedBytes, shared.DCTCP.MinRTONanos = 300_000, 1_000_000
+	pfc := shared
+	pfc.PFC.Enabled = true
+	hpccPerPort, hpccPFC := perPort, pfc
+	hpccPerPort.CC, hpccPFC.CC = "hpcc", "hpcc"
+	for _, c := range []struct {
+		name, options string
+		cfg           netcfg.Config
+		refuse        string // "" when modelled
+	}{
+		{"one worker, per-port buffer", `{"workers":1}`, perPort, ""},
+		{"two workers, infinite buffers", `{"workers":2}`, netcfg.Default(), ""},
+		{"two workers, PFC", `{"workers":2}`, pfc, ""},
+		{"two workers, per-port buffer", `{"workers":2}`, perPort, ""},
+		{"four workers, shared buffer without PFC", `{"workers":4}`, shared, ""},
+		{"two workers, HPCC, per-port buffer", `{"workers":2}`, hpccPerPort, "HPCC with a buffer that loses packets"},
+		{"two workers, HPCC, PFC", `{"workers":2}`, hpccPFC, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := Models("packetsim", c.options, c.cfg)
+			switch {
+			case c.refuse == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.refuse != "" && (err == nil || !strings.Contains(err.Error(), c.refuse)):
+				t.Fatalf("error %v, want one naming %q", err, c.refuse)
+			}
+		})
+	}
+}

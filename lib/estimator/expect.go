@@ -179,7 +179,11 @@ func Diagnostics(name string, extra map[string]string) []string {
 	switch {
 	case strings.HasPrefix(name, "parsimon"):
 		if sims, sparse := num("link_sims"), num("link_sims_sparse"); sims > 0 {
-			out = append(out, fmt.Sprintf("%.0f%% of the %g simulated links are sparse (fewer flows than a delay bucket): their long flows draw short flows' delays", 100*sparse/sims, sims))
+			effect := "their delays are bucketed by size with a smaller bucket (sparse_bucket_size), each bucket drawn from few flows"
+			if extra["sparse_published"] == "true" {
+				effect = "their long flows draw short flows' delays"
+			}
+			out = append(out, fmt.Sprintf("%.0f%% of the %g simulated links are sparse (fewer flows than a delay bucket): %s", 100*sparse/sims, sims, effect))
 		}
 		if f := num(ExtraFlowsPerLink); !math.IsNaN(f) {
 			out = append(out, fmt.Sprintf("%.0f flows per simulated link", f))

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/scenario"
 	"github.com/tailscope/tailscope/lib/workload"
@@ -15,6 +16,13 @@ func init() {
 		options: typed(func() any { return new(packetsim.Options) }),
 		run:     runPacketsim,
 	})
+	modelers[packetsim.Name] = func(cfg netcfg.Config, opts []byte) error {
+		var o packetsim.Options
+		if err := decode(opts, &o); err != nil {
+			return err
+		}
+		return packetsim.Models(cfg, o)
+	}
 }
 
 func runPacketsim(ctx context.Context, sc *scenario.Scenario, src workload.Source, opts []byte, emit func(metrics.Record) error) (*Result, error) {

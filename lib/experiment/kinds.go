@@ -22,9 +22,9 @@ const (
 	// KindParsimonLinks runs a group of link-level simulations of a
 	// Parsimon run from an input file that holds exactly their flows and
 	// parameters (options: ParsimonLinksOptions; ParsimonLinks), without
-	// the scenario: it names none. Its frame holds the simulations'
-	// results (parsimon.TaskResult: flow, size and delay at the channel,
-	// column ColDelayNs), one simulation after the other.
+	// the scenario: it names none. Its frame holds each flow's delay at
+	// the simulated channel (column ColDelayNs), simulation after
+	// simulation in the input's order of simulations and flows.
 	KindParsimonLinks = "parsimon-links"
 	// KindPFSChunk runs one chunk of a pfs decomposition (options:
 	// pfs.ChunkOptions; RunPFS), merged with pfs.ReadChunk and Plan.Merge.

@@ -1,10 +1,8 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -29,11 +27,13 @@ const LinkTasks = 256
 
 // LinkTaskPackets is the least work, in packets of the simulated flows,
 // ParsimonLinks gives a task (fewer tasks than LinkTasks when a run has
-// less than LinkTasks times this): about 2 CPU seconds of the default
-// backend, against about 0.1 CPU s and 0.3-0.5 s of wall time that a
-// task costs on Slurm (start, input, result), so that these stay small
-// beside the simulations'.
-const LinkTaskPackets = 20_000_000
+// less than LinkTasks times this): about 4 CPU seconds of the default
+// backend. A task costs its worker about 0.1 CPU s besides its
+// simulations (a process's start, the page faults of its fresh heap, its
+// input and its result), and Slurm a few hundredths of a second and
+// 0.2-0.3 s of wall time: at 20M packets this was 6% of the
+// simulations' CPU.
+const LinkTaskPackets = 40_000_000
 
 // linkTasks is how many tasks ParsimonLinks makes of simulations of
 // total packets: total / LinkTaskPackets, at least one, at most
@@ -44,7 +44,7 @@ func linkTasks(total int64) int {
 
 // LinkInputDir is the directory, beside the results of the
 // KindParsimonLinks tasks (<dir>/parsimon-links), that holds their input
-// files: <digest>.gob, named by the SHA-256 of their bytes.
+// files: <digest>.links, named by the SHA-256 of their bytes.
 const LinkInputDir = "input"
 
 // LoadTimer names, in the run log of a parsimon-links frame, the seconds
@@ -150,7 +150,7 @@ func parsimonLinks(dir string, exec Executor, p progress.Reporter, ntasks func(t
 				return err
 			}
 			tasks[g] = Task{Kind: KindParsimonLinks, Options: string(b)}
-			inputs[g] = filepath.Join(dir, KindParsimonLinks, LinkInputDir, digest+".gob")
+			inputs[g] = filepath.Join(dir, KindParsimonLinks, LinkInputDir, digest+linkInputExt)
 		}
 		if _, err := Sweep(ctx, dir, tasks, exec, p); err != nil {
 			return err
@@ -160,12 +160,9 @@ func parsimonLinks(dir string, exec Executor, p progress.Reporter, ntasks func(t
 			if err != nil {
 				return err
 			}
-			res, err := readLinkResults(path)
+			res, err := readLinkResults(path, links, groups[g])
 			if err != nil {
 				return err
-			}
-			if len(res) != len(groups[g]) {
-				return fmt.Errorf("experiment: %s holds %d link simulations; its task has %d", path, len(res), len(groups[g]))
 			}
 			for j, i := range groups[g] {
 				if err := done(i, res[j]); err != nil {
@@ -182,18 +179,19 @@ func parsimonLinks(dir string, exec Executor, p progress.Reporter, ntasks func(t
 	}
 }
 
-// writeLinkInput encodes in and writes it to dir as <digest>.gob (a
-// temporary file renamed into place, unless a file of that name is there
-// already: same name, same bytes), and returns the digest. The encoding
-// is deterministic, so a rerun of a run finds its tasks' keys again.
+// writeLinkInput encodes in (encodeLinkInput) and writes it to dir as
+// <digest>.links (a temporary file renamed into place, unless a file of
+// that name is there already: same name, same bytes), and returns the
+// digest. The encoding is deterministic, so a rerun of a run finds its
+// tasks' keys again.
 func writeLinkInput(dir string, in *linkInput) (string, error) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(in); err != nil {
-		return "", fmt.Errorf("experiment: parsimon link input: %w", err)
+	buf, err := encodeLinkInput(in)
+	if err != nil {
+		return "", err
 	}
-	h := sha256.Sum256(buf.Bytes())
+	h := sha256.Sum256(buf)
 	digest := hex.EncodeToString(h[:])
-	path := filepath.Join(dir, digest+".gob")
+	path := filepath.Join(dir, digest+linkInputExt)
 	if _, err := os.Stat(path); err == nil {
 		return digest, nil
 	}
@@ -204,7 +202,7 @@ func writeLinkInput(dir string, in *linkInput) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("experiment: %w", err)
 	}
-	_, err = f.Write(buf.Bytes())
+	_, err = f.Write(buf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -221,7 +219,7 @@ func writeLinkInput(dir string, in *linkInput) (string, error) {
 // readLinkInput reads the input file of digest under dir, checks that
 // its bytes are the ones named and returns it with its size in bytes.
 func readLinkInput(dir, digest string) (*linkInput, int, error) {
-	path := filepath.Join(dir, digest+".gob")
+	path := filepath.Join(dir, digest+linkInputExt)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("parsimon-links: input file: %w (a link task reads the file its sweep wrote beside its result; is the directory shared with this node?)", err)
@@ -229,11 +227,11 @@ func readLinkInput(dir, digest string) (*linkInput, int, error) {
 	if h := sha256.Sum256(raw); hex.EncodeToString(h[:]) != digest {
 		return nil, 0, fmt.Errorf("parsimon-links: input file %s: its SHA-256 is %x, not the %s it is named by (damaged or truncated)", path, h, digest)
 	}
-	var in linkInput
-	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&in); err != nil {
+	in, err := decodeLinkInput(raw)
+	if err != nil {
 		return nil, 0, fmt.Errorf("parsimon-links: input file %s: %w", path, err)
 	}
-	return &in, len(raw), nil
+	return in, len(raw), nil
 }
 
 func parsimonLinksOptions(opts string) (string, error) {
@@ -276,9 +274,11 @@ const ColDelayNs = "delay_ns"
 
 // runParsimonLinks runs the link simulations of a KindParsimonLinks task,
 // read from its input file beside path, one after the other, and writes
-// their results (parsimon.TaskResult: flow, size, delay) to path,
-// simulation by simulation: three integer columns, all the run needs of
-// the simulations' records and a fraction of their bytes.
+// each flow's delay at its channel (parsimon.TaskResult.Delays) to path,
+// simulation by simulation: one integer column, ColDelayNs. The flows'
+// IDs and sizes are the input's, which the submitting process has, so
+// they are not written again (writing them was two thirds of what the
+// result cost a worker).
 func runParsimonLinks(ctx context.Context, opts, path string) error {
 	o, err := readLinksOptions(opts)
 	if err != nil {
@@ -294,7 +294,11 @@ func runParsimonLinks(ctx context.Context, opts, path string) error {
 		return fmt.Errorf("parsimon-links: input %s: %w", o.Input, err)
 	}
 	timings := map[string]float64{LoadTimer: time.Since(t0).Seconds()}
-	var ids, sizes, delays []int64
+	n := 0
+	for i := range in.Tasks {
+		n += len(in.Tasks[i].Flows)
+	}
+	delays := make([]int64, 0, n)
 	channels, flows := make([]string, len(in.Tasks)), make([]string, len(in.Tasks))
 	var total float64
 	for i := range in.Tasks {
@@ -304,12 +308,9 @@ func runParsimonLinks(ctx context.Context, opts, path string) error {
 			return err
 		}
 		timings[linkSimTimer(t.Channel)], total = r.WallSeconds, total+r.WallSeconds
-		for j, id := range r.FlowIDs {
-			ids = append(ids, int64(id))
-			sizes = append(sizes, r.Sizes[j])
-			delays = append(delays, r.Delays[j])
-		}
-		channels[i], flows[i] = strconv.Itoa(t.Channel), strconv.Itoa(len(r.FlowIDs))
+		delays = append(delays, r.Delays...)
+		channels[i], flows[i] = strconv.Itoa(t.Channel), strconv.Itoa(len(r.Delays))
+		in.Tasks[i].Flows = nil // done with: the heap holds the rest only
 	}
 	timings[LinkSimTimer] = total
 	return frame.WriteTable(path, &frame.Table{
@@ -322,25 +323,20 @@ func runParsimonLinks(ctx context.Context, opts, path string) error {
 			},
 			Timings: timings,
 		},
-		Columns: []frame.Column{
-			frame.Int64Column(frame.ColFlowID, ids),
-			frame.Int64Column(frame.ColSizeBytes, sizes),
-			frame.Int64Column(ColDelayNs, delays),
-		},
+		Columns: []frame.Column{frame.Int64Column(ColDelayNs, delays)},
 	})
 }
 
 // readLinkResults reads the parsimon-links frame at path as one result
-// per channel, in task order.
-func readLinkResults(path string) ([]*parsimon.TaskResult, error) {
+// per channel, in task order, with each flow's ID and size from links
+// (the flows crossing the channel, in the order of its task's input).
+func readLinkResults(path string, links parsimon.Links, group []int) ([]*parsimon.TaskResult, error) {
 	t, err := frame.ReadTable(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: parsimon links: %w", err)
 	}
-	ids, err1 := t.Int64s(frame.ColFlowID)
-	sizes, err2 := t.Int64s(frame.ColSizeBytes)
-	delays, err3 := t.Int64s(ColDelayNs)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	delays, err := t.Int64s(ColDelayNs)
+	if err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", path, err)
 	}
 	meta := t.Meta
@@ -348,27 +344,35 @@ func readLinkResults(path string) ([]*parsimon.TaskResult, error) {
 	if len(chs) != len(ns) || meta.Extra[extraChannels] == "" {
 		return nil, fmt.Errorf("experiment: %s: metadata names %d channels and %d flow counts", path, len(chs), len(ns))
 	}
+	if len(chs) != len(group) {
+		return nil, fmt.Errorf("experiment: %s holds %d link simulations; its task has %d", path, len(chs), len(group))
+	}
 	out := make([]*parsimon.TaskResult, len(chs))
 	at := 0
 	for i := range chs {
 		c, err1 := strconv.Atoi(chs[i])
 		n, err2 := strconv.Atoi(ns[i])
-		if err := errors.Join(err1, err2); err != nil || n < 0 || at+n > len(ids) {
-			return nil, fmt.Errorf("experiment: %s: channel %q with %q results of %d: bad metadata", path, chs[i], ns[i], len(ids))
+		if err := errors.Join(err1, err2); err != nil || n < 0 || at+n > len(delays) {
+			return nil, fmt.Errorf("experiment: %s: channel %q with %q results of %d: bad metadata", path, chs[i], ns[i], len(delays))
+		}
+		on := links.D.On(links.Channels[group[i]])
+		if c != links.Channels[group[i]] || n != len(on) {
+			return nil, fmt.Errorf("experiment: %s: simulation %d is of channel %d with %d flows; its task's is of channel %d with %d", path, i, c, n, links.Channels[group[i]], len(on))
 		}
 		wall, ok := meta.Timings[linkSimTimer(c)]
 		if !ok {
 			return nil, fmt.Errorf("experiment: %s: no simulation time of channel %d in its run log %s", path, c, frame.RunLogPath(path))
 		}
-		r := &parsimon.TaskResult{Channel: c, FlowIDs: make([]int, n), Sizes: sizes[at : at+n], Delays: delays[at : at+n], WallSeconds: wall}
-		for j := range r.FlowIDs {
-			r.FlowIDs[j] = int(ids[at+j])
+		r := &parsimon.TaskResult{Channel: c, FlowIDs: make([]int, n), Sizes: make([]int64, n), Delays: delays[at : at+n : at+n], WallSeconds: wall}
+		for j, fi := range on {
+			f := &links.D.Flows[fi]
+			r.FlowIDs[j], r.Sizes[j] = f.ID, f.Size
 		}
 		out[i] = r
 		at += n
 	}
-	if at != len(ids) {
-		return nil, fmt.Errorf("experiment: %s holds %d results; its channels account for %d", path, len(ids), at)
+	if at != len(delays) {
+		return nil, fmt.Errorf("experiment: %s holds %d results; its channels account for %d", path, len(delays), at)
 	}
 	return out, nil
 }

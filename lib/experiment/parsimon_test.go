@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -45,6 +46,15 @@ func TestParsimonLinks(t *testing.T) {
 						t.Errorf("run %d: %s link simulations as tasks give other estimates than %s in process",
 							run, got.Extra["link_sims"], want.Extra["link_sims"])
 					}
+				}
+				// Streamed to a frame, as "tailscope run --executor" writes
+				// them, the records are the same again.
+				path := filepath.Join(t.TempDir(), "records.parquet")
+				if _, err := estimator.StreamParsimon(context.Background(), variant, sc, opts, links, path); err != nil {
+					t.Fatal(err)
+				}
+				if got, _, err := frame.ReadRecords(path); err != nil || !reflect.DeepEqual(got, want.Records) {
+					t.Errorf("streamed records differ from the in-process run's (%v)", err)
 				}
 				results, _ := filepath.Glob(filepath.Join(dir, KindParsimonLinks, "*.parquet"))
 				if len(results) < 5 || len(results) > 6 {
@@ -150,7 +160,7 @@ func TestParsimonLinksDamagedInput(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err = estimator.RunParsimon(context.Background(), "parsimon", sc, `{"workers":1}`, parsimonLinks(dir, corrupt{Local{}}, nil, tasks(2)))
-	if err == nil || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), ".gob") {
+	if err == nil || !strings.Contains(err.Error(), "SHA-256") || !strings.Contains(err.Error(), linkInputExt) {
 		t.Fatalf("err = %v, want the damaged input named", err)
 	}
 }
@@ -159,7 +169,7 @@ func TestParsimonLinksDamagedInput(t *testing.T) {
 type corrupt struct{ Executor }
 
 func (c corrupt) Execute(ctx context.Context, dir string, tasks []Task, done func(int, error)) error {
-	files, _ := filepath.Glob(filepath.Join(dir, KindParsimonLinks, LinkInputDir, "*.gob"))
+	files, _ := filepath.Glob(filepath.Join(dir, KindParsimonLinks, LinkInputDir, "*"+linkInputExt))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

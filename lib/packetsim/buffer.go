@@ -105,7 +105,7 @@ func (s *sim) bufEnqueue(e event, c int32, wire int64) (dropped bool) {
 				s.res.AckDrops++
 			}
 			s.drops[c]++
-			s.fs[e.ref].alive--
+			s.lose(e.ref)
 			if b.pfc && s.err == nil {
 				s.err = fmt.Errorf("packetsim: PFC headroom of channel %d overflowed at %d ns: raise pfc headroom_bytes", cin, s.now/1000)
 			}
@@ -142,7 +142,7 @@ func (s *sim) kick(c int32, qp *qport) {
 func (s *sim) wakeAt(c int32, qp *qport) {
 	if !qp.wake {
 		qp.wake = true
-		s.q.push(newEvent(s.ports[c].busyUntil, evPortFree, c))
+		s.q.push(newEvent(s.ports[c].busyUntil, evPortFree, c), c)
 	}
 }
 
@@ -218,7 +218,7 @@ func (s *sim) sendPause(cin int32, pause bool) {
 	} else {
 		s.res.ResumeFrames++
 	}
-	s.q.push(e)
+	s.pauseVia(e, cin)
 }
 
 // pauseArrived applies a pause or resume frame to the transmitter of
@@ -297,7 +297,7 @@ func (s *sim) startTx(c int32) {
 		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
 	}
 	e.t = end + p.delay
-	s.q.push(e)
+	s.arriveVia(e, c)
 	s.kick(c, qp)
 }
 

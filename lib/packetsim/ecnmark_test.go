@@ -2,6 +2,7 @@ package packetsim
 
 import (
 	"context"
+	"sort"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/cc"
@@ -23,12 +24,13 @@ func (r *echoRecorder) OnAck(a cc.Ack)      { r.marked = r.marked || a.ECE }
 func (r *echoRecorder) OnTimeout(now int64) {}
 
 // n single-packet flows from n senders reach the dumbbell's bottleneck
-// port at one instant and leave it in flow order, one packet time w
-// apart. Marked at enqueue, flow i sees the i packets ahead of it
-// (marked if i*w > K: the last ones); marked at dequeue, it sees the
-// n-1-i packets behind it as it starts (marked if (n-1-i)*w > K: the
-// first ones, except flow 0, which found the port empty and started at
-// once).
+// port at one instant and leave it one packet time w apart, in the order
+// the simultaneous arrivals ran (their tie-break), which their completion
+// times give. Marked at enqueue, the i-th to leave sees the i packets
+// ahead of it (marked if i*w > K: the last ones); marked at dequeue, it
+// sees the n-1-i packets behind it as it starts (marked if (n-1-i)*w > K:
+// the first ones, except the first, which found the port empty and
+// started at once).
 func TestECNMarkingPoint(t *testing.T) {
 	const n = 40
 	net, err := topo.Dumbbell(topo.DumbbellSpec{Senders: n, Receivers: 1})
@@ -52,14 +54,23 @@ func TestECNMarkingPoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			order := make([]int, n) // flows by completion time
+			for i := range order {
+				order[i] = i
+			}
+			sort.Slice(order, func(a, b int) bool { return res.Records[order[a]].FCT < res.Records[order[b]].FCT })
 			var marks int64
-			for i, r := range ccs {
+			for i, fi := range order {
+				r := ccs[fi]
+				if i > 0 && res.Records[fi].FCT == res.Records[order[i-1]].FCT {
+					t.Fatalf("flows %d and %d finished at once; they share one port", fi, order[i-1])
+				}
 				want := int64(i)*w > k
 				if point == "dequeue" {
 					want = i > 0 && int64(n-1-i)*w > k
 				}
 				if r.marked != want {
-					t.Errorf("flow %d: marked %v, want %v", i, r.marked, want)
+					t.Errorf("flow %d, %d-th to leave: marked %v, want %v", fi, i, r.marked, want)
 				}
 				if want {
 					marks++

@@ -245,6 +245,9 @@ type sim struct {
 	// dropHook, set by tests, drops a packet entering a finite per-port
 	// buffer when it returns true, as if the buffer were full.
 	dropHook func(e event, c int32) bool
+	// par is, in a parallel run, the partition this copy of the
+	// simulator runs (parallel.go); nil in a sequential run.
+	par *partition
 }
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
@@ -328,7 +331,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 			}
 		}
 		s.lastBytes = make([]int64, len(s.sampled))
-		s.q.push(newEvent(opts.SampleEveryNanos*1000, evSample, 0))
+		s.q.pushKey(newEvent(opts.SampleEveryNanos*1000, evSample, 0), sampleKey)
 	}
 	if err := s.fetch(); err != nil {
 		return nil, err
@@ -384,6 +387,49 @@ func checkPath(net *topo.Network, f workload.Flow, path []int) error {
 func (s *sim) route(slot int32) []int32 {
 	o := int(slot) * s.stride
 	return s.routes[o : o+s.stride]
+}
+
+// sampleKey is the tie-break key of port sampling: after every other
+// event of its time, so that a sample sees the state that time left.
+const sampleKey = math.MaxUint64
+
+// arriveVia schedules packet e's arrival at the far end of channel c,
+// which the port of c has just put it on: keyed by c, the port that
+// scheduled it.
+func (s *sim) arriveVia(e event, c int32) {
+	if s.par != nil {
+		s.arriveAcross(e, c)
+		return
+	}
+	s.q.push(e, c)
+}
+
+// arriveAcross is arriveVia in a parallel run.
+func (s *sim) arriveAcross(e event, c int32) {
+	if p := s.par; p.chDst[c] != p.id {
+		if e.flag()&flagWaited != 0 {
+			// Marking at dequeue is decided where the port's queue is,
+			// as the transmission ends; the packet leaves then.
+			e.t -= s.ports[c].delay
+			e.w |= int64(evDepart) << kindPos
+			s.q.push(e, c)
+			return
+		}
+		p.send(p.chDst[c], e, c)
+		return
+	}
+	s.q.push(e, c)
+}
+
+// pauseVia schedules a PFC frame e for the transmitter of channel cin,
+// sent by the switch at cin's far end over the reverse channel, which is
+// its key.
+func (s *sim) pauseVia(e event, cin int32) {
+	if p := s.par; p != nil && p.chSrc[cin] != p.id {
+		p.send(p.chSrc[cin], e, cin^1)
+		return
+	}
+	s.q.push(e, cin^1)
 }
 
 // channel is the channel a packet crosses at hop, given its flow's route
@@ -444,32 +490,7 @@ func (s *sim) run(ctx context.Context) error {
 		s.q.Drop()
 		s.now = t
 		s.res.Events++
-		switch e.kind() {
-		case evArrive:
-			s.arrive(e)
-		case evNicFree:
-			n := &s.nics[s.nicOf[e.ref]]
-			n.busy = false
-			s.pull(n)
-		case evNicWake:
-			n := &s.nics[s.nicOf[e.ref]]
-			if n.wakeAt == e.t {
-				n.wakeAt = 0
-			}
-			s.pull(n)
-		case evRTO:
-			if s.tcp != nil {
-				s.tcpTimer(e)
-			} else {
-				s.timeout(e)
-			}
-		case evSample:
-			s.sample()
-		case evPortFree:
-			s.portFree(e.ref)
-		case evPause:
-			s.pauseArrived(e)
-		}
+		s.handle(e)
 		if s.err != nil {
 			return s.err
 		}
@@ -477,31 +498,97 @@ func (s *sim) run(ctx context.Context) error {
 	return nil
 }
 
+// handle runs event e at its time, s.now.
+func (s *sim) handle(e event) {
+	switch e.kind() {
+	case evArrive:
+		s.arrive(e)
+	case evNicFree:
+		n := &s.nics[s.nicOf[e.ref]]
+		n.busy = false
+		s.pull(n)
+	case evNicWake:
+		n := &s.nics[s.nicOf[e.ref]]
+		if n.wakeAt == e.t {
+			n.wakeAt = 0
+		}
+		s.pull(n)
+	case evRTO:
+		if s.tcp != nil {
+			s.tcpTimer(e)
+		} else {
+			s.timeout(e)
+		}
+	case evSample:
+		s.sample()
+	case evPortFree:
+		s.portFree(e.ref)
+	case evPause:
+		s.pauseArrived(e)
+	case evDepart:
+		s.depart(e)
+	}
+}
+
 // start puts the next flow into a slot and lets it send.
 func (s *sim) start() error {
+	slot, err := s.setUp()
+	if err != nil {
+		return err
+	}
+	s.launch(slot)
+	return nil
+}
+
+// launch lets the flow in slot, set up and starting now, send: it arms
+// its retransmission check (finite buffers) and joins its NIC.
+func (s *sim) launch(slot int32) {
+	f := &s.fs[slot]
+	if s.rto > 0 && s.tcp == nil {
+		f.rtoPending = true
+		s.q.push(newEvent(s.now+s.rto, evRTO, slot), s.route(slot)[rtPath])
+	}
+	s.activate(slot, f)
+}
+
+// lose takes a dropped packet of the flow in slot out of its count in
+// flight. The count is the sender's, so a partition of a parallel run
+// leaves it to the coordinator, which also frees the slot if that was
+// the flow's last packet.
+func (s *sim) lose(slot int32) {
+	if s.par != nil {
+		s.par.lost = append(s.par.lost, slot)
+		return
+	}
+	s.fs[slot].alive--
+}
+
+// setUp puts the next flow, starting now, into a slot and takes the
+// flow after it from the source.
+func (s *sim) setUp() (int32, error) {
 	fl, index := s.next, s.started
 	var path []int
 	if s.opts.Paths != nil {
 		if index >= len(s.opts.Paths) {
-			return fmt.Errorf("packetsim: flow %d has no pinned path: %d paths for more flows", fl.ID, len(s.opts.Paths))
+			return 0, fmt.Errorf("packetsim: flow %d has no pinned path: %d paths for more flows", fl.ID, len(s.opts.Paths))
 		}
 		if err := checkPath(s.net, fl, s.opts.Paths[index]); err != nil {
-			return err
+			return 0, err
 		}
 		path = append(s.pathBuf[:0], s.opts.Paths[index]...)
 	} else {
 		var err error
 		if path, err = s.net.AppendPath(s.pathBuf[:0], fl.ID, fl.Src, fl.Dst); err != nil {
-			return fmt.Errorf("packetsim: flow %d is unroutable: %w", fl.ID, err)
+			return 0, fmt.Errorf("packetsim: flow %d is unroutable: %w", fl.ID, err)
 		}
 	}
 	s.pathBuf = path
 	if len(path) > math.MaxUint8 {
-		return fmt.Errorf("packetsim: flow %d has a %d-hop path; at most %d hops are supported", fl.ID, len(path), math.MaxUint8)
+		return 0, fmt.Errorf("packetsim: flow %d has a %d-hop path; at most %d hops are supported", fl.ID, len(path), math.MaxUint8)
 	}
 	npkts := s.cfg.Packets(fl.Size)
 	if npkts > math.MaxInt32 {
-		return fmt.Errorf("packetsim: flow %d has %d packets; at most %d are supported", fl.ID, npkts, math.MaxInt32)
+		return 0, fmt.Errorf("packetsim: flow %d has %d packets; at most %d are supported", fl.ID, npkts, math.MaxInt32)
 	}
 	slot := s.alloc(len(path))
 	r := s.route(slot)
@@ -529,15 +616,7 @@ func (s *sim) start() error {
 	}
 	s.addPending(pending{rec: metrics.Record{FlowID: fl.ID, Src: fl.Src, Dst: fl.Dst, Size: fl.Size, Start: fl.Start, Class: fl.Class}, slot: slot, start: s.now})
 	s.started++
-	if err := s.fetch(); err != nil {
-		return err
-	}
-	if s.rto > 0 && s.tcp == nil {
-		f.rtoPending = true
-		s.q.push(newEvent(s.now+s.rto, evRTO, slot))
-	}
-	s.activate(slot, f)
-	return nil
+	return slot, s.fetch()
 }
 
 // baseRTT is the round trip of a full data packet along path and of its
@@ -633,8 +712,21 @@ func (s *sim) addPending(p pending) {
 }
 
 // finish records the flow in slot, which received its last byte now,
-// and emits every record that is due.
+// and emits every record that is due. A partition of a parallel run
+// hands the flow to the coordinator instead, which records it between
+// windows.
 func (s *sim) finish(slot int32, f *flow) {
+	if s.par != nil {
+		s.par.done = append(s.par.done, finished{slot: slot, at: s.now})
+		return
+	}
+	s.record(slot, f, s.now)
+	s.emitDue()
+}
+
+// record fills in the record of the flow in slot, which received its
+// last byte at now.
+func (s *sim) record(slot int32, f *flow, now int64) {
 	p := &s.pend[(s.head+f.index-s.emitted)&(len(s.pend)-1)]
 	r := s.route(slot)
 	path := s.pathBuf[:0]
@@ -642,10 +734,15 @@ func (s *sim) finish(slot int32, f *flow) {
 		path = append(path, int(c))
 	}
 	s.pathBuf = path
-	p.rec.FCT = (s.now - p.start + 500) / 1000
+	p.rec.FCT = (now - p.start + 500) / 1000
 	p.rec.Ideal = metrics.IdealFCT(s.net, path, f.size, s.cfg)
 	p.rec.Slowdown = float64(p.rec.FCT) / float64(p.rec.Ideal)
 	p.done = true
+}
+
+// emitDue emits the records of the oldest flows that are done, in flow
+// order.
+func (s *sim) emitDue() {
 	for s.npend > 0 && s.pend[s.head].done && s.err == nil {
 		s.err = s.emit(s.pend[s.head].rec)
 		s.head = (s.head + 1) & (len(s.pend) - 1)
@@ -658,23 +755,15 @@ func (s *sim) arrive(e event) {
 	r := s.route(e.ref)
 	ack := e.flag()&flagAck != 0
 	if e.flag()&flagWaited != 0 {
-		// The packet has left the FIFO port of the channel it crossed,
-		// where it had to wait: mark it if more than K bytes queued
-		// behind it there (none can be behind a packet that did not
-		// wait, so the others skip this).
-		d := &s.dequeue[channel(r, int32(e.hop()), ack)]
-		if behind := d.q.Pop(s.now); s.extra {
-			s.dequeued(&e, ack, behind)
-		} else if !ack && behind > d.k && e.flag()&flagECE == 0 {
-			e.w |= int64(flagECE) << flagPos
-			s.res.Marks++
-		}
+		s.markLeft(&e, r, ack, s.now)
 	}
 	if next := int32(e.hop()) + 1; next < r[rtLen] {
 		e.w += 1 << hopPos // next hop
 		c := channel(r, next, ack)
 		if s.enqueue(e, c, s.wire(&e, r)) {
-			s.retire(e.ref)
+			if s.par == nil {
+				s.retire(e.ref)
+			}
 		} else if s.extra && s.buf == nil {
 			s.stampINT(e, c)
 		}
@@ -685,8 +774,27 @@ func (s *sim) arrive(e event) {
 		s.onAck(e, f)
 	} else {
 		s.onData(e, f, r)
+		if s.par != nil {
+			// The slot is the sender's to free: without losses a data
+			// packet's arrival never frees it (its ACK is in flight).
+			return
+		}
 	}
 	s.retire(e.ref)
+}
+
+// markLeft is dequeue marking of packet e, which waited at the FIFO port
+// of the channel it crosses and reaches its far end at: it is marked if
+// more than K bytes queued behind it there (none can be behind a packet
+// that did not wait, so the others skip this).
+func (s *sim) markLeft(e *event, r []int32, ack bool, at int64) {
+	d := &s.dequeue[channel(r, int32(e.hop()), ack)]
+	if behind := d.q.Pop(at); s.extra {
+		s.dequeued(e, ack, behind)
+	} else if !ack && behind > d.k && e.flag()&flagECE == 0 {
+		e.w |= int64(flagECE) << flagPos
+		s.res.Marks++
+	}
 }
 
 // enqueue puts a packet of wire bytes on channel c's FIFO port, or drops
@@ -705,7 +813,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 				s.res.AckDrops++
 			}
 			s.drops[c]++
-			s.fs[e.ref].alive--
+			s.lose(e.ref)
 			return true
 		}
 	}
@@ -730,7 +838,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 	p.packets++
 	s.res.PacketHops++
 	e.t = end + p.delay // e is an evArrive packet
-	s.q.push(e)
+	s.arriveVia(e, c)
 	return false
 }
 
@@ -784,9 +892,9 @@ func (s *sim) send(n *nic, e event, wire int64) {
 	p.bytes += wire
 	p.packets++
 	s.res.PacketHops++
-	s.q.push(newEvent(end, evNicFree, n.ch))
+	s.q.push(newEvent(end, evNicFree, n.ch), n.ch)
 	e.t = end + p.delay // e is an evArrive packet at hop 0
-	s.q.push(e)
+	s.arriveVia(e, n.ch)
 }
 
 // pull starts the next transmission of an idle NIC: a queued ACK, else a
@@ -833,7 +941,7 @@ func (s *sim) pull(n *nic) {
 	}
 	if wake != math.MaxInt64 && (n.wakeAt == 0 || wake < n.wakeAt) {
 		n.wakeAt = wake
-		s.q.push(newEvent(wake, evNicWake, n.ch))
+		s.q.push(newEvent(wake, evNicWake, n.ch), n.ch)
 	}
 }
 
@@ -1012,7 +1120,7 @@ func (s *sim) timeout(e event) {
 		f.onTimeout(s.now)
 		s.activate(e.ref, f)
 	}
-	s.q.push(newEvent(s.now+s.rto, evRTO, e.ref))
+	s.q.push(newEvent(s.now+s.rto, evRTO, e.ref), s.route(e.ref)[rtPath])
 }
 
 func (s *sim) sample() {
@@ -1033,7 +1141,7 @@ func (s *sim) sample() {
 		s.lastBytes[i] = b
 	}
 	if !s.q.Empty() || s.haveNext {
-		s.q.push(newEvent(s.now+every*1000, evSample, 0))
+		s.q.pushKey(newEvent(s.now+every*1000, evSample, 0), sampleKey)
 	}
 }
 

@@ -367,7 +367,7 @@ func (s *sim) tcpSchedule(slot int32, f *flow, t *tcpFlow, at int64) {
 	t.evAt = at
 	t.events++
 	f.rtoPending = true
-	s.q.push(newEvent(at, evRTO, slot))
+	s.q.push(newEvent(at, evRTO, slot), s.route(slot)[rtPath])
 }
 
 // tcpTimer handles an evRTO of a stock TCP flow.

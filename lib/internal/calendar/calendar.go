@@ -1,6 +1,8 @@
 // Package calendar is the event queue of tailscope's discrete-event
 // simulators (packetsim and linksim): a calendar queue that delivers
-// events in (time, scheduling order).
+// events in (time, key, scheduling order), the key an event's tie-break
+// that the simulator chooses (linksim leaves it 0: time, then scheduling
+// order).
 //
 // A Queue is a wheel of buckets of 2^shift time units covering the next
 // 2^wheelBits buckets, each an unsorted slice sorted only when the clock
@@ -11,13 +13,13 @@
 // both simulators showed a heap of all events took half their run time.
 //
 // No event in the wheel carries a sequence number: a bucket's slice is in
-// scheduling order, so a stable sort by time alone gives (time,
+// scheduling order, so a stable sort by (time, key) gives (time, key,
 // scheduling order). Events of a bucket that were beyond the wheel when
 // scheduled were scheduled before every event that went to the bucket
 // directly (the wheel only moves forward), so they go first; only the far
 // heap keeps sequence numbers, to order its own ties.
 //
-// Events are plain 24-byte values with the time first; what the other
+// Events are plain 32-byte values with the time first; what the other
 // fields mean is the simulator's business. A Queue is not safe for
 // concurrent use.
 package calendar
@@ -30,17 +32,24 @@ import (
 	"sort"
 )
 
-// Event is one scheduled happening. The queue reads only T; W, A and B
-// are the simulator's own encoding (a packet's send time, kind, flags,
-// flow and index, say). 24 bytes: simulators keep packets in flight only
-// as events, so their size is the simulation's memory traffic.
+// Event is one scheduled happening. The queue reads only T and K; W, A
+// and B are the simulator's own encoding (a packet's send time, kind,
+// flags, flow and index, say). 32 bytes: simulators keep packets in
+// flight only as events, so their size is the simulation's memory
+// traffic.
 type Event struct {
 	T    int64 // when it happens, in the simulator's time unit; never negative
 	W    int64
 	A, B int32
+	// K orders events of equal time, smaller first; events of equal T
+	// and K come in scheduling order. A simulator split among workers
+	// derives it from the entity that scheduled the event (one worker's),
+	// so that the order of simultaneous events is one every worker
+	// computes alone.
+	K uint64
 }
 
-// Queue delivers Events in (time, scheduling order): Push them, take the
+// Queue delivers Events in (time, key, scheduling order): Push them, take the
 // earliest with Peek and remove it with Drop. The zero Queue is
 // not usable; make one with New.
 type Queue struct {
@@ -127,14 +136,14 @@ func (q *Queue) pushOutside(e Event, b int64) {
 	// The bucket being delivered, or earlier: Peek may have moved base
 	// ahead to the next event while the simulator does something not in
 	// the queue (a flow start) first. Insert after the events of equal
-	// time: usually at the end, an append (linksim's fast NICs wake up
-	// within the bucket they sent in).
-	if n := len(q.cur); n == q.pos || q.cur[n-1].T <= e.T {
+	// time and key: usually at the end, an append (linksim's fast NICs
+	// wake up within the bucket they sent in).
+	if n := len(q.cur); n == q.pos || !less(&e, &q.cur[n-1]) {
 		q.cur = append(q.cur, e)
 		return
 	}
 	rest := q.cur[q.pos:]
-	i := q.pos + sort.Search(len(rest), func(i int) bool { return rest[i].T > e.T })
+	i := q.pos + sort.Search(len(rest), func(i int) bool { return less(&e, &rest[i]) })
 	q.cur = slices.Insert(q.cur, i, e)
 }
 
@@ -193,16 +202,21 @@ func (q *Queue) nextUsed() int64 {
 	panic("calendar: wheel bitmap out of step with its count")
 }
 
-// sort sorts a bucket stably by time: insertion sort for the usual
+// less reports whether a comes before b by (time, key).
+func less(a, b *Event) bool {
+	return a.T < b.T || a.T == b.T && a.K < b.K
+}
+
+// sort sorts a bucket stably by (time, key): insertion sort for the usual
 // handful of events; a crowded bucket (tens of events on large fabrics)
 // sorts keys of time within the bucket and position, which are distinct,
-// and then moves the events once.
+// and then moves the events once, then orders runs of equal time by key.
 func (q *Queue) sort(b []Event) {
 	if len(b) <= 24 {
 		for i := 1; i < len(b); i++ {
 			e := b[i]
 			j := i
-			for j > 0 && e.T < b[j-1].T {
+			for j > 0 && less(&e, &b[j-1]) {
 				b[j] = b[j-1]
 				j--
 			}
@@ -221,10 +235,28 @@ func (q *Queue) sort(b []Event) {
 		b[i] = q.moved[uint32(k)]
 	}
 	q.keys = keys
+	for i := 0; i < len(b); {
+		j := i + 1
+		for j < len(b) && b[j].T == b[i].T {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(b[i:j], func(x, y Event) int {
+				switch {
+				case x.K < y.K:
+					return -1
+				case x.K > y.K:
+					return 1
+				}
+				return 0
+			})
+		}
+		i = j
+	}
 }
 
 func farLess(a, b *farEvent) bool {
-	return a.e.T < b.e.T || (a.e.T == b.e.T && a.seq < b.seq)
+	return less(&a.e, &b.e) || (a.e.T == b.e.T && a.e.K == b.e.K && a.seq < b.seq)
 }
 
 func (q *Queue) pushFar(e farEvent) {

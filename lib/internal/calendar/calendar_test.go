@@ -8,12 +8,13 @@ import (
 )
 
 // reference is the plain definition of the order: a binary heap of
-// events by (time, scheduling order), each event's order its W.
+// events by (time, key, scheduling order), each event's order its W.
 type reference []Event
 
 func (r reference) Len() int { return len(r) }
 func (r reference) Less(i, j int) bool {
-	return r[i].T < r[j].T || (r[i].T == r[j].T && r[i].W < r[j].W)
+	a, b := r[i], r[j]
+	return a.T < b.T || a.T == b.T && (a.K < b.K || a.K == b.K && a.W < b.W)
 }
 func (r reference) Swap(i, j int) { r[i], r[j] = r[j], r[i] }
 func (r *reference) Push(x any)   { *r = append(*r, x.(Event)) }
@@ -34,6 +35,7 @@ type sim struct {
 	ties             int   // one push in ties is at exactly now (0: none)
 	bursts           int   // one push in bursts lands on the same future time as the previous one (0: none)
 	peekPush         bool  // sometimes schedule before the peeked event, as a flow start does
+	keys             int   // events draw their key K from [0, keys) (0: all keys 0)
 }
 
 func (c sim) run(t *testing.T, seed uint64, steps int) {
@@ -44,6 +46,9 @@ func (c sim) run(t *testing.T, seed uint64, steps int) {
 	var seq int64
 	push := func(at int64) {
 		e := Event{T: at, W: seq, A: int32(seq), B: -int32(seq)}
+		if c.keys > 0 {
+			e.K = uint64(r.IntN(c.keys))
+		}
 		seq++
 		q.Push(e)
 		heap.Push(&ref, e)
@@ -101,6 +106,10 @@ func TestQueueOrder(t *testing.T) {
 		{"linksim far", sim{shift: 20, wheelBits: 7, spread: 1 << 32, ties: 4}},
 		{"widest buckets", sim{shift: 32, wheelBits: 6, spread: 1 << 40, ties: 10, bursts: 10, peekPush: true}},
 		{"unit buckets", sim{shift: 0, wheelBits: 6, spread: 200, ties: 3, peekPush: true}},
+		{"keyed ties", sim{shift: 13, wheelBits: 10, spread: 1 << 20, ties: 3, bursts: 3, peekPush: true, keys: 4}},
+		{"keyed crowds", sim{shift: 13, wheelBits: 10, spread: 1 << 14, ties: 2, bursts: 2, peekPush: true, keys: 3}},
+		{"keyed far", sim{shift: 13, wheelBits: 10, spread: 1 << 30, ties: 4, bursts: 2, peekPush: true, keys: 5}},
+		{"keyed unit buckets", sim{shift: 0, wheelBits: 6, spread: 50, ties: 2, bursts: 2, peekPush: true, keys: 3}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,11 +158,11 @@ func take(q *Queue) Event {
 	return e
 }
 
-// TestEventSize guards the 24 bytes the simulators' memory traffic is
+// TestEventSize guards the 32 bytes the simulators' memory traffic is
 // sized by.
 func TestEventSize(t *testing.T) {
-	if n := unsafe.Sizeof(Event{}); n != 24 {
-		t.Fatalf("Event is %d bytes, want 24", n)
+	if n := unsafe.Sizeof(Event{}); n != 32 {
+		t.Fatalf("Event is %d bytes, want 32", n)
 	}
 }
 
@@ -184,7 +193,7 @@ func FuzzQueue(f *testing.F) {
 				d <<= 9 // beyond the wheel of 2^9
 			}
 			if data[i]&1 == 0 { // push
-				e := Event{T: now + d, W: seq}
+				e := Event{T: now + d, W: seq, K: uint64(data[i]>>1) & 3}
 				seq++
 				q.Push(e)
 				heap.Push(&ref, e)

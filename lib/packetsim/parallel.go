@@ -1,0 +1,573 @@
+package packetsim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tailscope/tailscope/lib/internal/calendar"
+	"github.com/tailscope/tailscope/lib/netcfg"
+	"github.com/tailscope/tailscope/lib/topo"
+)
+
+// The parallel engine (Options.Workers above 1) splits the network's
+// nodes into partitions, one per worker, and synchronizes them
+// conservatively. A packet put on a channel at time t reaches its far end
+// no earlier than t plus the channel's propagation delay, so with L, the
+// lookahead, the smallest delay of a channel between two partitions,
+// nothing a partition does in the window [T, T+L) reaches another before
+// T+L. Each window the partitions simulate their own events in parallel
+// and leave the packets and PFC frames bound elsewhere in outboxes,
+// which their receivers take in at the start of the next window.
+//
+// The records are those of the sequential engine because everything an
+// event touches belongs to one partition (a port and its queue, marks and
+// random stream to its transmitter's node, a shared buffer and its
+// ingress accounting to its switch, a flow's sender state to its source
+// host, its receiver state to its destination), and every partition runs
+// its events in the order of the sequential engine's tie-break key
+// (tieKey), which depends only on the event's time and the channel that
+// scheduled it. Two things move: marking at dequeue on a channel between
+// partitions is decided at the channel's transmitter as the transmission
+// ends (evDepart), not at its far end, which reads the same queue state;
+// and records are made by a coordinator between windows and emitted in
+// flow order as before. Flows start between windows too: the coordinator
+// takes them from the source, gives them slots (shared by all partitions,
+// since every node a flow crosses reads its route) and the source host's
+// partition lets them send at their start time.
+//
+// HPCC's INT records stay in the flow's ring, written by the switches'
+// partitions and read by the sender's: without losses a ring entry is
+// written once per packet and read after that packet's ACK came back,
+// which crosses at least one window barrier when the switch is in
+// another partition. With losses a resent packet can write the entry
+// its first copy's ACK is being read from, so HPCC over lossy buffers is
+// refused. A drop takes the packet out of its flow's count in flight,
+// which is the sender's: the dropping partition lists it, and the
+// coordinator applies it between windows and frees the slot if it was
+// the flow's last packet.
+
+// partition is one worker's part of a parallel run.
+type partition struct {
+	id    int32
+	chDst []int32 // channel -> partition of its far end (shared)
+	chSrc []int32 // channel -> partition of its transmitter (shared)
+	// out holds, per window parity and destination partition, the events
+	// sent there in the order they were made.
+	out    [2][][]calendar.Event
+	parity int
+	sent   int64 // earliest event sent this window
+	starts []flowStart
+	done   []finished
+	lost   []int32 // slots of the packets dropped this window, one per packet
+	next   int64   // earliest event left after the window
+	// Measured: events, events sent to other partitions, and the wall
+	// time of the last window and of all.
+	events, msgs int64
+	last, busy   time.Duration
+}
+
+// barrier starts the workers' windows and counts them finished. A
+// waiter spins briefly (a window's imbalance is microseconds) and then
+// blocks, so that a core shared with other processes is given up.
+type barrier struct {
+	gen      atomic.Int64 // windows started
+	end      atomic.Int64 // the current window's end
+	left     atomic.Int32 // workers still in the current window
+	stop     atomic.Bool
+	wake     []chan struct{} // per worker: a window started (or the run ended)
+	finished chan struct{}   // the last worker left its window
+}
+
+// spins is how often a waiter looks before it blocks.
+const spins = 400
+
+func newBarrier(workers int) *barrier {
+	b := &barrier{wake: make([]chan struct{}, workers), finished: make(chan struct{}, 1)}
+	for i := range b.wake {
+		b.wake[i] = make(chan struct{}, 1)
+	}
+	return b
+}
+
+// signal leaves a token in c unless one is there.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// start begins a window that ends at end.
+func (b *barrier) start(end int64) {
+	b.end.Store(end)
+	b.left.Store(int32(len(b.wake)))
+	b.gen.Add(1)
+	for _, c := range b.wake {
+		signal(c)
+	}
+}
+
+// await waits, as worker i, for window gen to start and returns its
+// end, or false if the run is over.
+func (b *barrier) await(i int, gen int64) (int64, bool) {
+	for spin := 0; b.gen.Load() < gen; spin++ {
+		if b.stop.Load() {
+			return 0, false
+		}
+		if spin >= spins {
+			<-b.wake[i] // a token left by an earlier window only makes it look again
+		}
+	}
+	return b.end.Load(), true
+}
+
+// done is worker's end of a window.
+func (b *barrier) done() {
+	if b.left.Add(-1) == 0 {
+		signal(b.finished)
+	}
+}
+
+// wait waits for every worker to finish the window.
+func (b *barrier) wait() {
+	for spin := 0; b.left.Load() > 0; spin++ {
+		if spin >= spins {
+			<-b.finished
+		}
+	}
+}
+
+// end stops the workers.
+func (b *barrier) close() {
+	b.stop.Store(true)
+	for _, c := range b.wake {
+		signal(c)
+	}
+}
+
+// flowStart is a flow set up by the coordinator that starts sending at t.
+type flowStart struct {
+	t    int64
+	slot int32
+}
+
+// finished is a flow that received its last byte at time at.
+type finished struct {
+	slot int32
+	at   int64
+}
+
+// send hands event e, scheduled by entity k, to partition to.
+func (p *partition) send(to int32, e event, k int32) {
+	p.out[p.parity][to] = append(p.out[p.parity][to], calendar.Event{T: e.t, W: e.w, A: e.ref, B: e.pkt, K: tieKey(e.t, k)})
+	p.sent = min(p.sent, e.t)
+	p.msgs++
+}
+
+// depart is evDepart: a packet that waited at a port whose channel leads
+// to another partition ends its transmission. It is marked at dequeue
+// here, where the port's queue is, and sent on.
+func (s *sim) depart(e event) {
+	e.w &^= int64(7) << kindPos // an evArrive again
+	r := s.route(e.ref)
+	ack := e.flag()&flagAck != 0
+	c := channel(r, int32(e.hop()), ack)
+	e.t += s.ports[c].delay
+	s.markLeft(&e, r, ack, e.t)
+	e.w &^= int64(flagWaited) << flagPos
+	s.par.send(s.par.chDst[c], e, c)
+}
+
+// Models reports whether packetsim with opts models the network of cfg:
+// every configuration with one worker; with more, all but HPCC over
+// buffers that lose packets (Options.Workers). The error names the
+// model it refuses.
+func Models(cfg netcfg.Config, opts Options) error { return checkWorkers(cfg, opts) }
+
+// checkWorkers refuses, before any work, a worker count the engine
+// cannot run on the network model of cfg and opts.
+func checkWorkers(cfg netcfg.Config, opts Options) error {
+	if opts.Workers < 0 {
+		return fmt.Errorf("packetsim: workers must be >= 0, got %d", opts.Workers)
+	}
+	if opts.Workers <= 1 {
+		return nil
+	}
+	lossy := cfg.BufferBytes > 0 || cfg.SharedBuffer() && !cfg.PFC.Enabled
+	switch {
+	case cfg.CC == "hpcc" && lossy:
+		return fmt.Errorf("packetsim: workers %d: HPCC with a buffer that loses packets: a resent packet's INT records can be written at one worker while its sender reads them at another; use workers 1 or PFC", opts.Workers)
+	case opts.SampleEveryNanos > 0:
+		return fmt.Errorf("packetsim: workers %d: port sampling (SampleEveryNanos) runs on one worker only; use workers 1", opts.Workers)
+	}
+	return nil
+}
+
+// Partitions splits net's nodes among at most workers partitions, as
+// the parallel engine does: it returns each node's partition and the
+// number of partitions. A fabric (every host in a rack of a pod) is cut
+// into runs of whole racks in pod order, so that whole pods go to one
+// partition when the workers divide the pods; each fabric switch goes
+// with racks of its pod and the spine switches are dealt out in turn. Any
+// other network is cut into runs of nodes of equal channel counts in
+// breadth-first order from the first host.
+func Partitions(net *topo.Network, workers int) (part []int32, n int) {
+	part = make([]int32, len(net.Nodes))
+	workers = max(1, min(workers, len(net.Nodes)))
+	if racks := fabricRacks(net); racks != nil {
+		workers = min(workers, len(racks))
+		rackPart := make(map[int]int32, len(racks))
+		for i, r := range racks {
+			rackPart[r] = int32(i * workers / len(racks))
+		}
+		podRacks := map[int][]int{}
+		for _, r := range racks {
+			pod := rackPod(net, r)
+			podRacks[pod] = append(podRacks[pod], r)
+		}
+		podFabric := map[int]int{} // fabric switches of the pod seen so far
+		podFabricN := map[int]int{}
+		spines := 0
+		for _, nd := range net.Nodes {
+			if nd.Kind == topo.Switch && nd.Rack < 0 && nd.Pod >= 0 {
+				podFabricN[nd.Pod]++
+			}
+		}
+		for _, nd := range net.Nodes {
+			switch {
+			case nd.Rack >= 0:
+				part[nd.ID] = rackPart[nd.Rack]
+			case nd.Pod >= 0:
+				rs := podRacks[nd.Pod]
+				j := podFabric[nd.Pod]
+				podFabric[nd.Pod]++
+				if len(rs) == 0 {
+					part[nd.ID] = int32(nd.Pod % workers)
+					continue
+				}
+				part[nd.ID] = rackPart[rs[j*len(rs)/podFabricN[nd.Pod]]]
+			default:
+				part[nd.ID] = int32(spines % workers)
+				spines++
+			}
+		}
+		return part, workers
+	}
+	// Breadth-first order from the first host (then any node not reached).
+	order := make([]int, 0, len(net.Nodes))
+	seen := make([]bool, len(net.Nodes))
+	visit := func(from int) {
+		seen[from] = true
+		order = append(order, from)
+		for i := len(order) - 1; i < len(order); i++ {
+			for _, c := range net.Out(order[i]) {
+				if d := net.Channels[c].Dst; !seen[d] {
+					seen[d] = true
+					order = append(order, d)
+				}
+			}
+		}
+	}
+	if hs := net.Hosts(); len(hs) > 0 {
+		visit(hs[0])
+	}
+	for id := range net.Nodes {
+		if !seen[id] {
+			visit(id)
+		}
+	}
+	total := 0
+	for _, id := range order {
+		total += len(net.Out(id))
+	}
+	acc := 0
+	for _, id := range order {
+		part[id] = int32(min(acc*workers/max(total, 1), workers-1))
+		acc += len(net.Out(id))
+	}
+	return part, workers
+}
+
+// fabricRacks lists the racks of a fabric in pod order, nil if net is
+// not one (a host without rack or pod).
+func fabricRacks(net *topo.Network) []int {
+	pods := map[int]int{}
+	for _, h := range net.Hosts() {
+		nd := net.Nodes[h]
+		if nd.Rack < 0 || nd.Pod < 0 {
+			return nil
+		}
+		if p, ok := pods[nd.Rack]; ok && p != nd.Pod {
+			return nil
+		}
+		pods[nd.Rack] = nd.Pod
+	}
+	racks := make([]int, 0, len(pods))
+	for r := range pods {
+		racks = append(racks, r)
+	}
+	sort.Slice(racks, func(i, j int) bool {
+		a, b := racks[i], racks[j]
+		return pods[a] < pods[b] || pods[a] == pods[b] && a < b
+	})
+	return racks
+}
+
+// rackPod is the pod of rack r's hosts.
+func rackPod(net *topo.Network, r int) int {
+	for _, h := range net.Hosts() {
+		if net.Nodes[h].Rack == r {
+			return net.Nodes[h].Pod
+		}
+	}
+	return -1
+}
+
+// ParallelStats are the measured quantities of a parallel run that a
+// model of its speed on more cores needs.
+type ParallelStats struct {
+	Partitions int
+	// LookaheadNanos is the window: the smallest propagation delay of a
+	// channel between partitions.
+	LookaheadNanos float64
+	// Windows counts the windows simulated (idle stretches skipped).
+	Windows int64
+	// Events and Messages are per partition: events run, and events sent
+	// to other partitions.
+	Events, Messages []int64
+	// Nodes counts each partition's nodes, CrossChannels the channels
+	// between partitions.
+	Nodes         []int
+	CrossChannels int
+	// Wall time, in nanoseconds: of the whole run (Wall), each
+	// partition's inside its windows (Busy), the sum over windows of the
+	// slowest partition's (Critical), and the coordinator's between
+	// windows (Serial: flow starts and records). Wall less Critical and
+	// Serial is what the barriers cost.
+	Wall, Critical, Serial int64
+	Busy                   []int64
+}
+
+// runParallel is run split among opts.Workers partitions.
+func (s *sim) runParallel(ctx context.Context) error {
+	owner, n := Partitions(s.net, s.opts.Workers)
+	chDst := make([]int32, len(s.net.Channels))
+	chSrc := make([]int32, len(s.net.Channels))
+	look := int64(math.MaxInt64 / 4)
+	for c, ch := range s.net.Channels {
+		chDst[c], chSrc[c] = owner[ch.Dst], owner[ch.Src]
+		if chDst[c] != chSrc[c] {
+			if ch.Delay <= 0 {
+				return fmt.Errorf("packetsim: workers %d: channel %d between partitions has no propagation delay, so the partitions cannot run apart; use workers 1", s.opts.Workers, c)
+			}
+			look = min(look, ch.Delay*1000)
+		}
+	}
+	parts := make([]*sim, n)
+	for i := range parts {
+		c := *s
+		c.q = newEventQueue()
+		c.res = Result{}
+		c.free, c.pathBuf, c.err = nil, nil, nil
+		p := &partition{id: int32(i), chDst: chDst, chSrc: chSrc, sent: math.MaxInt64, next: math.MaxInt64}
+		for k := range p.out {
+			p.out[k] = make([][]calendar.Event, n)
+		}
+		c.par = p
+		parts[i] = &c
+	}
+	s.res.Parallel = &ParallelStats{Partitions: n, LookaheadNanos: float64(look) / 1000, Nodes: make([]int, n)}
+	for _, o := range owner {
+		s.res.Parallel.Nodes[o]++
+	}
+	for c := range chDst {
+		if chDst[c] != chSrc[c] {
+			s.res.Parallel.CrossChannels++
+		}
+	}
+
+	// The coordinator runs partition 0 itself; the others wait for each
+	// window on a barrier they spin on, since a window of a microsecond of
+	// simulated time holds only microseconds of work.
+	b := newBarrier(n - 1)
+	var wg sync.WaitGroup
+	for i, ps := range parts[1:] {
+		wg.Add(1)
+		go func(i int, ps *sim) {
+			defer wg.Done()
+			for gen := int64(1); ; gen++ {
+				end, ok := b.await(i, gen)
+				if !ok {
+					return
+				}
+				ps.window(end, parts)
+				b.done()
+			}
+		}(i, ps)
+	}
+	defer func() {
+		b.close()
+		wg.Wait()
+	}()
+
+	t0 := time.Now()
+	err := func() error {
+		for win := int64(0); ; win++ {
+			tSerial := time.Now()
+			// Between windows: records, freed slots, errors.
+			next := int64(math.MaxInt64)
+			for _, ps := range parts {
+				p := ps.par
+				if ps.err != nil {
+					return ps.err
+				}
+				for _, d := range p.done {
+					s.record(d.slot, &s.fs[d.slot], d.at)
+				}
+				p.done = p.done[:0]
+				for _, slot := range p.lost {
+					s.fs[slot].alive--
+					s.retire(slot)
+				}
+				p.lost = p.lost[:0]
+				s.free = append(s.free, ps.free...)
+				ps.free = ps.free[:0]
+				next = min(next, p.next, p.sent)
+				p.sent = math.MaxInt64
+				p.parity = int(win & 1)
+			}
+			s.emitDue()
+			if s.err != nil {
+				return s.err
+			}
+			if win&63 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if s.haveNext {
+				next = min(next, s.nextPs)
+			}
+			if next == math.MaxInt64 || next > s.stop {
+				return nil
+			}
+			end := next + look
+			if s.stop < end {
+				end = s.stop + 1 // events at the stop still run
+			}
+			for s.haveNext && s.nextPs < end {
+				s.now = s.nextPs
+				slot, err := s.setUp()
+				if err != nil {
+					return err
+				}
+				src := owner[s.net.Channels[s.route(slot)[rtPath]].Src]
+				parts[src].par.starts = append(parts[src].par.starts, flowStart{t: s.now, slot: slot})
+			}
+			for _, ps := range parts {
+				ps.fs, ps.routes, ps.stride, ps.ext, ps.tcp = s.fs, s.routes, s.stride, s.ext, s.tcp
+			}
+			s.res.Parallel.Windows++
+			s.res.Parallel.Serial += int64(time.Since(tSerial))
+			b.start(end)
+			parts[0].window(end, parts)
+			b.wait()
+			var slowest time.Duration
+			for _, ps := range parts {
+				slowest = max(slowest, ps.par.last)
+			}
+			s.res.Parallel.Critical += int64(slowest)
+		}
+	}()
+	s.res.Parallel.Wall = int64(time.Since(t0))
+	for _, ps := range parts {
+		r := &ps.res
+		s.res.Events += r.Events
+		s.res.PacketHops += r.PacketHops
+		s.res.DataPackets += r.DataPackets
+		s.res.AckPackets += r.AckPackets
+		s.res.Retransmits += r.Retransmits
+		s.res.Drops += r.Drops
+		s.res.AckDrops += r.AckDrops
+		s.res.Marks += r.Marks
+		s.res.Duplicates += r.Duplicates
+		s.res.Timeouts += r.Timeouts
+		s.res.FastRecoveries += r.FastRecoveries
+		s.res.DeliveredBytes += r.DeliveredBytes
+		s.res.PauseFrames += r.PauseFrames
+		s.res.ResumeFrames += r.ResumeFrames
+		s.now = max(s.now, ps.now)
+		s.res.Parallel.Events = append(s.res.Parallel.Events, ps.par.events)
+		s.res.Parallel.Messages = append(s.res.Parallel.Messages, ps.par.msgs)
+		s.res.Parallel.Busy = append(s.res.Parallel.Busy, int64(ps.par.busy))
+	}
+	if err != nil {
+		return err
+	}
+	// Flows that finished in the last window.
+	for _, ps := range parts {
+		for _, d := range ps.par.done {
+			s.record(d.slot, &s.fs[d.slot], d.at)
+		}
+	}
+	s.emitDue()
+	return s.err
+}
+
+// window runs this partition's events and flow starts before end, after
+// taking in what the others sent it in the window before.
+func (s *sim) window(end int64, parts []*sim) {
+	p := s.par
+	t0 := time.Now()
+	defer func() {
+		p.last = time.Since(t0)
+		p.busy += p.last
+	}()
+	prev := 1 - p.parity
+	for _, o := range parts {
+		in := o.par.out[prev][p.id]
+		for i := range in {
+			s.q.Push(in[i])
+		}
+		o.par.out[prev][p.id] = in[:0]
+	}
+	si := 0
+	for {
+		pe := s.q.Peek()
+		t := int64(math.MaxInt64)
+		if pe != nil {
+			t = pe.T
+		}
+		if si < len(p.starts) && p.starts[si].t <= t && p.starts[si].t < end {
+			st := p.starts[si]
+			si++
+			s.now = st.t
+			s.launch(st.slot)
+			continue
+		}
+		if t >= end {
+			break
+		}
+		e := eventOf(pe)
+		s.q.Drop()
+		s.now = t
+		if e.kind() != evDepart {
+			s.res.Events++
+		}
+		p.events++
+		s.handle(e)
+		if s.err != nil {
+			break
+		}
+	}
+	p.starts = p.starts[:0]
+	p.next = math.MaxInt64
+	if pe := s.q.Peek(); pe != nil {
+		p.next = pe.T
+	}
+}

@@ -1,0 +1,187 @@
+// Command parscale measures packetsim's parallel engine against its
+// sequential one: round after round it runs each spec at each worker
+// count in this process, one run at a time (so a shared machine's load
+// falls on all alike), and prints per run the wall and CPU seconds
+// (user + system of the process) and, for parallel runs, what a model of
+// the speed on more cores needs: partitions, lookahead, windows (and per
+// simulated second), events and cross-partition messages per partition,
+// busy time per partition, the sum over windows of the slowest
+// partition's time, the coordinator's time and the barriers' cost per
+// window. Every run's records must equal the first worker count's
+// (a digest of every record's fields), or it stops with an error.
+//
+//	go run ./scripts/bench/parscale -workers 1,2 -rounds 2 -flows 200000 scripts/bench/specs/meta32-b30-200k.json
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tailscope/tailscope/internal/cputime"
+	"github.com/tailscope/tailscope/lib/metrics"
+	"github.com/tailscope/tailscope/lib/packetsim"
+	"github.com/tailscope/tailscope/lib/scenario"
+)
+
+func main() {
+	workers := flag.String("workers", "1,2", "comma-separated worker counts; the first is the reference for the records")
+	rounds := flag.Int("rounds", 2, "rounds; each runs every spec at every worker count once")
+	flows := flag.Int("flows", 0, "flows per run, overriding the specs' count (0: the spec's)")
+	flag.Parse()
+	var ws []int
+	for _, f := range strings.Split(*workers, ",") {
+		w, err := strconv.Atoi(f)
+		if err != nil || w < 1 {
+			fmt.Fprintf(os.Stderr, "parscale: bad worker count %q\n", f)
+			os.Exit(2)
+		}
+		ws = append(ws, w)
+	}
+	if flag.NArg() == 0 || *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "usage: parscale [-workers 1,2] [-rounds N] [-flows N] spec.json ...")
+		os.Exit(2)
+	}
+	if err := measure(flag.Args(), ws, *rounds, *flows); err != nil {
+		fmt.Fprintln(os.Stderr, "parscale:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	wall, cpu time.Duration
+	digest    uint64
+	n         int
+	res       *packetsim.Result
+}
+
+func measure(specs []string, ws []int, rounds, flows int) error {
+	digests := map[string]uint64{}
+	walls := map[string][]float64{}
+	for r := 1; r <= rounds; r++ {
+		for _, path := range specs {
+			for _, w := range ws {
+				res, err := runOnce(path, w, flows)
+				if err != nil {
+					return err
+				}
+				key := fmt.Sprintf("%s/%d", path, w)
+				if d, ok := digests[path]; !ok {
+					digests[path] = res.digest
+				} else if d != res.digest {
+					return fmt.Errorf("%s: records at %d workers differ from %d workers'", path, w, ws[0])
+				}
+				walls[key] = append(walls[key], res.wall.Seconds())
+				report(path, r, w, res)
+			}
+		}
+	}
+	fmt.Println("\nspec\tworkers\tmedian wall s\tspeed-up over first")
+	for _, path := range specs {
+		ref := median(walls[fmt.Sprintf("%s/%d", path, ws[0])])
+		for _, w := range ws {
+			m := median(walls[fmt.Sprintf("%s/%d", path, w)])
+			fmt.Printf("%s\t%d\t%.1f\t%.2fx\n", path, w, m, ref/m)
+		}
+	}
+	return nil
+}
+
+func runOnce(path string, workers, flows int) (*result, error) {
+	spec, err := scenario.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if flows > 0 {
+		spec.Workload.Flows = flows
+	}
+	sc, err := scenario.BuildNet(spec)
+	if err != nil {
+		return nil, err
+	}
+	src, err := sc.Source()
+	if err != nil {
+		return nil, err
+	}
+	h := fnv.New64a()
+	var buf []byte
+	out := &result{}
+	t0, c0 := time.Now(), cputime.Used()
+	res, err := packetsim.Stream(context.Background(), sc.Net, src, sc.Spec.Network, packetsim.Options{Seed: sc.Spec.Seed, Workers: workers}, func(r metrics.Record) error {
+		buf = fmt.Appendf(buf[:0], "%d %d %d %d %x;", r.FlowID, r.Size, r.FCT, r.Ideal, math.Float64bits(r.Slowdown))
+		h.Write(buf)
+		out.n++
+		return nil
+	})
+	out.wall, out.cpu = time.Since(t0), cputime.Used()-c0
+	if err != nil {
+		return nil, err
+	}
+	out.digest, out.res = h.Sum64(), res
+	return out, nil
+}
+
+func report(path string, round, w int, r *result) {
+	res := r.res
+	fmt.Printf("%s round %d workers %d: %d records, wall %.1f s, cpu %.1f s, %d events, %d packet-hops, %.0f simulated us, digest %016x\n",
+		path, round, w, r.n, r.wall.Seconds(), r.cpu.Seconds(), res.Events, res.PacketHops, float64(res.EndNanos)/1e3, r.digest)
+	p := res.Parallel
+	if p == nil {
+		return
+	}
+	var ev, msgs, busy int64
+	for i := range p.Events {
+		ev += p.Events[i]
+		msgs += p.Messages[i]
+		busy += p.Busy[i]
+	}
+	simS := float64(res.EndNanos) / 1e9
+	barrier := p.Wall - p.Critical - p.Serial
+	fmt.Printf("  partitions %d (nodes %v, %d channels between), lookahead %.0f ns, %d windows (%.3g per simulated s)\n",
+		p.Partitions, p.Nodes, p.CrossChannels, p.LookaheadNanos, p.Windows, float64(p.Windows)/simS)
+	fmt.Printf("  events per partition %v (max/mean %.3f), messages per partition %v (%.1f per window, %.3f per event)\n",
+		p.Events, maxOverMean(p.Events), p.Messages, float64(msgs)/float64(p.Windows), float64(msgs)/float64(ev))
+	fmt.Printf("  busy s per partition %v; critical %.1f s, serial %.1f s, barriers %.1f s (%.2f us per window), wall %.1f s; %.0f ns per event busy\n",
+		seconds(p.Busy), float64(p.Critical)/1e9, float64(p.Serial)/1e9, float64(barrier)/1e9, float64(barrier)/1e3/float64(p.Windows), float64(p.Wall)/1e9, float64(busy)/float64(ev))
+}
+
+func maxOverMean(xs []int64) float64 {
+	var m, s int64
+	for _, x := range xs {
+		m = max(m, x)
+		s += x
+	}
+	return float64(m) * float64(len(xs)) / float64(s)
+}
+
+func seconds(ns []int64) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = fmt.Sprintf("%.1f", float64(n)/1e9)
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
