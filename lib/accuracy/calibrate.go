@@ -81,8 +81,8 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 		}
 		s := rawSummary(train, "", m)
 		for id, r := range rows {
-			if r.Draw%Folds != k {
-				continue
+			if r.Draw%Folds != k || r.Estimator == ParsimonPublished {
+				continue // only answers carry intervals
 			}
 			exp := map[string]atlas.Interval{}
 			for _, iv := range s.ExpectIn(r.Estimator, r.Region).Intervals {

@@ -99,8 +99,8 @@ func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 	type key struct{ est, bin string }
 	cov := map[key]*Coverage{}
 	for _, r := range rows {
-		if r.Sample != SampleCalibration || r.Refused != "" {
-			continue
+		if r.Sample != SampleCalibration || r.Refused != "" || r.Estimator == ParsimonPublished {
+			continue // only answers carry intervals
 		}
 		exp := expectRow(s, r)
 		for b, l := range Labels() {
