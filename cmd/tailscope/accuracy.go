@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,15 +16,12 @@ func init() {
 }
 
 func runAccuracy(args []string) error {
-	if len(args) == 0 || (args[0] != "run" && args[0] != "report" && args[0] != "archive") {
-		return errors.New("usage: tailscope accuracy run|report|archive [flags] (\"tailscope accuracy run -h\" for flags)")
+	verb, fs, out, archive, err := studyFlags("accuracy", args, "out/accuracy", "accuracy.md", "scenarios, small enough to commit (results/accuracy-atlas holds the small design's)")
+	if err != nil {
+		return err
 	}
-	verb := args[0]
-	fs := flag.NewFlagSet("accuracy "+verb, flag.ContinueOnError)
 	size := fs.String("size", "small", "design: tiny (3 draws of 300 flows, minutes) or small (400 atlas and 100 calibration draws of 5k-20k flows)")
 	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration+","+accuracy.SampleNoise, "run: the samples to run (noise: packetsim under two more seeds of some atlas scenarios, for the direction scores)")
-	out := fs.String("out", "out/accuracy", "study directory: task results (resumed when run again), accuracy.md")
-	archive := fs.String("archive", "", "archive of finished scenarios, small enough to commit (results/accuracy-atlas holds the small design's): run skips them, report includes them, archive adds the scenarios finished under -out")
 	summaryPath := fs.String("summary", "", "report: also write the atlas summary that answers carry (datasets/accuracy/atlas.json is the embedded one)")
 	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -53,7 +48,7 @@ func runAccuracy(args []string) error {
 	switch verb {
 	case "archive":
 		if *archive == "" {
-			return errors.New("accuracy archive: -archive is required")
+			return errNoArchive("accuracy")
 		}
 		n, err := accuracy.Archive(*out, *archive, o)
 		if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,15 +15,12 @@ func init() {
 }
 
 func runLargescale(args []string) error {
-	if len(args) == 0 || (args[0] != "run" && args[0] != "report" && args[0] != "archive") {
-		return errors.New("usage: tailscope largescale run|report|archive [flags] (\"tailscope largescale run -h\" for flags)")
+	verb, fs, out, archive, err := studyFlags("largescale", args, "out/largescale", "largescale.md and largescale.parquet", "sensitivity scenarios, small enough to commit (results/largescale-paper holds the paper scale's)")
+	if err != nil {
+		return err
 	}
-	verb := args[0]
-	fs := flag.NewFlagSet("largescale "+verb, flag.ContinueOnError)
 	scale := fs.String("scale", "ci", "ci (1/1000 of the papers' flows), mid (1/10) or paper")
 	parts := fs.String("parts", strings.Join(largescale.Parts, ","), "comma-separated parts: "+strings.Join(largescale.Parts, ", "))
-	out := fs.String("out", "out/largescale", "study directory: task results (resumed when run again), largescale.md and largescale.parquet")
-	archive := fs.String("archive", "", "archive of finished sensitivity scenarios, small enough to commit (results/largescale-paper holds the paper scale's): run skips them, report includes them, archive adds the scenarios finished under -out")
 	figs := fs.String("figures", "", "directory of the figures (default <out>/figures)")
 	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -48,7 +43,7 @@ func runLargescale(args []string) error {
 	}
 	if verb == "archive" {
 		if *archive == "" {
-			return errors.New("largescale archive: -archive is required")
+			return errNoArchive("largescale")
 		}
 		n, err := largescale.Archive(*out, *archive, s)
 		if err != nil {
