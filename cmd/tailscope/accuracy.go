@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/accuracy"
@@ -16,20 +18,27 @@ func init() {
 }
 
 func runAccuracy(args []string) error {
-	verb, fs, out, archive, err := studyFlags("accuracy", args, "out/accuracy", "accuracy.md", "scenarios, small enough to commit (results/accuracy-atlas holds the small design's)")
+	verb, fs, out, archive, err := studyFlags("accuracy", args, "out/accuracy", "accuracy.md", "scenarios, small enough to commit (results/accuracy-atlas holds the small design's; designs may share one)")
 	if err != nil {
 		return err
 	}
-	size := fs.String("size", "small", "design: tiny (3 draws of 300 flows, minutes) or small (400 atlas and 100 calibration draws of 5k-20k flows)")
+	size := fs.String("size", "small", "design, or designs comma-separated (small,wide: one report of both): tiny (3 draws of 300 flows, minutes), small (400 atlas and 100 calibration draws of 5k-20k flows on the 32-rack fabrics) or wide (the 384-rack fabric, 50k-1M flows, buffers and PFC, pairs under 3 seeds; about 3 CPU hours)")
 	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration+","+accuracy.SampleNoise, "run: the samples to run (noise: packetsim under two more seeds of some atlas scenarios, for the direction scores)")
 	summaryPath := fs.String("summary", "", "report: also write the atlas summary that answers carry (datasets/accuracy/atlas.json is the embedded one)")
 	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	o, ok := accuracy.Sizes[*size]
-	if !ok {
-		return fmt.Errorf("accuracy: unknown size %q (tiny, small)", *size)
+	var designs []accuracy.Options
+	for _, name := range split(*size) {
+		o, ok := accuracy.Sizes[name]
+		if !ok {
+			return fmt.Errorf("accuracy: -size: unknown design %q (%s)", name, strings.Join(slices.Sorted(maps.Keys(accuracy.Sizes)), ", "))
+		}
+		designs = append(designs, o)
+	}
+	if len(designs) == 0 {
+		return fmt.Errorf("accuracy: -size names no design")
 	}
 	ss := split(*samples)
 	for _, s := range ss {
@@ -50,9 +59,11 @@ func runAccuracy(args []string) error {
 		if *archive == "" {
 			return errNoArchive("accuracy")
 		}
-		n, err := accuracy.Archive(*out, *archive, o)
-		if err != nil {
-			return err
+		n := 0
+		for _, o := range designs {
+			if n, err = accuracy.Archive(*out, *archive, o); err != nil {
+				return err
+			}
 		}
 		fmt.Printf("accuracy: %s holds %d scenarios\n", *archive, n)
 		return nil
@@ -64,17 +75,20 @@ func runAccuracy(args []string) error {
 		ctx, stop := interruptible()
 		defer stop()
 		// Both samples in one sweep, calibration draws among the atlas's
-		// (accuracy.Run), so a run stopped early has both.
-		rep, err := accuracy.Run(ctx, *out, *archive, o, ss, exec, progress.NewLine(os.Stderr, "accuracy"))
-		fmt.Fprintf(os.Stderr, "accuracy: %d tasks, %d done before, %d run, %d failed\n", rep.Total, rep.Skipped, rep.Ran, rep.Failed)
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
+		// (accuracy.Run), so a run stopped early has both; one design
+		// after the other.
+		for _, o := range designs {
+			rep, err := accuracy.Run(ctx, *out, *archive, o, ss, exec, progress.NewLine(os.Stderr, "accuracy"))
+			fmt.Fprintf(os.Stderr, "accuracy: %d tasks, %d done before, %d run, %d failed\n", rep.Total, rep.Skipped, rep.Ran, rep.Failed)
+			if err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "accuracy: %v\n", err)
 			}
-			fmt.Fprintf(os.Stderr, "accuracy: %v\n", err)
 		}
 	}
-	rows, err := accuracy.Load(*out, *archive, o)
+	rows, err := accuracy.LoadAll(*out, *archive, designs)
 	if err != nil {
 		return err
 	}

@@ -83,30 +83,103 @@ type Options struct {
 	// pairs whose first scenario the noise sample runs under two more
 	// seeds.
 	NoisePairs int
+	// Label names a part of a design (Parts) in its scenarios' names
+	// ("accuracy <label> atlas 3"), so that two parts never draw the same
+	// scenario; "" leaves the names as the first design's.
+	Label string
+	// Topologies are the topology presets drawn (lib/topo); nil draws
+	// the 32-rack fabrics at 1:1, 2:1 and 4:1.
+	Topologies []string
+	// Buffers are the switch buffers drawn, by kind: BufferInfinite,
+	// BufferPerPort, BufferShared, BufferSharedPFC; a finite buffer's size
+	// is drawn in 200-500 KB, the range m3's Table 4 trains on. nil keeps
+	// the presets' infinite buffers.
+	Buffers []string
+	// Changes name the counterfactual changes a pair is drawn from
+	// (ChangeNames); nil: the first design's, every change but the
+	// buffer and load changes.
+	Changes []string
+	// PairSeeds is the number of seeds packetsim runs both scenarios of
+	// each counterfactual pair under, so that the pair's own seeds tell
+	// its change from noise (Directions): 0 or 1 for the drawn seed
+	// alone, or an odd number k >= 3, the drawn seed and the next k - 1
+	// (the noise sample runs them two seeds a scenario).
+	PairSeeds int
+	// Parts, when set, make the design the union of these designs, each
+	// drawn from its own Seed under its own Label; a design with parts
+	// draws nothing itself (Atlas, Calibration and Flows are zero).
+	Parts []Options
 }
 
+// Switch buffer kinds a design draws (Options.Buffers), named as m3's
+// held-out ablation names them (m3.BufferKind).
+const (
+	BufferInfinite  = "infinite"
+	BufferPerPort   = "per-port"
+	BufferShared    = "shared"
+	BufferSharedPFC = "shared+pfc"
+)
+
 // Sizes are named designs: "tiny" runs end to end in minutes (tests,
-// CI), "small" is the first atlas (5k-20k flows).
+// CI), "small" is the first atlas (5k-20k flows on the 32-rack fabrics,
+// infinite buffers), "wide" the rest of the space: the 384-rack fabric,
+// 50k to 1M flows, finite and shared buffers and PFC, and counterfactual
+// pairs of every change under three seeds each.
 var Sizes = map[string]Options{
 	"tiny":  {Atlas: 2, Calibration: 1, Seed: 1, Flows: []int{300}, PairShare: 0.5, NoisePairs: 1},
 	"small": {Atlas: 400, Calibration: 100, Seed: 1, Flows: []int{5_000, 10_000, 20_000}, PairShare: 0.3, NoisePairs: 30},
+	"wide":  wide,
 }
+
+// wide is the "wide" design: the parts of the space the small design
+// leaves out, sized to about three CPU hours on one core (see
+// docs/howto/accuracy.md for the measured costs per scenario).
+var wide = Options{Parts: []Options{
+	// The 384-rack fabric at 50k and 200k flows.
+	{Label: "384", Atlas: 60, Calibration: 15, Seed: 11, Topologies: fabrics384, Flows: []int{50_000, 200_000},
+		PairShare: 0.3, Changes: ChangeNames(), PairSeeds: 3},
+	// The 384-rack fabric at a million flows: few, each costs minutes.
+	{Label: "384-1M", Atlas: 6, Calibration: 2, Seed: 12, Topologies: fabrics384, Flows: []int{1_000_000}},
+	// The 32-rack fabrics at 50k and 200k flows.
+	{Label: "32-large", Atlas: 40, Calibration: 10, Seed: 13, Flows: []int{50_000, 200_000},
+		PairShare: 0.3, Changes: ChangeNames(), PairSeeds: 3},
+	// Finite, shared and lossless buffers on the 32-rack fabrics.
+	{Label: "buffers", Atlas: 80, Calibration: 20, Seed: 14, Flows: []int{10_000, 20_000, 50_000},
+		Buffers: []string{BufferPerPort, BufferShared, BufferSharedPFC}, PairShare: 0.3, Changes: ChangeNames(), PairSeeds: 3},
+	// Counterfactual pairs with enough flows and seeds to tell packetsim's
+	// change from its seed noise, pair by pair.
+	{Label: "pairs", Atlas: 40, Calibration: 10, Seed: 15, Flows: []int{50_000},
+		Buffers: []string{BufferInfinite, BufferShared, BufferSharedPFC}, PairShare: 1, Changes: ChangeNames(), PairSeeds: 3},
+}}
+
+// fabrics384 are the 384-rack fabrics lib/topo has.
+var fabrics384 = []string{"meta384-1:1", "meta384-2:1"}
 
 // Scenario is one scenario of the design.
 type Scenario struct {
-	// Draw is the draw's index within its sample.
+	// Draw is the draw's index within its sample (and its part).
 	Draw   int
 	Sample string
+	// Part is the label of the design's part the scenario was drawn in
+	// (Options.Label).
+	Part string
 	// Preset is the network preset drawn (netcfg.Preset).
 	Preset string
 	// Change is "" for a drawn scenario; for the second scenario of a
-	// counterfactual pair, the change of its network ("k_bytes=60000").
+	// counterfactual pair, the change of its network ("k_bytes=60000"),
+	// and so for the noise sample's runs of it under other seeds.
 	Change string
-	Spec   scenario.Spec
+	// Pair is the scenario ID of the first scenario of the
+	// counterfactual pair the scenario belongs to, under the drawn seed
+	// ("" for a scenario of no pair): a pair's two scenarios and their
+	// runs under other seeds share it.
+	Pair string
+	Spec scenario.Spec
 }
 
 // Pair is a counterfactual pair: two scenarios with the same flows under
-// two network configurations.
+// two network configurations (or the load change's: the same sizes and
+// hosts at another load).
 type Pair struct {
 	Sample string
 	Draw   int
@@ -120,42 +193,93 @@ func Presets() []string {
 	return slices.DeleteFunc(netcfg.Presets(), func(p string) bool { return p == "fork-dctcp" })
 }
 
-// change is a counterfactual's change to a network configuration.
+// change is a counterfactual's change to a scenario.
 type change struct {
 	name    string
-	applies func(c netcfg.Config) bool
-	apply   func(c netcfg.Config) (netcfg.Config, error)
+	applies func(s scenario.Spec) bool
+	apply   func(s scenario.Spec) (scenario.Spec, error)
+}
+
+// onNet lifts a change of the network configuration to one of the spec.
+func onNet(f func(c netcfg.Config) (netcfg.Config, error)) func(s scenario.Spec) (scenario.Spec, error) {
+	return func(s scenario.Spec) (scenario.Spec, error) {
+		var err error
+		s.Network, err = f(s.Network)
+		return s, err
+	}
 }
 
 // set changes the field at path (netcfg.Config.Set) to value.
-func set(path, value string) func(c netcfg.Config) (netcfg.Config, error) {
-	return func(c netcfg.Config) (netcfg.Config, error) { return c.Set(path, json.RawMessage(value)) }
+func set(path, value string) func(s scenario.Spec) (scenario.Spec, error) {
+	return onNet(func(c netcfg.Config) (netcfg.Config, error) { return c.Set(path, json.RawMessage(value)) })
 }
 
-func ccIs(ccs ...string) func(c netcfg.Config) bool {
-	return func(c netcfg.Config) bool { return slices.Contains(ccs, c.CC) }
+func ccIs(ccs ...string) func(s scenario.Spec) bool {
+	return func(s scenario.Spec) bool { return slices.Contains(ccs, s.Network.CC) }
 }
 
 // changes are the counterfactuals of m3 §5.4's kind a user asks: the ECN
 // threshold K, the window, DCQCN's marking thresholds, HPCC's target
-// utilization, and the congestion control itself.
+// utilization, the congestion control itself, the switch buffer and the
+// load. The first design draws from the first six (defaultChanges): a
+// design's draws depend on the number of changes that apply.
 var changes = []change{
 	{"k_bytes=60000", ccIs("dctcp", "dctcp-window"), set("k_bytes", "60000")},
 	{"dctcp.window_bytes=9000", ccIs("dctcp"), set("dctcp.window_bytes", "9000")},
-	{"dcqcn.kmin_bytes=50000,kmax_bytes=100000", ccIs("dcqcn"), func(c netcfg.Config) (netcfg.Config, error) {
+	{"dcqcn.kmin_bytes=50000,kmax_bytes=100000", ccIs("dcqcn"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
 		c.DCQCN.KminBytes, c.DCQCN.KmaxBytes = 50_000, 100_000
 		return c, nil
-	}},
+	})},
 	{"hpcc.eta=0.7", ccIs("hpcc"), set("hpcc.eta", "0.7")},
 	{"timely.tlow_nanos=25000", ccIs("timely"), set("timely.tlow_nanos", "25000")},
-	{"cc=hpcc", ccIs("dctcp", "dcqcn", "timely"), func(c netcfg.Config) (netcfg.Config, error) {
+	{"cc=hpcc", ccIs("dctcp", "dcqcn", "timely"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
 		fork := c.ForkRules()
 		c.CC = "hpcc"
 		if fork {
 			c = c.WithForkRules()
 		}
 		return c, nil
+	})},
+	{"buffer*2", func(s scenario.Spec) bool { return s.Network.BufferBytes > 0 || s.Network.SharedBuffer() },
+		onNet(func(c netcfg.Config) (netcfg.Config, error) {
+			c.BufferBytes *= 2
+			c.Buffer.SharedBytes *= 2
+			return c, nil
+		})},
+	{"max_load+0.1", func(s scenario.Spec) bool {
+		return len(s.Workload.Components) == 1 && s.Workload.Components[0].MaxLoad <= 0.7
+	}, func(s scenario.Spec) (scenario.Spec, error) {
+		s.Workload.Components = slices.Clone(s.Workload.Components)
+		s.Workload.Components[0].MaxLoad += 0.1
+		return s, nil
 	}},
+}
+
+// defaultChanges is the number of changes the first design draws from.
+const defaultChanges = 6
+
+// ChangeNames lists the counterfactual changes a design can draw
+// (Options.Changes), in order.
+func ChangeNames() []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.name
+	}
+	return out
+}
+
+// changesOf are the changes o draws from.
+func (o Options) changesOf() []change {
+	if o.Changes == nil {
+		return changes[:defaultChanges]
+	}
+	var out []change
+	for _, c := range changes {
+		if slices.Contains(o.Changes, c.name) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Space is the scenario space of the design but for the network and the
@@ -173,8 +297,36 @@ func Space(flows []int) experiment.Space {
 	}
 }
 
+// space is Space with o's topologies.
+func (o Options) space() experiment.Space {
+	s := Space(o.Flows)
+	if o.Topologies != nil {
+		s.Presets = o.Topologies
+	}
+	return s
+}
+
 // Check reports options that cannot make a design.
 func (o Options) Check() error {
+	if len(o.Parts) > 0 {
+		if o.Atlas != 0 || o.Calibration != 0 || len(o.Flows) != 0 {
+			return fmt.Errorf("accuracy: a design of %d parts draws nothing itself, got %d atlas and %d calibration draws of %v flows", len(o.Parts), o.Atlas, o.Calibration, o.Flows)
+		}
+		labels := map[string]bool{}
+		for i, p := range o.Parts {
+			if len(p.Parts) > 0 {
+				return fmt.Errorf("accuracy: part %d (%q) has parts of its own", i, p.Label)
+			}
+			if p.Label == "" || labels[p.Label] {
+				return fmt.Errorf("accuracy: part %d: label %q is empty or not unique", i, p.Label)
+			}
+			labels[p.Label] = true
+			if err := p.Check(); err != nil {
+				return fmt.Errorf("accuracy: part %q: %w", p.Label, err)
+			}
+		}
+		return nil
+	}
 	if o.Atlas < 1 || o.Calibration < 0 {
 		return fmt.Errorf("accuracy: %d atlas and %d calibration draws; need at least one atlas draw", o.Atlas, o.Calibration)
 	}
@@ -187,22 +339,102 @@ func (o Options) Check() error {
 	if !(o.PairShare >= 0 && o.PairShare <= 1) {
 		return fmt.Errorf("accuracy: pair share %g is not in [0, 1]", o.PairShare)
 	}
-	return Space(o.Flows).Validate()
+	if o.PairSeeds < 0 || (o.PairSeeds > 1 && o.PairSeeds%2 == 0) {
+		return fmt.Errorf("accuracy: pair seeds %d: want 1 or an odd number (each noise scenario runs two seeds)", o.PairSeeds)
+	}
+	for _, b := range o.Buffers {
+		if !slices.Contains([]string{BufferInfinite, BufferPerPort, BufferShared, BufferSharedPFC}, b) {
+			return fmt.Errorf("accuracy: buffer %q: want %s, %s, %s or %s", b, BufferInfinite, BufferPerPort, BufferShared, BufferSharedPFC)
+		}
+	}
+	for _, c := range o.Changes {
+		if !slices.Contains(ChangeNames(), c) {
+			return fmt.Errorf("accuracy: unknown change %q (known: %v)", c, ChangeNames())
+		}
+	}
+	return o.space().Validate()
+}
+
+// withBuffer is cfg with a switch buffer of kind and size bytes.
+func withBuffer(cfg netcfg.Config, kind string, bytes int64) netcfg.Config {
+	switch kind {
+	case BufferPerPort:
+		cfg.BufferBytes = bytes
+	case BufferShared, BufferSharedPFC:
+		cfg.Buffer.SharedBytes = bytes
+		cfg.PFC.Enabled = kind == BufferSharedPFC
+	}
+	return cfg
 }
 
 // Design draws the scenarios of o: the atlas sample's, then the
 // calibration sample's, each draw's scenario followed by its
 // counterfactual partner if it has one, then the noise sample's (the
-// first scenario of the atlas's first o.NoisePairs pairs under seed + 1;
-// TaskOf runs it under seed + 2 as well). The two drawn samples come
-// from separate streams of o.Seed and share no scenario.
+// pairs' scenarios under their further seeds (Options.PairSeeds), and
+// the first scenario of the atlas's first o.NoisePairs other pairs under
+// seed + 1; TaskOf runs each under the next seed as well). The two drawn
+// samples come from separate streams of o.Seed and share no scenario. A
+// design of parts is its parts' designs, in order.
 func Design(o Options) ([]Scenario, []Pair, error) {
 	if err := o.Check(); err != nil {
 		return nil, nil, err
 	}
-	var out []Scenario
+	parts := o.Parts
+	if len(parts) == 0 {
+		parts = []Options{o}
+	}
+	var out, noise []Scenario
 	var pairs []Pair
 	seen := map[string]string{}
+	for _, p := range parts {
+		scs, ns, ps, err := design(p, seen)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, noise, pairs = append(out, scs...), append(noise, ns...), append(pairs, ps...)
+	}
+	return append(out, noise...), pairs, nil
+}
+
+// design draws one part's scenarios (Design), its noise sample apart;
+// seen holds every scenario ID drawn so far and its sample.
+func design(o Options, seen map[string]string) (out, noise []Scenario, pairs []Pair, err error) {
+	where := func(sample string, i int) string {
+		if o.Label != "" {
+			return fmt.Sprintf("%s %s draw %d", o.Label, sample, i)
+		}
+		return fmt.Sprintf("%s draw %d", sample, i)
+	}
+	add := func(s Scenario) error {
+		if other, dup := seen[s.Spec.ID()]; dup {
+			return fmt.Errorf("accuracy: %s repeats scenario %s of %s", where(s.Sample, s.Draw), s.Spec.ID(), other)
+		}
+		seen[s.Spec.ID()] = s.Sample
+		if s.Sample == SampleNoise {
+			noise = append(noise, s)
+		} else {
+			out = append(out, s)
+		}
+		return nil
+	}
+	// seeded runs both scenarios of a pair under the further seeds.
+	seeded := func(sc ...Scenario) error {
+		for j := 1; j < o.PairSeeds; j += 2 {
+			for _, s := range sc {
+				s.Sample = SampleNoise
+				s.Spec.Seed += uint64(j)
+				s.Spec.Name += fmt.Sprintf(" seed+%d", j)
+				if err := add(s); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	name := "accuracy "
+	if o.Label != "" {
+		name += o.Label + " "
+	}
 	for k, sample := range []string{SampleAtlas, SampleCalibration} {
 		n := o.Atlas
 		if sample == SampleCalibration {
@@ -212,11 +444,12 @@ func Design(o Options) ([]Scenario, []Pair, error) {
 			continue
 		}
 		seed := o.Seed*2 + uint64(k)
-		specs, err := experiment.Sample(Space(o.Flows), n, seed)
+		specs, err := experiment.Sample(o.space(), n, seed)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		r := rand.New(rand.NewPCG(seed, 0x61746c6173)) // "atlas"
+		r := rand.New(rand.NewPCG(seed, 0x61746c6173))      // "atlas"
+		rb := rand.New(rand.NewPCG(seed, 0x62756666657273)) // "buffers": a stream of its own, so the other draws stay
 		presets := Presets()
 		for i, s := range specs {
 			preset := presets[r.IntN(len(presets))]
@@ -224,54 +457,67 @@ func Design(o Options) ([]Scenario, []Pair, error) {
 			pick := r.Uint64()
 			cfg, err := netcfg.Preset(preset)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
-			s.Name = fmt.Sprintf("accuracy %s %d", sample, i)
+			if len(o.Buffers) > 0 {
+				kind := o.Buffers[rb.IntN(len(o.Buffers))]
+				cfg = withBuffer(cfg, kind, 1000*int64(200+rb.IntN(301)))
+			}
+			s.Name = fmt.Sprintf("%s%s %d", name, sample, i)
 			s.Network = cfg
-			if other, dup := seen[s.ID()]; dup {
-				return nil, nil, fmt.Errorf("accuracy: %s draw %d repeats scenario %s of %s", sample, i, s.ID(), other)
-			}
-			seen[s.ID()] = sample
-			out = append(out, Scenario{Draw: i, Sample: sample, Preset: preset, Spec: s})
-			if !paired {
-				continue
-			}
+			a := Scenario{Draw: i, Sample: sample, Part: o.Label, Preset: preset, Spec: s}
 			var ok []change
-			for _, c := range changes {
-				if c.applies(cfg) {
+			for _, c := range o.changesOf() {
+				if c.applies(s) {
 					ok = append(ok, c)
 				}
 			}
-			if len(ok) == 0 {
+			if !paired || len(ok) == 0 {
+				if err := add(a); err != nil {
+					return nil, nil, nil, err
+				}
 				continue
 			}
 			c := ok[pick%uint64(len(ok))]
-			b := s
-			if b.Network, err = c.apply(cfg); err != nil {
-				return nil, nil, fmt.Errorf("accuracy: %s draw %d: %s: %w", sample, i, c.name, err)
+			b, err := c.apply(s)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("accuracy: %s: %s: %w", where(sample, i), c.name, err)
 			}
 			if err := b.Network.Validate(); err != nil {
-				return nil, nil, fmt.Errorf("accuracy: %s draw %d: %s: %w", sample, i, c.name, err)
+				return nil, nil, nil, fmt.Errorf("accuracy: %s: %s: %w", where(sample, i), c.name, err)
 			}
 			b.Name += " " + c.name
-			out = append(out, Scenario{Draw: i, Sample: sample, Preset: preset, Change: c.name, Spec: b})
+			a.Pair = s.ID()
+			sb := a
+			sb.Change, sb.Spec = c.name, b
+			for _, x := range []Scenario{a, sb} {
+				if err := add(x); err != nil {
+					return nil, nil, nil, err
+				}
+			}
+			if err := seeded(a, sb); err != nil {
+				return nil, nil, nil, err
+			}
 			pairs = append(pairs, Pair{Sample: sample, Draw: i, Change: c.name, A: s, B: b})
 		}
 	}
-	var noise []Scenario
+	if o.PairSeeds > 1 {
+		return out, noise, pairs, nil // every pair has its seeds
+	}
+	n := 0
 	for _, p := range pairs {
-		if p.Sample != SampleAtlas || len(noise) == o.NoisePairs {
+		if p.Sample != SampleAtlas || n == o.NoisePairs {
 			continue
 		}
-		s := p.A
-		s.Seed++
-		s.Name += " seed+1"
-		if other, dup := seen[s.ID()]; dup {
-			return nil, nil, fmt.Errorf("accuracy: noise draw %d repeats scenario %s of %s", p.Draw, s.ID(), other)
-		}
-		seen[s.ID()] = SampleNoise
+		n++
 		i := slices.IndexFunc(out, func(x Scenario) bool { return x.Sample == p.Sample && x.Draw == p.Draw })
-		noise = append(noise, Scenario{Draw: p.Draw, Sample: SampleNoise, Preset: out[i].Preset, Spec: s})
+		s := out[i]
+		s.Sample = SampleNoise
+		s.Spec.Seed++
+		s.Spec.Name += " seed+1"
+		if err := add(s); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	return append(out, noise...), pairs, nil
+	return out, noise, pairs, nil
 }

@@ -156,11 +156,13 @@ func expectRow(s *atlas.Summary, r Row) map[string]atlas.Interval {
 
 // Direction is how often an estimator got the direction of change of a
 // counterfactual pair right, per size bin: Right of Pairs, and of the
-// Clear pairs (packetsim's change beyond its own seed noise: ClearOf),
-// RightClear.
+// Clear pairs (packetsim's change beyond its own seed noise), RightClear.
+// OwnSeeds of the pairs were judged by their own seeds (PairSeedLevel),
+// the others by the noise sample (ClearOf).
 type Direction struct {
 	Estimator, Bin                  string
 	Pairs, Right, Clear, RightClear int
+	OwnSeeds                        int
 }
 
 // ClearChange is the relative change of packetsim's p99 above which a
@@ -172,64 +174,153 @@ const ClearChange = 0.10
 // seed noise to set the bin's clear-change threshold.
 const MinNoiseRows = 10
 
-// Noise is packetsim's seed-to-seed noise in one size bin, over the
-// noise sample: the magnitude of the relative difference of the p99
-// under two seeds, its median and 90th percentile over N scenarios.
+// MinPairSeeds is the fewest seeds both scenarios of a counterfactual
+// pair need (Options.PairSeeds) for the pair's own seeds to judge
+// whether packetsim's change is clear.
+const MinPairSeeds = 3
+
+// PairSeedLevel is the confidence level at which a pair's own seeds
+// judge its change clear: the Student-t interval of the mean of its
+// per-seed relative changes (metrics.MeanCI) excludes zero, so that a
+// change that is noise alone counts as clear one time in ten, as under
+// the noise sample's rule.
+const PairSeedLevel = 0.90
+
+// Noise is packetsim's seed-to-seed noise in one flow band and size bin,
+// over the noise sample: the magnitude of the relative difference of the
+// p99 under two seeds, its median and 90th percentile over N scenarios.
 type Noise struct {
+	// Flows is the flow-count band (atlas.FlowBand) of the scenarios.
+	Flows       string
 	Bin         string
 	N           int
 	Median, P90 float64
 }
 
-// SeedNoiseOf measures the noise per size bin from the noise sample's rows.
+// flowBands are the flow bands in order.
+var flowBands = []string{"<5k", "5k-50k", "50k-500k", ">=500k"}
+
+// SeedNoiseOf measures the noise per flow band and size bin from the
+// noise sample's rows, for the flow bands it has rows of.
 func SeedNoiseOf(rows []Row) []Noise {
 	var out []Noise
-	for b, l := range Labels() {
-		var v []float64
-		for _, r := range rows {
-			if r.Sample == SampleNoise && r.Refused == "" && !math.IsNaN(r.Error[b]) {
-				v = append(v, math.Abs(r.Error[b]))
+	for _, band := range flowBands {
+		for b, l := range Labels() {
+			var v []float64
+			for _, r := range rows {
+				if r.Sample == SampleNoise && r.Refused == "" && r.Region.Flows == band && !math.IsNaN(r.Error[b]) {
+					v = append(v, math.Abs(r.Error[b]))
+				}
 			}
+			n := Noise{Flows: band, Bin: l, N: len(v), Median: math.NaN(), P90: math.NaN()}
+			if len(v) > 0 {
+				q := metrics.Percentiles(v, []float64{50, 90})
+				n.Median, n.P90 = q[0], q[1]
+			}
+			out = append(out, n)
 		}
-		n := Noise{Bin: l, N: len(v), Median: math.NaN(), P90: math.NaN()}
-		if len(v) > 0 {
-			q := metrics.Percentiles(v, []float64{50, 90})
-			n.Median, n.P90 = q[0], q[1]
-		}
-		out = append(out, n)
 	}
-	return out
+	return slices.DeleteFunc(out, func(n Noise) bool {
+		return !slices.ContainsFunc(out, func(m Noise) bool { return m.Flows == n.Flows && m.N > 0 })
+	})
 }
 
 // ClearOf is the relative change of packetsim's p99 above which a
-// pair's direction counts as clear, per size bin: the 90th percentile of
-// the seed-to-seed noise (a change that is noise alone counts as clear
-// one time in ten), or ClearChange where the noise sample has fewer than
-// MinNoiseRows rows.
-func ClearOf(noise []Noise) []float64 {
+// pair of one seed in flow band flows counts as clear, per size bin: the
+// 90th percentile of the seed-to-seed noise of that band (a change that
+// is noise alone counts as clear one time in ten), or ClearChange where
+// the noise sample has fewer than MinNoiseRows rows.
+func ClearOf(noise []Noise, flows string) []float64 {
 	out := make([]float64, len(Labels()))
 	for b := range out {
 		out[b] = ClearChange
-		if b < len(noise) && noise[b].N >= MinNoiseRows {
-			out[b] = noise[b].P90
+	}
+	for _, n := range noise {
+		if b := slices.Index(Labels(), n.Bin); n.Flows == flows && b >= 0 && n.N >= MinNoiseRows {
+			out[b] = n.P90
 		}
 	}
 	return out
 }
 
+// pairKey is the key a row's counterfactual pair is known by: its Pair,
+// or in rows archived before pairs were recorded, its workload (the
+// changes of those archives keep the flows).
+func pairKey(r *Row) string {
+	if r.Pair != "" {
+		return r.Pair
+	}
+	return r.WorkloadID
+}
+
+// pairSeeds are packetsim's p99s per size bin of the scenarios of each
+// counterfactual pair under every seed the rows hold: by pair, side (0
+// for the first scenario, 1 for the changed one) and seed. A noise row
+// holds two seeds: its own (its baseline) and the next (its estimate).
+func pairSeeds(rows []Row) map[string][2]map[uint64][]float64 {
+	out := map[string][2]map[uint64][]float64{}
+	put := func(r *Row, seed uint64, v []float64) {
+		k := pairKey(r)
+		p, ok := out[k]
+		if !ok {
+			p = [2]map[uint64][]float64{{}, {}}
+			out[k] = p
+		}
+		p[boolInt(r.Change != "")][seed] = v
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Pair == "" || r.Refused != "" {
+			continue
+		}
+		put(r, r.Seed, r.Base)
+		if r.Estimator == SeedNoise {
+			put(r, r.Seed+1, r.P99)
+		}
+	}
+	return out
+}
+
+// ownSeeds judges a pair's change in bin b by its own seeds: the mean
+// relative change over the seeds both sides have, and whether it is
+// clear at PairSeedLevel; ok is false below MinPairSeeds seeds.
+func ownSeeds(p [2]map[uint64][]float64, b int) (change float64, clear, ok bool) {
+	var cs []float64
+	for seed, a := range p[0] {
+		if bv, in := p[1][seed]; in && !math.IsNaN(a[b]) && !math.IsNaN(bv[b]) && a[b] > 0 {
+			cs = append(cs, (bv[b]-a[b])/a[b])
+		}
+	}
+	if len(cs) < MinPairSeeds {
+		return 0, false, false
+	}
+	slices.Sort(cs) // map order must not move the sums' last digits
+	iv, err := metrics.MeanCI(cs, PairSeedLevel)
+	if err != nil {
+		return 0, false, false
+	}
+	return iv.Mean, math.Abs(iv.Mean) > iv.Half, true
+}
+
 // Directions scores the counterfactual pairs among rows (both scenarios
-// of a pair finished, the estimator answering both), a pair clear in a
-// bin where packetsim's change exceeds ClearOf the rows' noise sample.
+// of a pair finished, the estimator answering both). A pair run under
+// at least MinPairSeeds seeds is judged by its own seeds: packetsim's
+// change is the mean of its per-seed relative changes, clear where their
+// PairSeedLevel interval excludes zero. Any other pair is judged by its
+// drawn seed, clear in a bin where packetsim's change exceeds ClearOf
+// the noise sample of its flow band. The estimator's change is the one
+// on the drawn seed, the only one it runs.
 func Directions(rows []Row, sample string) []Direction {
-	clear := ClearOf(SeedNoiseOf(rows))
-	type key struct{ est, wl, sample string }
+	noise := SeedNoiseOf(rows)
+	seeds := pairSeeds(rows)
+	type key struct{ est, pair, sample string }
 	byPair := map[key][2]*Row{}
 	for i := range rows {
 		r := &rows[i]
 		if r.Sample != sample || r.Refused != "" {
 			continue
 		}
-		k := key{r.Estimator, r.WorkloadID, r.Sample}
+		k := key{r.Estimator, pairKey(r), r.Sample}
 		p := byPair[k]
 		if r.Change == "" {
 			p[0] = r
@@ -244,6 +335,7 @@ func Directions(rows []Row, sample string) []Direction {
 		if p[0] == nil || p[1] == nil {
 			continue
 		}
+		clear := ClearOf(noise, p[0].Region.Flows)
 		for b, l := range Labels() {
 			t := p[1].Base[b] - p[0].Base[b]
 			e := p[1].P99[b] - p[0].P99[b]
@@ -255,6 +347,11 @@ func Directions(rows []Row, sample string) []Direction {
 				x = &Direction{Estimator: k.est, Bin: l}
 				d[dk{k.est, l}] = x
 			}
+			isClear := math.Abs(t) > clear[b]*p[0].Base[b]
+			if mean, c, ok := ownSeeds(seeds[k.pair], b); ok {
+				t, isClear = mean, c
+				x.OwnSeeds++
+			}
 			// An estimate that does not move (flowSim under a change of
 			// congestion-control parameters) gets no direction right.
 			right := (t > 0 && e > 0) || (t < 0 && e < 0) || (t == 0 && e == 0)
@@ -262,7 +359,7 @@ func Directions(rows []Row, sample string) []Direction {
 			if right {
 				x.Right++
 			}
-			if math.Abs(t) > clear[b]*p[0].Base[b] {
+			if isClear {
 				x.Clear++
 				if right {
 					x.RightClear++
@@ -343,24 +440,26 @@ func Report(w io.Writer, rows []Row) {
 	fmt.Fprintf(w, "\n## Refusals\n\n")
 	fmt.Fprintf(w, "An estimator refuses a scenario when the interval the atlas states for its region over all flows reaches beyond ±%.0f%%; where only some size bins' intervals do, it answers and marks those bins not trustworthy. ", 100*s.Threshold)
 	fmt.Fprintf(w, "The atlas sample is a uniform draw of the space, so its answered share is the share of the space answered; the calibration sample checks the rule on scenarios it was not chosen on. ")
-	fmt.Fprintf(w, "Regions outside the atlas (other fabrics, flow counts outside 5k-50k) have no interval and are answered, saying so.\n\n")
+	fmt.Fprintf(w, "The atlas's scenarios span these fabrics, flow-count bands and buffers: %s. A region outside them has no interval and is answered, saying so.\n\n", strings.Join(measured(rows), "; "))
 	writeRefusals(w, s, rows)
 	fmt.Fprintf(w, "\n## Parsimon as published and as tailscope runs it by default, on the same scenarios (atlas and calibration samples)\n\n")
 	writeBeforeAfter(w, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
 	noise := SeedNoiseOf(rows)
-	clear := ClearOf(noise)
-	fmt.Fprintf(w, "A pair's direction is clear in a size bin when packetsim's p99 changes by more than its own seed noise there: the 90th percentile of the relative p99 difference between two seeds of the same scenario, over the noise sample (packetsim alone on the first scenario of the atlas's first pairs, under two more seeds), so that a change that is noise alone counts as clear one time in ten. ")
-	fmt.Fprintf(w, "A bin with fewer than %d noise scenarios uses %.0f%%. Each pair is one seed: telling noise from change pair by pair would need several seeds of both of its scenarios.\n\n", MinNoiseRows, 100*ClearChange)
-	fmt.Fprintf(w, "| bin | noise scenarios | seed-to-seed change, median | p90 | clear above |\n|---|---|---|---|---|\n")
-	for b, n := range noise {
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %.0f%% |\n", n.Bin, n.N, pctAbs(n.Median), pctAbs(n.P90), 100*clear[b])
+	fmt.Fprintf(w, "A pair's direction is clear in a size bin when packetsim's p99 changes by more than its own seed noise there. ")
+	fmt.Fprintf(w, "A pair whose two scenarios packetsim ran under at least %d seeds is judged by its own seeds: its change is the mean of the per-seed relative changes, clear when their %.0f%% Student-t interval excludes zero. ", MinPairSeeds, 100*PairSeedLevel)
+	fmt.Fprintf(w, "A pair of one seed is clear when its change exceeds the 90th percentile of the relative p99 difference between two seeds of the same scenario, over the noise sample of its flow band (packetsim alone on the first scenario of some of the atlas's pairs, or on both scenarios of the pairs run under several seeds, under two more seeds). ")
+	fmt.Fprintf(w, "Either way a change that is noise alone counts as clear about one time in ten. A flow band with fewer than %d noise scenarios uses %.0f%%. The estimators run the drawn seed alone: their direction is the one a user running them once would see.\n\n", MinNoiseRows, 100*ClearChange)
+	fmt.Fprintf(w, "| flows | bin | noise scenarios | seed-to-seed change, median | p90 | clear above |\n|---|---|---|---|---|---|\n")
+	for _, n := range noise {
+		c := ClearOf(noise, n.Flows)[slices.Index(Labels(), n.Bin)]
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.0f%% |\n", n.Flows, n.Bin, n.N, pctAbs(n.Median), pctAbs(n.P90), 100*c)
 	}
-	fmt.Fprintf(w, "\n| estimator | bin | pairs | right | clear pairs | right of clear |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n| estimator | bin | pairs | judged by their own seeds | right | clear pairs | right of clear |\n|---|---|---|---|---|---|---|\n")
 	ds := Directions(rows, SampleAtlas)
 	ds = append(ds, Directions(rows, SampleCalibration)...)
 	for _, d := range combineDirections(ds) {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear))
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, d.OwnSeeds, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear))
 	}
 	writeCalibration(w, s, rows)
 	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, fabric, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
@@ -385,6 +484,7 @@ func combineDirections(ds []Direction) []Direction {
 		x.Right += d.Right
 		x.Clear += d.Clear
 		x.RightClear += d.RightClear
+		x.OwnSeeds += d.OwnSeeds
 	}
 	out := make([]Direction, len(keys))
 	for i, kk := range keys {
@@ -694,7 +794,7 @@ func readmeRows(rows []Row) []string {
 	for i, e := range ests {
 		where := "same"
 		if i == 0 {
-			where = fmt.Sprintf("the accuracy atlas: %d scenarios drawn over %d network families, the 32-rack fabrics, 5k-20k flows ([atlas](BENCHMARKS.md#the-accuracy-atlas))", len(ids), len(nets))
+			where = fmt.Sprintf("the accuracy atlas: %d scenarios drawn over %d network families, %s, %s flows ([atlas](BENCHMARKS.md#the-accuracy-atlas))", len(ids), len(nets), fabricsOf(rows), flowRange(rows))
 		}
 		l := fmt.Sprintf("| %s (atlas) | %s |", e, where)
 		for _, v := range errs[e][:len(Labels())-1] {
@@ -703,6 +803,82 @@ func readmeRows(rows []Row) []string {
 		l += fmt.Sprintf(" %.1fx less |", base[e]/cpu[e])
 		out = append(out, l)
 	}
+	return out
+}
+
+// atlasRows calls f with every answered row of the atlas sample but
+// Parsimon as published.
+func atlasRows(rows []Row, f func(r Row)) {
+	for _, r := range rows {
+		if r.Sample == SampleAtlas && r.Refused == "" && r.Estimator != ParsimonPublished {
+			f(r)
+		}
+	}
+}
+
+// fabricsOf names the fabric sizes of the atlas rows: "the 32-rack
+// fabrics", "the 32- and 384-rack fabrics".
+func fabricsOf(rows []Row) string {
+	var racks []int
+	atlasRows(rows, func(r Row) {
+		var n int
+		if _, err := fmt.Sscanf(r.Region.Fabric, "%d racks", &n); err == nil && !slices.Contains(racks, n) {
+			racks = append(racks, n)
+		}
+	})
+	slices.Sort(racks)
+	var names []string
+	for i, n := range racks {
+		if i == len(racks)-1 {
+			names = append(names, fmt.Sprintf("%d-rack", n))
+		} else {
+			names = append(names, fmt.Sprintf("%d-", n))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "no fabric"
+	case 1:
+		return "the " + names[0] + " fabrics"
+	}
+	return "the " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " fabrics"
+}
+
+// flowRange is the atlas rows' flow counts, "5k-20k".
+func flowRange(rows []Row) string {
+	lo, hi := math.MaxInt, 0
+	atlasRows(rows, func(r Row) { lo, hi = min(lo, r.Flows), max(hi, r.Flows) })
+	if hi == 0 {
+		return "no"
+	}
+	return count(lo) + "-" + count(hi)
+}
+
+// count writes a flow count as 5k or 1M.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// measured lists the fabric, flow-count band and buffers of the atlas
+// rows' regions, "32 racks, 5k-50k flows".
+func measured(rows []Row) []string {
+	var out []string
+	atlasRows(rows, func(r Row) {
+		m := r.Region.Fabric + ", " + r.Region.Flows + " flows"
+		if r.Region.Buffer != "" {
+			m += ", " + r.Region.Buffer
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	})
+	slices.Sort(out)
 	return out
 }
 

@@ -24,16 +24,23 @@ type Row struct {
 	Change     string // the counterfactual change, "" for a drawn scenario
 	ScenarioID string
 	WorkloadID string
-	Region     atlas.Region
-	Topology   string
-	Matrix     string
-	Sizes      string
-	Sigma      float64
-	Load       float64 // max-load target
-	Flows      int
-	Estimator  string
-	Options    string
-	Refused    string
+	// Pair is the ID of the first scenario of the counterfactual pair
+	// the row's scenario belongs to (Scenario.Pair), "" for none or in
+	// rows archived before it was recorded.
+	Pair string
+	// Seed is the scenario's seed (0 in rows archived before it was
+	// recorded).
+	Seed      uint64
+	Region    atlas.Region
+	Topology  string
+	Matrix    string
+	Sizes     string
+	Sigma     float64
+	Load      float64 // max-load target
+	Flows     int
+	Estimator string
+	Options   string
+	Refused   string
 	// P99, Base and Error hold one value per size bin of Bins, then all
 	// flows: the estimate's p99 slowdown, packetsim's and the relative
 	// error (NaN where a bin is empty).
@@ -115,7 +122,7 @@ func scenarioRows(dir string, s Scenario, base experiment.Task, costs map[string
 	bk, _ := base.Key()
 	c := s.Spec.Workload.Components[0]
 	proto := Row{Sample: s.Sample, Draw: s.Draw, Preset: s.Preset, Change: s.Change, ScenarioID: s.Spec.ID(),
-		WorkloadID: s.Spec.WorkloadID(), Region: atlas.RegionOf(s.Spec), Topology: s.Spec.Topology.Preset,
+		WorkloadID: s.Spec.WorkloadID(), Pair: s.Pair, Seed: s.Spec.Seed, Region: atlas.RegionOf(s.Spec), Topology: s.Spec.Topology.Preset,
 		Matrix: c.Matrix, Sizes: c.Sizes.Dist, Sigma: c.Arrival.Sigma, Load: c.MaxLoad, Flows: s.Spec.Workload.Flows,
 		BaseCPUSeconds: costs[bk].CPUSeconds}
 	n := len(Labels())
@@ -219,9 +226,20 @@ func migrate(rows []Row) []Row {
 // in archive ("" for none): the archive's rows of scenarios not finished
 // under dir, then dir's.
 func Load(dir, archive string, o Options) ([]Row, error) {
-	scs, _, err := Design(o)
-	if err != nil {
-		return nil, err
+	return LoadAll(dir, archive, []Options{o})
+}
+
+// LoadAll is Load of several designs at once (the small and the wide
+// one, say, sharing dir and archive): the rows of every design's
+// scenarios, ordered as Load orders them.
+func LoadAll(dir, archive string, designs []Options) ([]Row, error) {
+	var scs []Scenario
+	for _, o := range designs {
+		s, _, err := Design(o)
+		if err != nil {
+			return nil, err
+		}
+		scs = append(scs, s...)
 	}
 	a, err := readArchive(archive)
 	if err != nil {
@@ -231,23 +249,23 @@ func Load(dir, archive string, o Options) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return merge(a.rows, fresh, scs), nil
-}
-
-// merge keeps the old rows of the design's scenarios that fresh does not
-// have, then fresh's, ordered by sample, draw and estimator.
-func merge(old, fresh []Row, scs []Scenario) []Row {
 	inDesign := map[string]bool{}
 	for _, s := range scs {
 		inDesign[s.Spec.ID()] = true
 	}
+	return merge(a.rows, fresh, func(id string) bool { return inDesign[id] }), nil
+}
+
+// merge keeps the old rows that fresh does not have and keep accepts,
+// then fresh's, ordered by sample, draw and estimator.
+func merge(old, fresh []Row, keep func(scenarioID string) bool) []Row {
 	have := map[string]bool{}
 	for _, r := range fresh {
 		have[r.ScenarioID] = true
 	}
 	var out []Row
 	for _, r := range old {
-		if inDesign[r.ScenarioID] && !have[r.ScenarioID] {
+		if keep(r.ScenarioID) && !have[r.ScenarioID] {
 			out = append(out, r)
 		}
 	}
@@ -259,7 +277,8 @@ func merge(old, fresh []Row, scs []Scenario) []Row {
 }
 
 // Archive adds the scenarios of design o finished under dir to the
-// archive at archive (created if need be), keeping those already there,
+// archive at archive (created if need be), keeping those already there
+// (of any design: the small and the wide design may share one archive),
 // and returns how many scenarios it holds. Files are replaced by
 // renaming, so an interrupted Archive leaves the archive as it was or
 // complete.
@@ -276,7 +295,7 @@ func Archive(dir, archive string, o Options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	rows := merge(a.rows, fresh, scs)
+	rows := merge(a.rows, fresh, func(string) bool { return true })
 	if len(rows) == 0 {
 		return 0, nil
 	}

@@ -149,21 +149,29 @@ func Run(ctx context.Context, dir, archive string, o Options, samples []string, 
 
 // interleave orders the scenarios so that the calibration sample grows
 // with the atlas sample: after every Atlas/Calibration atlas draws, one
-// calibration draw. A run stopped early then has both. The noise sample
-// comes last.
+// calibration draw; and so that the parts of a design grow together,
+// each scenario placed by the share of its part's atlas draws before
+// it. A run stopped early then has some of every part and both samples.
+// The noise sample comes last.
 func interleave(scs []Scenario, o Options) {
-	every := 1.0
-	if o.Calibration > 0 {
-		every = float64(o.Atlas) / float64(o.Calibration)
+	parts := map[string]Options{o.Label: o}
+	for _, p := range o.Parts {
+		parts[p.Label] = p
 	}
 	rank := func(s Scenario) float64 {
+		p := parts[s.Part]
+		every := 1.0
+		if p.Calibration > 0 {
+			every = float64(p.Atlas) / float64(p.Calibration)
+		}
+		a := float64(max(p.Atlas, 1))
 		switch s.Sample {
 		case SampleCalibration:
-			return (float64(s.Draw)+1)*every - 0.5
+			return ((float64(s.Draw)+1)*every - 0.5) / a
 		case SampleNoise:
-			return float64(o.Atlas + s.Draw)
+			return 1 + float64(s.Draw)/a
 		}
-		return float64(s.Draw)
+		return float64(s.Draw) / a
 	}
 	slices.SortStableFunc(scs, func(a, b Scenario) int { return cmp.Compare(rank(a), rank(b)) })
 }

@@ -40,7 +40,10 @@ func Table(rows []Row) *frame.Table {
 		str("change", func(r Row) string { return r.Change }),
 		str("scenario_id", func(r Row) string { return r.ScenarioID }),
 		str("workload_id", func(r Row) string { return r.WorkloadID }),
+		str("pair", func(r Row) string { return r.Pair }),
+		integer("seed", func(r Row) int { return int(r.Seed) }),
 		str("network", func(r Row) string { return r.Region.Network }),
+		str("buffer", func(r Row) string { return r.Region.Buffer }),
 		str("fabric", func(r Row) string { return r.Region.Fabric }),
 		str("load_band", func(r Row) string { return r.Region.Load }),
 		str("oversub", func(r Row) string { return r.Region.Oversub }),
@@ -97,6 +100,21 @@ func FromTable(t *frame.Table) ([]Row, error) {
 		}
 		return v
 	}
+	// Columns added after the first archive was written: absent, every
+	// row has the zero value (no pair recorded, seed 0, infinite buffers).
+	optStrs := func(name string) []string {
+		if _, e := t.Column(name); e != nil {
+			return make([]string, t.Len())
+		}
+		return strs(name)
+	}
+	optInts := func(name string) []int64 {
+		if _, e := t.Column(name); e != nil {
+			return make([]int64, t.Len())
+		}
+		return ints(name)
+	}
+	pair, seed, buffer := optStrs("pair"), optInts("seed"), optStrs("buffer")
 	sample, draw, preset, change := strs("sample"), ints("draw"), strs("preset"), strs("change")
 	id, wl, network, fabric, load, over, fb := strs("scenario_id"), strs("workload_id"), strs("network"), strs("fabric"), strs("load_band"), strs("oversub"), strs("flow_band")
 	topo, matrix, sizes, sigma, maxLoad, flows := strs("topology"), strs("matrix"), strs("sizes"), nums("sigma"), nums("max_load"), ints("flows")
@@ -113,7 +131,8 @@ func FromTable(t *frame.Table) ([]Row, error) {
 	rows := make([]Row, t.Len())
 	for i := range rows {
 		r := Row{Sample: sample[i], Draw: int(draw[i]), Preset: preset[i], Change: change[i], ScenarioID: id[i], WorkloadID: wl[i],
-			Region:   atlas.Region{Network: network[i], Fabric: fabric[i], Load: load[i], Oversub: over[i], Flows: fb[i]},
+			Pair: pair[i], Seed: uint64(seed[i]),
+			Region:   atlas.Region{Network: network[i], Buffer: buffer[i], Fabric: fabric[i], Load: load[i], Oversub: over[i], Flows: fb[i]},
 			Topology: topo[i], Matrix: matrix[i], Sizes: sizes[i], Sigma: sigma[i], Load: maxLoad[i], Flows: int(flows[i]),
 			Estimator: est[i], Options: opts[i], Refused: refused[i], CPUSeconds: cpu[i], BaseCPUSeconds: bcpu[i],
 			SparseShare: sparse[i], FlowsPerLink: fpl[i], WindowOverBDP: wob[i], OutsideShare: outside[i]}

@@ -33,11 +33,15 @@ import (
 
 // Region is a cell of the scenario space, the unit over which the atlas
 // pools errors: the network family (congestion control, and the HPCC ns-3
-// fork's rules or stock ns-3's window-based TCP), the fabric's size, the
-// max-load band, the fabric's oversubscription and the flow-count band. Each field is a
-// label; "" in a pooled region means every value.
+// fork's rules or stock ns-3's window-based TCP), the switch buffers, the
+// fabric's size, the max-load band, the fabric's oversubscription and the
+// flow-count band. Each field is a label; "" in a pooled region means
+// every value, but for Buffer, where it means infinite buffers.
 type Region struct {
 	Network string `json:"network"`
+	// Buffer is the switch buffers' band (BufferBand), "" for infinite
+	// buffers.
+	Buffer string `json:"buffer,omitempty"`
 	// Fabric is the fabric's size, "32 racks" or "384 racks", or "other"
 	// for any other topology.
 	Fabric  string `json:"fabric"`
@@ -46,9 +50,14 @@ type Region struct {
 	Flows   string `json:"flows"`
 }
 
-// String is e.g. "dcqcn, 32 racks, load 40-60%, 2:1, 10k-100k flows".
+// String is e.g. "dcqcn, 32 racks, load 40-60%, 2:1, 10k-100k flows", or
+// "dcqcn, shared buffer+PFC, 32 racks, ..." with finite buffers.
 func (r Region) String() string {
-	parts := []string{r.Network, r.Fabric}
+	parts := []string{r.Network}
+	if r.Buffer != "" {
+		parts = append(parts, r.Buffer)
+	}
+	parts = append(parts, r.Fabric)
 	if r.Load != "" {
 		parts = append(parts, "load "+r.Load)
 	}
@@ -70,6 +79,23 @@ func NetworkFamily(cfg netcfg.Config) string {
 		return "fork-" + cfg.CC
 	}
 	return cfg.CC
+}
+
+// BufferBand names a network configuration's switch buffers as regions
+// tell them apart: "" for infinite buffers, "per-port buffer" (tail drop
+// at each port's own buffer), "shared buffer" (a switch's shared memory,
+// lossy) or "shared buffer+PFC" (lossless). Their sizes are not part of
+// the band.
+func BufferBand(cfg netcfg.Config) string {
+	switch {
+	case cfg.BufferBytes > 0:
+		return "per-port buffer"
+	case cfg.SharedBuffer() && cfg.PFC.Enabled:
+		return "shared buffer+PFC"
+	case cfg.SharedBuffer():
+		return "shared buffer"
+	}
+	return ""
 }
 
 // MinFlows is the fewest flows of an atlas scenario: a scenario with
@@ -114,11 +140,11 @@ func OversubBand(x float64) string {
 	return "other"
 }
 
-// RegionOf is the region of spec: its network family, the first workload
-// component's max-load target, its fabric's oversubscription and its flow
-// count.
+// RegionOf is the region of spec: its network family and buffers, the
+// first workload component's max-load target, its fabric's size and
+// oversubscription and its flow count.
 func RegionOf(spec scenario.Spec) Region {
-	r := Region{Network: NetworkFamily(spec.Network), Fabric: "other", Flows: FlowBand(spec.Workload.Flows), Oversub: "other", Load: "?"}
+	r := Region{Network: NetworkFamily(spec.Network), Buffer: BufferBand(spec.Network), Fabric: "other", Flows: FlowBand(spec.Workload.Flows), Oversub: "other", Load: "?"}
 	fs := spec.Topology.Fabric
 	if p := spec.Topology.Preset; p != "" {
 		if f, err := topo.Preset(p); err == nil {
@@ -137,9 +163,9 @@ func RegionOf(spec scenario.Spec) Region {
 
 // Pooled are the regions Expect tries for r, finest first: r itself, then
 // r without its oversubscription, then without its load band too. The
-// network family, fabric size and flow-count band are always kept: they
-// move the errors most, and an atlas measured on one fabric says nothing
-// of another.
+// network family, buffers, fabric size and flow-count band are always
+// kept: they move the errors most, and an atlas measured on one fabric
+// (or without buffers) says nothing of another.
 func (r Region) Pooled() []Region {
 	a, b := r, r
 	a.Oversub = ""

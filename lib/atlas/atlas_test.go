@@ -22,18 +22,35 @@ func spec(preset, topology string, load float64, flows int) scenario.Spec {
 		Workload: workload.Spec{Flows: flows, Components: []workload.Component{{Matrix: "A", MaxLoad: load}}}}
 }
 
+// reg is the region of infinite buffers with the other fields in order.
+func reg(network, fabric, load, oversub, flows string) Region {
+	return Region{Network: network, Fabric: fabric, Load: load, Oversub: oversub, Flows: flows}
+}
+
+// buffered is s with its network's switch buffers changed by f.
+func buffered(s scenario.Spec, f func(c *netcfg.Config)) scenario.Spec {
+	f(&s.Network)
+	return s
+}
+
 func TestRegionOf(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		spec scenario.Spec
 		want Region
 	}{
-		{"stock ns-3", spec("ns3", "meta32-4:1", 0.65, 20_000), Region{"ns3", "32 racks", ">60%", "4:1", "5k-50k"}},
-		{"fork dcqcn", spec("fork-dcqcn", "meta32-2:1", 0.45, 10_000), Region{"fork-dcqcn", "32 racks", "40-60%", "2:1", "5k-50k"}},
-		{"fork dctcp is dctcp", spec("fork-dctcp", "meta32-1:1", 0.2, 5_000), Region{"dctcp", "32 racks", "<40%", "1:1", "5k-50k"}},
-		{"plain hpcc, 384 racks", spec("hpcc", "meta384-2:1", 0.6, 1_000_000), Region{"hpcc", "384 racks", "40-60%", "2:1", ">=500k"}},
-		{"below the atlas", spec("timely", "meta32-2:1", 0.4, 4_999), Region{"timely", "32 racks", "40-60%", "2:1", "<5k"}},
-		{"not a fabric", spec("dctcp", "", 0.39, 100_000), Region{"dctcp", "other", "<40%", "other", "50k-500k"}},
+		{"stock ns-3", spec("ns3", "meta32-4:1", 0.65, 20_000), reg("ns3", "32 racks", ">60%", "4:1", "5k-50k")},
+		{"fork dcqcn", spec("fork-dcqcn", "meta32-2:1", 0.45, 10_000), reg("fork-dcqcn", "32 racks", "40-60%", "2:1", "5k-50k")},
+		{"fork dctcp is dctcp", spec("fork-dctcp", "meta32-1:1", 0.2, 5_000), reg("dctcp", "32 racks", "<40%", "1:1", "5k-50k")},
+		{"plain hpcc, 384 racks", spec("hpcc", "meta384-2:1", 0.6, 1_000_000), reg("hpcc", "384 racks", "40-60%", "2:1", ">=500k")},
+		{"below the atlas", spec("timely", "meta32-2:1", 0.4, 4_999), reg("timely", "32 racks", "40-60%", "2:1", "<5k")},
+		{"not a fabric", spec("dctcp", "", 0.39, 100_000), reg("dctcp", "other", "<40%", "other", "50k-500k")},
+		{"per-port buffers", buffered(spec("dctcp", "meta32-2:1", 0.5, 10_000), func(c *netcfg.Config) { c.BufferBytes = 300_000 }),
+			Region{Network: "dctcp", Buffer: "per-port buffer", Fabric: "32 racks", Load: "40-60%", Oversub: "2:1", Flows: "5k-50k"}},
+		{"shared buffers", buffered(spec("dcqcn", "meta384-1:1", 0.7, 200_000), func(c *netcfg.Config) { c.Buffer.SharedBytes = 300_000 }),
+			Region{Network: "dcqcn", Buffer: "shared buffer", Fabric: "384 racks", Load: ">60%", Oversub: "1:1", Flows: "50k-500k"}},
+		{"PFC", buffered(spec("fork-hpcc", "meta32-4:1", 0.3, 50_000), func(c *netcfg.Config) { c.Buffer.SharedBytes, c.PFC.Enabled = 300_000, true }),
+			Region{Network: "fork-hpcc", Buffer: "shared buffer+PFC", Fabric: "32 racks", Load: "<40%", Oversub: "4:1", Flows: "50k-500k"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := RegionOf(c.spec); got != c.want {
@@ -44,9 +61,9 @@ func TestRegionOf(t *testing.T) {
 }
 
 func TestExpect(t *testing.T) {
-	r := Region{"dcqcn", "32 racks", "40-60%", "2:1", "5k-50k"}
+	r := reg("dcqcn", "32 racks", "40-60%", "2:1", "5k-50k")
 	coarse := r.Pooled()[2] // network and flows only
-	hpcc := Region{"hpcc", "32 racks", "", "", "5k-50k"}
+	hpcc := reg("hpcc", "32 racks", "", "", "5k-50k")
 	iv := func(est string, reg Region, bin string, n int, p10, p90 float64) Interval {
 		abs := max(-p10, p90)
 		return Interval{Estimator: est, Region: reg, Bin: bin, N: n, P10: p10, P50: (p10 + p90) / 2, P90: p90, Max: p10, AbsP90: abs}
@@ -72,8 +89,8 @@ func TestExpect(t *testing.T) {
 		fallback  bool
 	}{
 		{"falls back to the coarsest region with enough scenarios, marks a bin", "m3", r, coarse, 2, []string{"<=10KB"}, false, true},
-		{"another flow band is unknown", "m3", Region{"dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"}, Region{}, 0, nil, false, false},
-		{"all flows' widened interval beyond the threshold", "m3", Region{"hpcc", "32 racks", ">60%", "1:1", "5k-50k"}, hpcc, 1, nil, true, true},
+		{"another flow band is unknown", "m3", reg("dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"), Region{}, 0, nil, false, false},
+		{"all flows' widened interval beyond the threshold", "m3", reg("hpcc", "32 racks", ">60%", "1:1", "5k-50k"), hpcc, 1, nil, true, true},
 		{"all flows' bare interval beyond the threshold", "parsimon", hpcc, hpcc, 2, nil, true, false},
 		{"an estimator without intervals", "flowsim", r, Region{}, 0, nil, false, false},
 	} {
@@ -113,7 +130,7 @@ func TestWidened(t *testing.T) {
 func TestSummaryRoundTrip(t *testing.T) {
 	s := &Summary{Bins: []string{"<=10KB", "all"}, Threshold: 0.25, MinScenarios: 5, Scenarios: 3, Source: "test",
 		Coverage: 0.8, Widen: map[string]map[string]float64{"parsimon": {"all": 1.25}},
-		Intervals: []Interval{{Estimator: "parsimon", Region: Region{"ns3", "32 racks", "<40%", "4:1", "5k-50k"}, Bin: "all", N: 3, P10: -0.1, P50: 0.2, P90: 0.7, Max: 1.5, AbsP90: 0.8}}}
+		Intervals: []Interval{{Estimator: "parsimon", Region: reg("ns3", "32 racks", "<40%", "4:1", "5k-50k"), Bin: "all", N: 3, P10: -0.1, P50: 0.2, P90: 0.7, Max: 1.5, AbsP90: 0.8}}}
 	var b bytes.Buffer
 	if err := s.Write(&b); err != nil {
 		t.Fatal(err)
