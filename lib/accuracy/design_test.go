@@ -4,7 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/scenario"
 )
 
 // designDigest hashes what identifies a design's scenarios: sample,
@@ -40,5 +47,202 @@ func TestSmallDesignUnchanged(t *testing.T) {
 				t.Errorf("the %s design has %d scenarios, digest %s; want %d, %s", c.size, n, d, c.n, c.digest)
 			}
 		})
+	}
+}
+
+// parts is a design of two small parts in the wide design's style.
+var parts = Options{Parts: []Options{
+	{Label: "big", Atlas: 6, Calibration: 2, Seed: 5, Topologies: []string{"meta384-2:1"}, Flows: []int{50_000, 1_000_000},
+		PairShare: 0.5, Changes: ChangeNames(), PairSeeds: 3},
+	{Label: "buf", Atlas: 8, Calibration: 2, Seed: 6, Flows: []int{10_000}, Buffers: []string{BufferPerPort, BufferShared, BufferSharedPFC},
+		PairShare: 1, Changes: []string{"buffer*2", "max_load+0.1"}, PairSeeds: 3},
+}}
+
+func TestDesignParts(t *testing.T) {
+	scs, pairs, err := Design(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPart := map[string]Options{}
+	for _, p := range parts.Parts {
+		byPart[p.Label] = p
+	}
+	t.Run("each part draws its own space", func(t *testing.T) {
+		for _, s := range scs {
+			p := byPart[s.Part]
+			c := s.Spec.Workload.Components[0]
+			topo := p.Topologies
+			if topo == nil {
+				topo = Space(nil).Presets
+			}
+			if !slices.Contains(topo, s.Spec.Topology.Preset) || !slices.Contains(p.Flows, s.Spec.Workload.Flows) ||
+				!strings.HasPrefix(s.Spec.Name, "accuracy "+p.Label+" ") || c.MaxLoad < 0.2 || c.MaxLoad > 0.9 {
+				t.Errorf("%s (part %s): topology %s, %d flows, load %g outside its part", s.Spec.Name, s.Part, s.Spec.Topology.Preset, s.Spec.Workload.Flows, c.MaxLoad)
+			}
+			buffered := s.Spec.Network.BufferBytes > 0 || s.Spec.Network.SharedBuffer()
+			if buffered != (p.Buffers != nil) {
+				t.Errorf("%s: buffered %v in part %s", s.Spec.Name, buffered, s.Part)
+			}
+			if b := max(s.Spec.Network.BufferBytes, s.Spec.Network.Buffer.SharedBytes); buffered && s.Change == "" && (b < 200_000 || b > 500_000) {
+				t.Errorf("%s: buffer of %d B outside 200-500 KB", s.Spec.Name, b)
+			}
+			if s.Spec.Network.PFC.Enabled && !s.Spec.Network.SharedBuffer() {
+				t.Errorf("%s: PFC without a shared buffer", s.Spec.Name)
+			}
+		}
+	})
+	t.Run("pairs under three seeds", func(t *testing.T) {
+		if len(pairs) < 5 {
+			t.Fatalf("%d pairs", len(pairs))
+		}
+		for _, p := range pairs {
+			// Each side: the drawn seed, and a noise scenario under the next
+			// (TaskOf runs it under the one after).
+			for side, sp := range []scenario.Spec{p.A, p.B} {
+				n := 0
+				for _, s := range scs {
+					if s.Pair == p.A.ID() && s.Sample == SampleNoise && (s.Change != "") == (side == 1) {
+						n++
+						if s.Spec.Seed != sp.Seed+1 || !reflect.DeepEqual(s.Spec.Network, sp.Network) || s.Spec.Workload.Flows != sp.Workload.Flows {
+							t.Errorf("pair %s side %d: noise scenario %s is not the side under seed + 1", p.A.Name, side, s.Spec.Name)
+						}
+					}
+				}
+				if n != 1 {
+					t.Errorf("pair %s (%s) side %d: %d noise scenarios, want 1", p.A.Name, p.Change, side, n)
+				}
+			}
+		}
+	})
+	t.Run("the buffer and load changes", func(t *testing.T) {
+		seen := map[string]bool{}
+		for _, p := range pairs {
+			seen[p.Change] = true
+			a, b := p.A, p.B
+			switch p.Change {
+			case "buffer*2":
+				if b.Network.BufferBytes != 2*a.Network.BufferBytes || b.Network.Buffer.SharedBytes != 2*a.Network.Buffer.SharedBytes ||
+					a.WorkloadID() != b.WorkloadID() {
+					t.Errorf("%s: buffers %d/%d -> %d/%d", a.Name, a.Network.BufferBytes, a.Network.Buffer.SharedBytes, b.Network.BufferBytes, b.Network.Buffer.SharedBytes)
+				}
+			case "max_load+0.1":
+				la, lb := a.Workload.Components[0].MaxLoad, b.Workload.Components[0].MaxLoad
+				if math.Abs(lb-la-0.1) > 1e-12 || la > 0.7 || !reflect.DeepEqual(a.Network, b.Network) {
+					t.Errorf("%s: load %g -> %g", a.Name, la, lb)
+				}
+			}
+		}
+		if !seen["buffer*2"] || !seen["max_load+0.1"] {
+			t.Errorf("changes drawn %v, want the buffer and load changes among them", seen)
+		}
+	})
+	t.Run("a part grows without changing its first draws", func(t *testing.T) {
+		more := Options{Parts: slices.Clone(parts.Parts)}
+		more.Parts[0].Atlas += 4
+		big, _, err := Design(more)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for _, s := range big {
+			ids[s.Spec.ID()] = true
+		}
+		for _, s := range scs {
+			if !ids[s.Spec.ID()] {
+				t.Errorf("%s is gone from the grown design", s.Spec.Name)
+			}
+		}
+	})
+}
+
+func TestOptionsCheck(t *testing.T) {
+	part := Options{Label: "a", Atlas: 1, Flows: []int{1000}}
+	for _, c := range []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"parts and draws", Options{Atlas: 1, Parts: []Options{part}}, "draws nothing itself"},
+		{"nested parts", Options{Parts: []Options{{Label: "x", Parts: []Options{part}}}}, "parts of its own"},
+		{"same label", Options{Parts: []Options{part, part}}, "not unique"},
+		{"no label", Options{Parts: []Options{{Atlas: 1, Flows: []int{1000}}}}, "not unique"},
+		{"even seeds", Options{Atlas: 1, Flows: []int{1000}, PairSeeds: 2}, "odd"},
+		{"unknown buffer", Options{Atlas: 1, Flows: []int{1000}, Buffers: []string{"huge"}}, `buffer "huge"`},
+		{"unknown change", Options{Atlas: 1, Flows: []int{1000}, Changes: []string{"k=1"}}, `change "k=1"`},
+		{"unknown topology", Options{Atlas: 1, Flows: []int{1000}, Topologies: []string{"meta7"}}, "meta7"},
+		{"a bad part", Options{Parts: []Options{{Label: "b", Atlas: 0, Flows: []int{1}}}}, `part "b"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := Design(c.o)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Design: %v; want an error saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// The wide design covers what the small one leaves out, and a run of
+// it stopped early holds some of every part.
+func TestWideDesign(t *testing.T) {
+	o := Sizes["wide"]
+	scs, pairs, err := Design(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fabric, flows, buffers, changes := map[string]bool{}, map[int]bool{}, map[string]bool{}, map[string]bool{}
+	for _, s := range scs {
+		fabric[s.Spec.Topology.Preset] = true
+		flows[s.Spec.Workload.Flows] = true
+		buffers[atlas.BufferBand(s.Spec.Network)] = true
+		if s.Spec.Workload.Flows >= 1_000_000 && !strings.HasPrefix(s.Spec.Topology.Preset, "meta384") {
+			t.Errorf("%s: a million flows off the 384-rack fabric", s.Spec.Name)
+		}
+	}
+	for _, p := range pairs {
+		changes[p.Change] = true
+	}
+	for _, want := range []string{"meta384-1:1", "meta384-2:1", "meta32-1:1", "meta32-2:1", "meta32-4:1"} {
+		if !fabric[want] {
+			t.Errorf("no scenario on %s", want)
+		}
+	}
+	for _, want := range []int{50_000, 200_000, 1_000_000} {
+		if !flows[want] {
+			t.Errorf("no scenario of %d flows", want)
+		}
+	}
+	for _, want := range []string{"", "per-port buffer", "shared buffer", "shared buffer+PFC"} {
+		if !buffers[want] {
+			t.Errorf("no scenario with buffers %q", want)
+		}
+	}
+	for _, want := range ChangeNames() {
+		if !changes[want] {
+			t.Errorf("no pair of change %s", want)
+		}
+	}
+	small, _, err := Design(Sizes["small"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, s := range small {
+		ids[s.Spec.ID()] = true
+	}
+	for _, s := range scs {
+		if ids[s.Spec.ID()] {
+			t.Errorf("%s is a scenario of the small design too", s.Spec.Name)
+		}
+	}
+	// The first tenth of the run order holds atlas scenarios of every part.
+	interleave(scs, o)
+	head := map[string]bool{}
+	for _, s := range scs[:len(scs)/10] {
+		head[s.Part] = true
+	}
+	for _, p := range o.Parts {
+		if !head[p.Label] {
+			t.Errorf("the first tenth of the run has no scenario of part %s", p.Label)
+		}
 	}
 }

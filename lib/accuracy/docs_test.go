@@ -2,10 +2,13 @@ package accuracy
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tailscope/tailscope/lib/atlas"
 )
 
 // The committed report, the embedded summary and the atlas's tables in
@@ -14,10 +17,6 @@ import (
 func TestDocumentsPrintTheArchive(t *testing.T) {
 	root := filepath.Join("..", "..")
 	archive := filepath.Join(root, "results", "accuracy-atlas")
-	rows, err := Load(t.TempDir(), archive, Sizes["small"])
-	if err != nil {
-		t.Fatal(err)
-	}
 	read := func(parts ...string) string {
 		b, err := os.ReadFile(filepath.Join(append([]string{root}, parts...)...))
 		if err != nil {
@@ -25,14 +24,36 @@ func TestDocumentsPrintTheArchive(t *testing.T) {
 		}
 		return string(b)
 	}
-	regen := "tailscope accuracy report -size small -out DIR -archive results/accuracy-atlas --summary datasets/accuracy/atlas.json"
+	// The designs the embedded summary was reported from: "small", or
+	// "small,wide" once the wide design is archived beside it.
+	embedded, err := atlas.Read(strings.NewReader(read("datasets", "accuracy", "atlas.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size string
+	if _, err := fmt.Sscanf(embedded.Source, "tailscope accuracy report -size %s", &size); err != nil {
+		t.Fatalf("embedded summary's source %q names no designs: %v", embedded.Source, err)
+	}
+	var designs []Options
+	for _, name := range strings.Split(size, ",") {
+		o, ok := Sizes[name]
+		if !ok {
+			t.Fatalf("embedded summary's source %q names design %q, which is not in Sizes", embedded.Source, name)
+		}
+		designs = append(designs, o)
+	}
+	rows, err := LoadAll(t.TempDir(), archive, designs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regen := "tailscope accuracy report -size " + size + " -out DIR -archive results/accuracy-atlas --summary datasets/accuracy/atlas.json"
 	var rep bytes.Buffer
 	Report(&rep, rows)
 	if read("results", "accuracy-atlas", "accuracy.md") != rep.String() {
 		t.Errorf("results/accuracy-atlas/accuracy.md is not the archive's report: run %s and copy DIR/accuracy.md there", regen)
 	}
 	var sum bytes.Buffer
-	if err := Summarize(rows, "tailscope accuracy report -size small (results/accuracy-atlas)").Write(&sum); err != nil {
+	if err := Summarize(rows, embedded.Source).Write(&sum); err != nil {
 		t.Fatal(err)
 	}
 	if read("datasets", "accuracy", "atlas.json") != sum.String() {
@@ -45,5 +66,26 @@ func TestDocumentsPrintTheArchive(t *testing.T) {
 				t.Errorf("%s lacks the archive's line %q (from %s)", doc, l, regen)
 			}
 		}
+	}
+}
+
+// Reporting the small and the wide design together changes nothing
+// while the archive holds the small design's scenarios alone: the wide
+// design's regions, noise bands and pairs add rows only.
+func TestWideLeavesSmallReport(t *testing.T) {
+	archive := filepath.Join("..", "..", "results", "accuracy-atlas")
+	small, err := Load(t.TempDir(), archive, Sizes["small"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := LoadAll(t.TempDir(), archive, []Options{Sizes["small"], Sizes["wide"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	Report(&a, small)
+	Report(&b, both)
+	if len(small) == 0 || a.String() != b.String() {
+		t.Errorf("the report of small,wide differs from small's on the small archive (%d and %d rows)", len(small), len(both))
 	}
 }
