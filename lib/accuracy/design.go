@@ -90,6 +90,9 @@ type Options struct {
 	// Topologies are the topology presets drawn (lib/topo); nil draws
 	// the 32-rack fabrics at 1:1, 2:1 and 4:1.
 	Topologies []string
+	// Networks are the network presets drawn (netcfg.Preset); nil draws
+	// every one of Presets.
+	Networks []string
 	// Buffers are the switch buffers drawn, by kind: BufferInfinite,
 	// BufferPerPort, BufferShared, BufferSharedPFC; a finite buffer's size
 	// is drawn in 200-500 KB, the range m3's Table 4 trains on. nil keeps
@@ -347,6 +350,11 @@ func (o Options) Check() error {
 			return fmt.Errorf("accuracy: buffer %q: want %s, %s, %s or %s", b, BufferInfinite, BufferPerPort, BufferShared, BufferSharedPFC)
 		}
 	}
+	for _, n := range o.Networks {
+		if _, err := netcfg.Preset(n); err != nil {
+			return fmt.Errorf("accuracy: network: %w", err)
+		}
+	}
 	for _, c := range o.Changes {
 		if !slices.Contains(ChangeNames(), c) {
 			return fmt.Errorf("accuracy: unknown change %q (known: %v)", c, ChangeNames())
@@ -451,6 +459,9 @@ func design(o Options, seen map[string]string) (out, noise []Scenario, pairs []P
 		r := rand.New(rand.NewPCG(seed, 0x61746c6173))      // "atlas"
 		rb := rand.New(rand.NewPCG(seed, 0x62756666657273)) // "buffers": a stream of its own, so the other draws stay
 		presets := Presets()
+		if o.Networks != nil {
+			presets = o.Networks
+		}
 		for i, s := range specs {
 			preset := presets[r.IntN(len(presets))]
 			paired := r.Float64() < o.PairShare
