@@ -249,4 +249,22 @@ func TestWideDesign(t *testing.T) {
 			t.Errorf("the first tenth of the run has no scenario of part %s", p.Label)
 		}
 	}
+	// A pair's runs under further seeds follow it, not the whole design.
+	at := map[string]int{}
+	seededEarly := 0
+	for i, s := range scs {
+		if s.Sample != SampleNoise {
+			at[s.Spec.ID()] = i
+			continue
+		}
+		if _, ok := at[s.Pair]; !ok {
+			t.Fatalf("%s runs before its pair", s.Spec.Name)
+		}
+		if i < len(scs)/10 {
+			seededEarly++
+		}
+	}
+	if seededEarly == 0 {
+		t.Error("no pair's further seeds in the first tenth of the run")
+	}
 }

@@ -152,12 +152,14 @@ func Run(ctx context.Context, dir, archive string, o Options, samples []string, 
 // calibration draw; and so that the parts of a design grow together,
 // each scenario placed by the share of its part's atlas draws before
 // it. A run stopped early then has some of every part and both samples.
-// The noise sample comes last.
+// A pair's runs under further seeds (Options.PairSeeds) follow the pair;
+// the rest of the noise sample comes last.
 func interleave(scs []Scenario, o Options) {
 	parts := map[string]Options{o.Label: o}
 	for _, p := range o.Parts {
 		parts[p.Label] = p
 	}
+	drawn := map[string]float64{} // rank by scenario ID
 	rank := func(s Scenario) float64 {
 		p := parts[s.Part]
 		every := 1.0
@@ -169,9 +171,17 @@ func interleave(scs []Scenario, o Options) {
 		case SampleCalibration:
 			return ((float64(s.Draw)+1)*every - 0.5) / a
 		case SampleNoise:
+			if r, ok := drawn[s.Pair]; ok && p.PairSeeds > 1 {
+				return r
+			}
 			return 1 + float64(s.Draw)/a
 		}
 		return float64(s.Draw) / a
+	}
+	for _, s := range scs {
+		if s.Sample != SampleNoise {
+			drawn[s.Spec.ID()] = rank(s)
+		}
 	}
 	slices.SortStableFunc(scs, func(a, b Scenario) int { return cmp.Compare(rank(a), rank(b)) })
 }

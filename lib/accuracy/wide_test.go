@@ -1,11 +1,14 @@
 package accuracy
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/frame"
 )
 
@@ -157,5 +160,47 @@ func TestAtlasSpan(t *testing.T) {
 				t.Errorf("%q, %q, %v; want %q, %q, %d regions from %q", f, flowRange(x.rows), m, x.fabrics, x.flows, x.regions, x.firstSpan)
 			}
 		})
+	}
+}
+
+// TestRunPairSeeds runs a design of one counterfactual pair of 200 flows
+// under three seeds end to end: the pair's noise rows carry its pair and
+// seeds, and the direction scores judge it by them.
+func TestRunPairSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs packetsim and the estimators")
+	}
+	o := Options{Parts: []Options{{Label: "t", Atlas: 1, Seed: 3, Flows: []int{200}, PairShare: 1, PairSeeds: 3,
+		Networks: []string{"dctcp"}, Changes: []string{"k_bytes=60000"}}}}
+	scs, pairs, err := Design(o)
+	if err != nil || len(scs) != 4 || len(pairs) != 1 {
+		t.Fatalf("design: %d scenarios, %d pairs, %v; want a pair and its two noise scenarios", len(scs), len(pairs), err)
+	}
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), dir, "", o, nil, experiment.Local{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Load(dir, "", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := map[uint64]bool{}
+	for _, r := range rows {
+		if r.Pair != pairs[0].A.ID() {
+			t.Errorf("%s row of %s: pair %q, want %q", r.Estimator, r.ScenarioID, r.Pair, pairs[0].A.ID())
+		}
+		seeds[r.Seed] = true
+	}
+	if s := pairs[0].A.Seed; len(seeds) != 2 || !seeds[s] || !seeds[s+1] {
+		t.Errorf("rows' seeds %v, want the drawn seed %d and the next", seeds, s)
+	}
+	ds := Directions(rows, SampleAtlas)
+	if len(ds) == 0 {
+		t.Fatal("no direction scores")
+	}
+	for _, d := range ds {
+		if d.Bin == atlas.AllBin && (d.Pairs != 1 || d.OwnSeeds != 1) {
+			t.Errorf("%s %s: %+v; want the pair judged by its own seeds", d.Estimator, d.Bin, d)
+		}
 	}
 }
