@@ -3,24 +3,30 @@
 // over a held-out sample of the scenario space a user can ask about, and
 // whose summary (lib/atlas) every answer carries as its expected error.
 //
-// The design (Design) draws scenarios from a seed: every network preset
+// A design (Design) draws scenarios from a seed: every network preset
 // of netcfg (stock ns-3's window-based DCTCP, the plain DCTCP, DCQCN,
-// TIMELY and HPCC, and the HPCC ns-3 fork's), the 32-rack fabrics at 1:1,
-// 2:1 and 4:1, matrices A, B, C and uniform, the three size
-// distributions, burstiness sigma 1-2, max load 20-80% and the flow
-// counts of Options.Flows. A share of the scenarios come as counterfactual
-// pairs: the same flows under a second network configuration (ECN
-// threshold, window, marking thresholds, HPCC's target, congestion
-// control), for the direction of change. The draws are split into the
-// "atlas" sample, from which the intervals are computed, and a disjoint
-// "calibration" sample, on which their coverage is measured.
+// TIMELY and HPCC, and the HPCC ns-3 fork's), the fabrics of
+// Options.Topologies (the 32-rack fabrics at 1:1, 2:1 and 4:1 by
+// default), matrices A, B, C and uniform, the three size distributions,
+// burstiness sigma 1-2, max load 20-80%, the flow counts of
+// Options.Flows and the switch buffers of Options.Buffers. A share of
+// the scenarios come as counterfactual pairs: the same flows under a
+// second configuration (ECN threshold, window, marking thresholds,
+// HPCC's target, congestion control, buffer, load), for the direction of
+// change, optionally run by packetsim under several seeds
+// (Options.PairSeeds) so that each pair's change can be told from noise.
+// The draws are split into the "atlas" sample, from which the intervals
+// are computed, and a disjoint "calibration" sample, on which their
+// coverage is measured. A design may be made of parts (Options.Parts),
+// each drawn from a seed of its own: the "wide" design of Sizes is.
 //
 // Run runs every scenario's tasks (packetsim, the ground truth, then
 // flowsim, parsimon and m3 with the embedded model that covers the
 // network) through lib/experiment, resumable and Slurm-capable; Archive
 // keeps the finished scenarios' per-size-bin rows small enough to commit
-// (results/accuracy-atlas); Report turns them into the tables and the
-// embedded summary.
+// (results/accuracy-atlas, which several designs may share); Report
+// turns them into the tables and the embedded summary, of one design or
+// several (LoadAll).
 package accuracy
 
 import (
