@@ -466,6 +466,72 @@ func Report(w io.Writer, rows []Row) {
 	writeIntervals(w, s, func(iv atlas.Interval) bool {
 		return iv.Region.Load != "" && iv.Region.Oversub == "" && iv.N >= s.MinScenarios
 	})
+	writeCosts(w, rows)
+}
+
+// writeCosts writes the mean CPU seconds per scenario of packetsim and
+// of each estimator where it ran, by fabric, flow count and buffers
+// (every sample): what a design growing there will cost.
+func writeCosts(w io.Writer, rows []Row) {
+	type key struct {
+		fabric string
+		flows  int
+		buffer string
+	}
+	type sum struct {
+		n   int
+		cpu float64
+	}
+	cpu := map[key]map[string]*sum{}
+	base := map[key]map[string]float64{} // packetsim's, by scenario
+	var ests []string
+	for _, r := range rows {
+		if r.Refused != "" || math.IsNaN(r.CPUSeconds) {
+			continue
+		}
+		k := key{r.Region.Fabric, r.Flows, r.Region.Buffer}
+		if cpu[k] == nil {
+			cpu[k], base[k] = map[string]*sum{}, map[string]float64{}
+		}
+		if cpu[k][r.Estimator] == nil {
+			cpu[k][r.Estimator] = &sum{}
+		}
+		cpu[k][r.Estimator].n++
+		cpu[k][r.Estimator].cpu += r.CPUSeconds
+		base[k][r.ScenarioID] = r.BaseCPUSeconds
+		if !slices.Contains(ests, r.Estimator) {
+			ests = append(ests, r.Estimator)
+		}
+	}
+	slices.Sort(ests)
+	keys := slices.SortedFunc(maps.Keys(cpu), func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.fabric, b.fabric), cmp.Compare(a.flows, b.flows), cmp.Compare(a.buffer, b.buffer))
+	})
+	fmt.Fprintf(w, "\n## CPU seconds per scenario\n\nMean CPU seconds of one task, by fabric, flow count and switch buffers (every sample; packetsim-seed is packetsim under a further seed), and the scenarios they are the mean of:\n\n")
+	fmt.Fprintf(w, "| fabric | flows | buffers | scenarios | packetsim |")
+	for _, e := range ests {
+		fmt.Fprintf(w, " %s |", e)
+	}
+	fmt.Fprintf(w, "\n|---|---|---|---|---|%s\n", strings.Repeat("---|", len(ests)))
+	for _, k := range keys {
+		b := 0.0
+		for _, c := range base[k] {
+			b += c
+		}
+		buf := k.buffer
+		if buf == "" {
+			buf = "infinite"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %.1f |", k.fabric, count(k.flows), buf, len(base[k]), b/float64(len(base[k])))
+		for _, e := range ests {
+			if x := cpu[k][e]; x != nil {
+				fmt.Fprintf(w, " %.1f |", x.cpu/float64(x.n))
+			} else {
+				fmt.Fprintf(w, " - |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // combineDirections adds up the scores of the two samples.
