@@ -114,6 +114,10 @@ type Options struct {
 	// alone, or an odd number k >= 3, the drawn seed and the next k - 1
 	// (the noise sample runs them two seeds a scenario).
 	PairSeeds int
+	// Skip names estimators of Estimators the design does not run (none
+	// of its scenarios has a row of them): ParsimonPublished, say, where
+	// the before and after of Parsimon's defaults is not worth its cost.
+	Skip []string
 	// Parts, when set, make the design the union of these designs, each
 	// drawn from its own Seed under its own Label; a design with parts
 	// draws nothing itself (Atlas, Calibration and Flows are zero).
@@ -183,6 +187,8 @@ type Scenario struct {
 	// ("" for a scenario of no pair): a pair's two scenarios and their
 	// runs under other seeds share it.
 	Pair string
+	// Skip are the estimators not run on the scenario (Options.Skip).
+	Skip []string
 	Spec scenario.Spec
 }
 
@@ -361,6 +367,11 @@ func (o Options) Check() error {
 			return fmt.Errorf("accuracy: network: %w", err)
 		}
 	}
+	for _, e := range o.Skip {
+		if !slices.Contains(Estimators, e) {
+			return fmt.Errorf("accuracy: skip: %q is not an estimator the atlas runs (%v)", e, Estimators)
+		}
+	}
 	for _, c := range o.Changes {
 		if !slices.Contains(ChangeNames(), c) {
 			return fmt.Errorf("accuracy: unknown change %q (known: %v)", c, ChangeNames())
@@ -482,7 +493,7 @@ func design(o Options, seen map[string]string) (out, noise []Scenario, pairs []P
 			}
 			s.Name = fmt.Sprintf("%s%s %d", name, sample, i)
 			s.Network = cfg
-			a := Scenario{Draw: i, Sample: sample, Part: o.Label, Preset: preset, Spec: s}
+			a := Scenario{Draw: i, Sample: sample, Part: o.Label, Preset: preset, Skip: o.Skip, Spec: s}
 			var ok []change
 			for _, c := range o.changesOf() {
 				if c.applies(s) {

@@ -172,6 +172,7 @@ func TestOptionsCheck(t *testing.T) {
 		{"even seeds", Options{Atlas: 1, Flows: []int{1000}, PairSeeds: 2}, "odd"},
 		{"unknown buffer", Options{Atlas: 1, Flows: []int{1000}, Buffers: []string{"huge"}}, `buffer "huge"`},
 		{"unknown change", Options{Atlas: 1, Flows: []int{1000}, Changes: []string{"k=1"}}, `change "k=1"`},
+		{"skip an unknown estimator", Options{Atlas: 1, Flows: []int{1000}, Skip: []string{"packetsim"}}, `"packetsim" is not an estimator`},
 		{"unknown network", Options{Atlas: 1, Flows: []int{1000}, Networks: []string{"tcp-reno"}}, "tcp-reno"},
 		{"unknown topology", Options{Atlas: 1, Flows: []int{1000}, Topologies: []string{"meta7"}}, "meta7"},
 		{"a bad part", Options{Parts: []Options{{Label: "b", Atlas: 0, Flows: []int{1}}}}, `part "b"`},
@@ -266,5 +267,22 @@ func TestWideDesign(t *testing.T) {
 	}
 	if seededEarly == 0 {
 		t.Error("no pair's further seeds in the first tenth of the run")
+	}
+}
+
+// A part that skips an estimator has no task of it, and its rows none.
+func TestSkip(t *testing.T) {
+	o := Options{Atlas: 2, Seed: 2, Flows: []int{1000}, Networks: []string{"dctcp"}, Skip: []string{ParsimonPublished}}
+	scs, _, err := Design(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, refused := Tasks(scs)
+	var ests []string
+	for _, tk := range ts {
+		ests = append(ests, tk.Estimator+tk.Options)
+	}
+	if len(ts) != 2*len(Estimators) || len(refused) != 0 || slices.ContainsFunc(ests, func(e string) bool { return strings.Contains(e, "sparse_bucket_size") }) {
+		t.Errorf("tasks %v, refused %v; want packetsim and %d estimators per scenario, not Parsimon as published", ests, refused, len(Estimators)-1)
 	}
 }

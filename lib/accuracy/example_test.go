@@ -28,3 +28,24 @@ func ExampleDesign() {
 	// noise       1 hpcc        meta32-1:1 uniform hadoop        load 0.41 ""
 	// 2 pairs
 }
+
+// The wide design's parts: each part's scenarios (pairs count twice,
+// their runs under further seeds are the noise sample's), its fabrics,
+// flow counts and buffers.
+func ExampleDesign_wide() {
+	o := accuracy.Sizes["wide"]
+	scs, pairs, err := accuracy.Design(o)
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range o.Parts {
+		n := map[string]int{}
+		for _, s := range scs {
+			if s.Part == p.Label {
+				n[s.Sample]++
+			}
+		}
+		fmt.Printf("%-9s atlas %3d calibration %2d noise %3d  %v %v %v\n", p.Label, n[accuracy.SampleAtlas], n[accuracy.SampleCalibration], n[accuracy.SampleNoise], p.Topologies, p.Flows, p.Buffers)
+	}
+	fmt.Println(len(pairs), "pairs")
+}

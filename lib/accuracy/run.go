@@ -55,12 +55,16 @@ func modelOptions(name string) string {
 }
 
 // EstimatorsOf are the estimators run on scenario s besides the
-// baseline: Estimators, or SeedNoise on the noise sample's.
+// baseline: Estimators but those its part skips (Options.Skip), or
+// SeedNoise on the noise sample's.
 func EstimatorsOf(s Scenario) []string {
 	if s.Sample == SampleNoise {
 		return []string{SeedNoise}
 	}
-	return Estimators
+	if len(s.Skip) == 0 {
+		return Estimators
+	}
+	return slices.DeleteFunc(slices.Clone(Estimators), func(e string) bool { return slices.Contains(s.Skip, e) })
 }
 
 // TaskOf is the task of estimator est on scenario s, with the options
