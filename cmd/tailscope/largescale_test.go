@@ -24,6 +24,7 @@ func TestStudyMissingDirectories(t *testing.T) {
 		{"largescale report out", runLargescale, []string{"report", "--scale", "ci", "--out", missing}, "no study there"},
 		{"accuracy report archive", runAccuracy, []string{"report", "--size", "tiny", "--out", tmp, "--archive", missing}, "--archive " + missing + ": no archive there"},
 		{"accuracy run archive", runAccuracy, []string{"run", "--size", "tiny", "--out", filepath.Join(tmp, "o"), "--archive", missing}, "no archive there"},
+		{"accuracy unknown design", runAccuracy, []string{"run", "--size", "tiny,huge", "--out", filepath.Join(tmp, "o")}, `unknown design "huge" (small, tiny, wide)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.run(c.args)
