@@ -221,9 +221,17 @@ func TestWideDesign(t *testing.T) {
 			t.Errorf("no scenario with buffers %q", want)
 		}
 	}
-	for _, want := range ChangeNames() {
-		if !changes[want] {
-			t.Errorf("no pair of change %s", want)
+	// The kinds of change a counterfactual asks of: the ECN threshold,
+	// the window, the buffer, the congestion control and the load.
+	for kind, names := range map[string][]string{
+		"ECN threshold": {"k_bytes=60000", "dcqcn.kmin_bytes=50000,kmax_bytes=100000"},
+		"window":        {"dctcp.window_bytes=9000", "window_bytes=9000"},
+		"buffer":        {"buffer*2"},
+		"CC":            {"cc=hpcc"},
+		"load":          {"max_load+0.1"},
+	} {
+		if !slices.ContainsFunc(names, func(n string) bool { return changes[n] }) {
+			t.Errorf("no pair changes the %s (%v); drawn: %v", kind, names, changes)
 		}
 	}
 	small, _, err := Design(Sizes["small"])
