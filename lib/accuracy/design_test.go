@@ -52,7 +52,7 @@ func TestSmallDesignUnchanged(t *testing.T) {
 
 // parts is a design of two small parts in the wide design's style.
 var parts = Options{Parts: []Options{
-	{Label: "big", Atlas: 6, Calibration: 2, Seed: 5, Topologies: []string{"meta384-2:1"}, Networks: []string{"dctcp", "fork-hpcc"}, Flows: []int{50_000, 1_000_000},
+	{Label: "big", Atlas: 6, Calibration: 2, Seed: 5, Topologies: []string{"meta384-2:1"}, Networks: []string{"dctcp", "fork-hpcc"}, SizeDists: []string{"webserver"}, Flows: []int{50_000, 1_000_000},
 		PairShare: 0.5, Changes: ChangeNames(), PairSeeds: 3},
 	{Label: "buf", Atlas: 8, Calibration: 2, Seed: 6, Flows: []int{10_000}, Buffers: []string{BufferPerPort, BufferShared, BufferSharedPFC},
 		PairShare: 1, Changes: []string{"buffer*2", "max_load+0.1"}, PairSeeds: 3},
@@ -78,6 +78,9 @@ func TestDesignParts(t *testing.T) {
 			if !slices.Contains(topo, s.Spec.Topology.Preset) || !slices.Contains(p.Flows, s.Spec.Workload.Flows) ||
 				!strings.HasPrefix(s.Spec.Name, "accuracy "+p.Label+" ") || c.MaxLoad < 0.2 || c.MaxLoad > 0.9 {
 				t.Errorf("%s (part %s): topology %s, %d flows, load %g outside its part", s.Spec.Name, s.Part, s.Spec.Topology.Preset, s.Spec.Workload.Flows, c.MaxLoad)
+			}
+			if p.SizeDists != nil && !slices.Contains(p.SizeDists, c.Sizes.Dist) {
+				t.Errorf("%s: sizes %s outside its part's %v", s.Spec.Name, c.Sizes.Dist, p.SizeDists)
 			}
 			if p.Networks != nil && !slices.Contains(p.Networks, s.Preset) {
 				t.Errorf("%s: network %s outside its part's %v", s.Spec.Name, s.Preset, p.Networks)
@@ -173,6 +176,7 @@ func TestOptionsCheck(t *testing.T) {
 		{"unknown buffer", Options{Atlas: 1, Flows: []int{1000}, Buffers: []string{"huge"}}, `buffer "huge"`},
 		{"unknown change", Options{Atlas: 1, Flows: []int{1000}, Changes: []string{"k=1"}}, `change "k=1"`},
 		{"skip an unknown estimator", Options{Atlas: 1, Flows: []int{1000}, Skip: []string{"packetsim"}}, `"packetsim" is not an estimator`},
+		{"unknown sizes", Options{Atlas: 1, Flows: []int{1000}, SizeDists: []string{"pareto"}}, "pareto"},
 		{"unknown network", Options{Atlas: 1, Flows: []int{1000}, Networks: []string{"tcp-reno"}}, "tcp-reno"},
 		{"unknown topology", Options{Atlas: 1, Flows: []int{1000}, Topologies: []string{"meta7"}}, "meta7"},
 		{"a bad part", Options{Parts: []Options{{Label: "b", Atlas: 0, Flows: []int{1}}}}, `part "b"`},
