@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,9 @@ import (
 
 // partition is one worker's part of a parallel run.
 type partition struct {
+	// The padding keeps other objects, another partition's among them,
+	// off the cache lines of the fields a worker writes at every event.
+	_     [64]byte
 	id    int32
 	chDst []int32 // channel -> partition of its far end (shared)
 	chSrc []int32 // channel -> partition of its transmitter (shared)
@@ -69,25 +73,55 @@ type partition struct {
 	// time of the last window and of all.
 	events, msgs int64
 	last, busy   time.Duration
+	_            [64]byte
 }
 
 // barrier starts the workers' windows and counts them finished. A
-// waiter spins briefly (a window's imbalance is microseconds) and then
-// blocks, so that a core shared with other processes is given up.
+// waiter spins for a while (spinFor) and then blocks.
 type barrier struct {
 	gen      atomic.Int64 // windows started
 	end      atomic.Int64 // the current window's end
 	left     atomic.Int32 // workers still in the current window
 	stop     atomic.Bool
+	spin     time.Duration   // how long a waiter spins before it blocks
 	wake     []chan struct{} // per worker: a window started (or the run ended)
 	finished chan struct{}   // the last worker left its window
 }
 
-// spins is how often a waiter looks before it blocks.
-const spins = 400
+// spinFor is how long a waiter looks before it blocks when every worker
+// has a core (GOMAXPROCS) of its own: longer than a window's usual
+// imbalance, so that a barrier costs an atomic store and load rather
+// than waking a parked thread (9 us per window, measured), and short
+// enough that a core shared with other processes is soon given up. With
+// more workers than cores a spinning waiter would hold the core a worker
+// with work needs, so it blocks almost at once.
+const spinFor = time.Millisecond
+
+// spinner tells a waiter when it has looked long enough.
+type spinner struct {
+	n     int
+	since time.Time
+}
+
+// tired reports whether the waiter should block now, after looking for
+// longer than d.
+func (s *spinner) tired(d time.Duration) bool {
+	s.n++
+	if s.n&63 != 0 {
+		return false
+	}
+	if s.since.IsZero() {
+		s.since = time.Now()
+		return false
+	}
+	return time.Since(s.since) > d
+}
 
 func newBarrier(workers int) *barrier {
 	b := &barrier{wake: make([]chan struct{}, workers), finished: make(chan struct{}, 1)}
+	if workers < runtime.GOMAXPROCS(0) { // the workers and the coordinator
+		b.spin = spinFor
+	}
 	for i := range b.wake {
 		b.wake[i] = make(chan struct{}, 1)
 	}
@@ -115,11 +149,12 @@ func (b *barrier) start(end int64) {
 // await waits, as worker i, for window gen to start and returns its
 // end, or false if the run is over.
 func (b *barrier) await(i int, gen int64) (int64, bool) {
-	for spin := 0; b.gen.Load() < gen; spin++ {
+	var s spinner
+	for b.gen.Load() < gen {
 		if b.stop.Load() {
 			return 0, false
 		}
-		if spin >= spins {
+		if s.tired(b.spin) {
 			<-b.wake[i] // a token left by an earlier window only makes it look again
 		}
 	}
@@ -135,8 +170,9 @@ func (b *barrier) done() {
 
 // wait waits for every worker to finish the window.
 func (b *barrier) wait() {
-	for spin := 0; b.left.Load() > 0; spin++ {
-		if spin >= spins {
+	var s spinner
+	for b.left.Load() > 0 {
+		if s.tired(b.spin) {
 			<-b.finished
 		}
 	}
@@ -373,11 +409,19 @@ func (s *sim) runParallel(ctx context.Context) error {
 		c := *s
 		c.q = newEventQueue()
 		c.res = Result{}
-		c.free, c.pathBuf, c.err = nil, nil, nil
-		p := &partition{id: int32(i), chDst: chDst, chSrc: chSrc, sent: math.MaxInt64, next: math.MaxInt64}
+		c.pathBuf, c.err = nil, nil
+		// Every buffer a worker appends to in its windows starts at 2 KB
+		// or more: the allocator gives blocks of 1 KB or more whole cache
+		// lines, so no two workers write one line.
+		p := &partition{id: int32(i), chDst: chDst, chSrc: chSrc, sent: math.MaxInt64, next: math.MaxInt64,
+			starts: make([]flowStart, 0, 128), done: make([]finished, 0, 128), lost: make([]int32, 0, 512)}
 		for k := range p.out {
 			p.out[k] = make([][]calendar.Event, n)
+			for to := range p.out[k] {
+				p.out[k][to] = make([]calendar.Event, 0, 64)
+			}
 		}
+		c.free = make([]int32, 0, 512)
 		c.par = p
 		parts[i] = &c
 	}
