@@ -158,7 +158,7 @@ var wide = Options{Parts: []Options{
 	// evaluated it (the rate-based DCTCP, WebServer sizes), whose
 	// packetsim runs cost minutes; DCQCN's, or Hadoop's larger flows,
 	// cost several times more.
-	{Label: "384-1M", Atlas: 4, Calibration: 1, Seed: 12, Topologies: fabrics384, Networks: []string{"dctcp"},
+	{Label: "384-1M", Atlas: 8, Calibration: 2, Seed: 12, Topologies: fabrics384, Networks: []string{"dctcp"},
 		SizeDists: []string{"webserver"}, Flows: []int{1_000_000}, Skip: skip},
 	// The 32-rack fabrics at 50k flows, and at 200k one time in three.
 	{Label: "32-large", Atlas: 24, Calibration: 6, Seed: 13, Flows: []int{50_000, 50_000, 200_000},

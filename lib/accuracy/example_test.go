@@ -50,7 +50,7 @@ func ExampleDesign_wide() {
 	fmt.Println(len(pairs), "pairs")
 	// Output:
 	// 384       atlas  74 calibration 19 noise   0  [meta384-1:1 meta384-2:1] [50000 200000] []
-	// 384-1M    atlas   4 calibration  1 noise   0  [meta384-1:1 meta384-2:1] [1000000] []
+	// 384-1M    atlas   8 calibration  2 noise   0  [meta384-1:1 meta384-2:1] [1000000] []
 	// 32-large  atlas  26 calibration  7 noise   0  [] [50000 50000 200000] []
 	// buffers   atlas  69 calibration 18 noise  54  [] [10000 20000] [per-port shared shared+pfc]
 	// pairs     atlas  32 calibration  8 noise  40  [] [50000] [infinite infinite shared shared+pfc]
