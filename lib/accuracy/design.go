@@ -140,7 +140,7 @@ const (
 // CI), "small" is the first atlas (5k-20k flows on the 32-rack fabrics,
 // infinite buffers), "wide" the rest of the space: the 384-rack fabric,
 // 50k to 1M flows, finite and shared buffers and PFC, and counterfactual
-// pairs of every change under three seeds each.
+// pairs of every change, most of them under three seeds each.
 var Sizes = map[string]Options{
 	"tiny":  {Atlas: 2, Calibration: 1, Seed: 1, Flows: []int{300}, PairShare: 0.5, NoisePairs: 1},
 	"small": {Atlas: 400, Calibration: 100, Seed: 1, Flows: []int{5_000, 10_000, 20_000}, PairShare: 0.3, NoisePairs: 30},
