@@ -163,6 +163,11 @@ type Direction struct {
 	Estimator, Bin                  string
 	Pairs, Right, Clear, RightClear int
 	OwnSeeds                        int
+	// DefaultClear and DefaultRight count the clear pairs the estimator
+	// answers by default, both scenarios inside its model's training
+	// range (m3 refuses the others unless asked to answer anyway), and
+	// those it gets right.
+	DefaultClear, DefaultRight int
 }
 
 // ClearChange is the relative change of packetsim's p99 above which a
@@ -361,8 +366,15 @@ func Directions(rows []Row, sample string) []Direction {
 			}
 			if isClear {
 				x.Clear++
+				inRange := !(p[0].OutsideShare > 0) && !(p[1].OutsideShare > 0)
+				if inRange {
+					x.DefaultClear++
+				}
 				if right {
 					x.RightClear++
+					if inRange {
+						x.DefaultRight++
+					}
 				}
 			}
 		}
@@ -455,11 +467,12 @@ func Report(w io.Writer, rows []Row) {
 		c := ClearOf(noise, n.Flows)[slices.Index(Labels(), n.Bin)]
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.0f%% |\n", n.Flows, n.Bin, n.N, pctAbs(n.Median), pctAbs(n.P90), 100*c)
 	}
-	fmt.Fprintf(w, "\n| estimator | bin | pairs | judged by their own seeds | right | clear pairs | right of clear |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\nOf the clear pairs, those the estimator answers by default are the ones whose two scenarios lie inside its model's training range (m3 refuses the others unless asked to answer anyway).\n")
+	fmt.Fprintf(w, "\n| estimator | bin | pairs | judged by their own seeds | right | clear pairs | right of clear | clear, answered by default | right of those |\n|---|---|---|---|---|---|---|---|---|\n")
 	ds := Directions(rows, SampleAtlas)
 	ds = append(ds, Directions(rows, SampleCalibration)...)
 	for _, d := range combineDirections(ds) {
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, d.OwnSeeds, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear))
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, d.OwnSeeds, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear), d.DefaultClear, share(d.DefaultRight, d.DefaultClear))
 	}
 	writeCalibration(w, s, rows)
 	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, fabric, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
@@ -551,6 +564,8 @@ func combineDirections(ds []Direction) []Direction {
 		x.Clear += d.Clear
 		x.RightClear += d.RightClear
 		x.OwnSeeds += d.OwnSeeds
+		x.DefaultClear += d.DefaultClear
+		x.DefaultRight += d.DefaultRight
 	}
 	out := make([]Direction, len(keys))
 	for i, kk := range keys {

@@ -41,12 +41,16 @@ func TestDirectionsOwnSeeds(t *testing.T) {
 		seedRow(SampleAtlas, "m3", "p3", "", 1, 10, 10), seedRow(SampleAtlas, "m3", "p3", "c", 1, 12, 11),
 		seedRow(SampleNoise, SeedNoise, "p3", "", 2, 10, 10.5),
 	}
+	// p3's changed scenario lies outside m3's training range (its paths
+	// extrapolate): m3 would refuse it by default, so p3 is not among the
+	// clear pairs it answers by default.
+	rows[9].OutsideShare = 1
 	ds := Directions(rows, SampleAtlas)
 	if len(ds) != len(Labels()) {
 		t.Fatalf("%d scores, want one per bin", len(ds))
 	}
 	for _, d := range ds {
-		want := Direction{Estimator: "m3", Bin: d.Bin, Pairs: 3, Right: 2, Clear: 2, RightClear: 2, OwnSeeds: 2}
+		want := Direction{Estimator: "m3", Bin: d.Bin, Pairs: 3, Right: 2, Clear: 2, RightClear: 2, OwnSeeds: 2, DefaultClear: 1, DefaultRight: 1}
 		if d != want {
 			t.Errorf("%s: %+v, want %+v", d.Bin, d, want)
 		}
