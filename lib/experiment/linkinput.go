@@ -115,17 +115,11 @@ type linkReader struct {
 	err error
 }
 
+// varint reads a signed varint: a zigzag-encoded uvarint, as
+// binary.AppendVarint writes it.
 func (r *linkReader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errors.New("truncated or malformed number")
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
+	u := r.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (r *linkReader) uvarint() uint64 {

@@ -25,6 +25,7 @@
 package calendar
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -241,15 +242,7 @@ func (q *Queue) sort(b []Event) {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(b[i:j], func(x, y Event) int {
-				switch {
-				case x.K < y.K:
-					return -1
-				case x.K > y.K:
-					return 1
-				}
-				return 0
-			})
+			slices.SortStableFunc(b[i:j], func(x, y Event) int { return cmp.Compare(x.K, y.K) })
 		}
 		i = j
 	}
