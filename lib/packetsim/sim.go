@@ -129,10 +129,14 @@ type flow struct {
 	dctcp cc.DCTCPRate // the built-in rate-based DCTCP, held inline to skip the interface
 
 	// The receiver, on a cache line of its own: in a parallel run the
-	// two ends of a flow may be simulated on two cores at once.
+	// two ends of a flow may be simulated on two cores at once. It keeps
+	// its own copy of the flow's size and packet count, since reading the
+	// sender's would fetch a line the other core keeps writing.
 	nackSent bool  // go-back-N was asked for since the last in-order packet
 	rcvNxt   int32 // next packet expected in order
-	_        [56]byte
+	rcvPkts  int32 // npkts
+	rcvSize  int64 // size
+	_        [40]byte
 }
 
 func (f *flow) window() int64 {
@@ -445,8 +449,8 @@ func channel(r []int32, hop int32, ack bool) int32 {
 }
 
 // seqBytes is the payload carried by packets 0..p-1 of f.
-func (s *sim) seqBytes(f *flow, p int32) int64 {
-	return min(int64(p)*s.cfg.PayloadBytes, f.size)
+func (s *sim) seqBytes(size int64, p int32) int64 {
+	return min(int64(p)*s.cfg.PayloadBytes, size)
 }
 
 // wire is the size of a packet on the wire; r is its flow's route entry.
@@ -600,7 +604,7 @@ func (s *sim) setUp() (int32, error) {
 		r[rtPath+i] = int32(c)
 	}
 	f := &s.fs[slot]
-	*f = flow{index: index, size: fl.Size, npkts: int32(npkts), lastNack: -1, progress: s.now, nextSend: s.now}
+	*f = flow{index: index, size: fl.Size, npkts: int32(npkts), lastNack: -1, progress: s.now, nextSend: s.now, rcvPkts: int32(npkts), rcvSize: fl.Size}
 	line := s.net.Channels[path[0]].Bandwidth
 	if s.fastCC {
 		f.dctcp = cc.MakeDCTCPRate(s.cfg, line)
@@ -970,7 +974,7 @@ func (s *sim) windowOpen(fi int32, f *flow) bool {
 	if s.tcp != nil {
 		return s.tcpCanSend(fi, f)
 	}
-	return f.sndNxt < f.npkts && s.seqBytes(f, f.sndNxt)-s.seqBytes(f, f.sndUna) < f.window()
+	return f.sndNxt < f.npkts && s.seqBytes(f.size, f.sndNxt)-s.seqBytes(f.size, f.sndUna) < f.window()
 }
 
 // hasData reports whether the flow in slot fi has a packet to send when
@@ -1032,8 +1036,8 @@ func (s *sim) onData(e event, f *flow, r []int32) {
 	} else if e.pkt == f.rcvNxt {
 		f.rcvNxt++
 		f.nackSent = false
-		s.res.DeliveredBytes += s.seqBytes(f, e.pkt+1) - s.seqBytes(f, e.pkt)
-		if f.rcvNxt == f.npkts {
+		s.res.DeliveredBytes += s.seqBytes(f.rcvSize, e.pkt+1) - s.seqBytes(f.rcvSize, e.pkt)
+		if f.rcvNxt == f.rcvPkts {
 			s.finish(e.ref, f)
 		}
 	} else {
@@ -1065,15 +1069,15 @@ func (s *sim) onAck(e event, f *flow) {
 	f.alive--
 	var acked int64
 	if e.pkt > f.sndUna {
-		acked = s.seqBytes(f, e.pkt) - s.seqBytes(f, f.sndUna)
+		acked = s.seqBytes(f.size, e.pkt) - s.seqBytes(f.size, f.sndUna)
 		f.sndUna = e.pkt
 		f.progress = s.now
 	}
 	a := cc.Ack{
 		Now:     s.now,
 		Acked:   acked,
-		AckSeq:  s.seqBytes(f, e.pkt),
-		NextSeq: s.seqBytes(f, f.sndNxt),
+		AckSeq:  s.seqBytes(f.size, e.pkt),
+		NextSeq: s.seqBytes(f.size, f.sndNxt),
 		ECE:     e.flag()&flagECE != 0,
 		RTT:     s.now - e.ts(),
 	}
@@ -1165,7 +1169,7 @@ func (s *sim) result() (*Result, error) {
 		f := &s.fs[p.slot]
 		r.Unfinished = append(r.Unfinished, FlowProgress{
 			FlowID: p.rec.FlowID, Size: p.rec.Size,
-			Delivered: s.seqBytes(f, f.rcvNxt), Acked: s.seqBytes(f, f.sndUna),
+			Delivered: s.seqBytes(f.size, f.rcvNxt), Acked: s.seqBytes(f.size, f.sndUna),
 		})
 	}
 	for s.haveNext {

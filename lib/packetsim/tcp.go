@@ -218,15 +218,15 @@ func (s *sim) tcpReceive(e event, f *flow) int64 {
 	case p == f.rcvNxt:
 		next := p + 1
 		if len(t.rcvd) > 0 {
-			next = t.rcvd.nextClear(next, f.npkts)
+			next = t.rcvd.nextClear(next, f.rcvPkts)
 		}
-		s.res.DeliveredBytes += s.seqBytes(f, next) - s.seqBytes(f, p)
+		s.res.DeliveredBytes += s.seqBytes(f.rcvSize, next) - s.seqBytes(f.rcvSize, p)
 		f.rcvNxt = next
-		if next == f.npkts {
+		if next == f.rcvPkts {
 			s.finish(e.ref, f)
 		}
 	case p > f.rcvNxt && !t.rcvd.has(p):
-		t.rcvd.grow(f.npkts)
+		t.rcvd.grow(f.rcvPkts)
 		t.rcvd.set(p)
 		return int64(p) + 1
 	default:
@@ -245,7 +245,7 @@ func (s *sim) tcpAck(e event, f *flow) {
 	var acked int64
 	if e.pkt > f.sndUna {
 		t.nsacked -= int32(t.sacked.count(f.sndUna, e.pkt))
-		acked = s.seqBytes(f, e.pkt) - s.seqBytes(f, f.sndUna)
+		acked = s.seqBytes(f.size, e.pkt) - s.seqBytes(f.size, f.sndUna)
 		f.sndUna = e.pkt
 	}
 	dup := false // the ACK reports a new packet
@@ -256,7 +256,7 @@ func (s *sim) tcpAck(e event, f *flow) {
 	delivered := int64(f.sndUna-una+t.nsacked-nsacked) * s.cfg.PayloadBytes
 	// As in ns-3, only an ACK of new data passes on an ECN echo: a
 	// duplicate ACK's echo does not put the sender into CWR.
-	a := cc.Ack{Now: s.now, Acked: acked, AckSeq: s.seqBytes(f, e.pkt), NextSeq: s.seqBytes(f, f.maxSent), ECE: acked > 0 && e.flag()&flagECE != 0}
+	a := cc.Ack{Now: s.now, Acked: acked, AckSeq: s.seqBytes(f.size, e.pkt), NextSeq: s.seqBytes(f.size, f.maxSent), ECE: acked > 0 && e.flag()&flagECE != 0}
 	resetTimer := acked > 0
 	switch t.state {
 	case tcpOpen, tcpDisorder:
@@ -326,7 +326,7 @@ func (s *sim) tcpEnterRecovery(t *tcpFlow, f *flow, delivered int64) {
 	t.lostBelow = max(t.lostBelow, f.sndUna+1) // the head is lost
 	t.cc.SetSlowStartThreshold(t.cc.Cut())
 	t.prrDelivered, t.prrOut = 0, 0
-	t.recoverFS = s.seqBytes(f, f.maxSent) - s.seqBytes(f, f.sndUna) // RFC 6937's RecoverFS
+	t.recoverFS = s.seqBytes(f.size, f.maxSent) - s.seqBytes(f.size, f.sndUna) // RFC 6937's RecoverFS
 	s.tcpPRR(t, f, delivered)
 	t.force = true // the fast retransmit
 }
