@@ -24,6 +24,7 @@ func runAccuracy(args []string) error {
 	}
 	size := fs.String("size", "small", "design, or designs comma-separated (small,wide: one report of both): tiny (3 draws of 300 flows, minutes), small (400 atlas and 100 calibration draws of 5k-20k flows on the 32-rack fabrics) or wide (the 384-rack fabric, 50k-1M flows, buffers and PFC, pairs under 3 seeds; about 3 CPU hours)")
 	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration+","+accuracy.SampleNoise, "run: the samples to run (noise: packetsim under two more seeds of some atlas scenarios, for the direction scores)")
+	parts := fs.String("parts", "", "run: only these parts of a design made of parts, comma-separated (wide: "+strings.Join(accuracy.PartLabels(accuracy.Sizes["wide"]), ", ")+"), say those a question needs first; all by default")
 	summaryPath := fs.String("summary", "", "report: also write the atlas summary that answers carry (datasets/accuracy/atlas.json is the embedded one)")
 	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -45,6 +46,10 @@ func runAccuracy(args []string) error {
 		if s != accuracy.SampleAtlas && s != accuracy.SampleCalibration && s != accuracy.SampleNoise {
 			return fmt.Errorf("accuracy: -samples: unknown sample %q (%s, %s, %s)", s, accuracy.SampleAtlas, accuracy.SampleCalibration, accuracy.SampleNoise)
 		}
+	}
+	runDesigns, err := narrowParts(designs, split(*parts))
+	if err != nil {
+		return err
 	}
 	// A mistyped archive is an error, not a report of nothing; a report
 	// of the archive alone needs no study under -out.
@@ -77,7 +82,7 @@ func runAccuracy(args []string) error {
 		// Both samples in one sweep, calibration draws among the atlas's
 		// (accuracy.Run), so a run stopped early has both; one design
 		// after the other.
-		for _, o := range designs {
+		for _, o := range runDesigns {
 			rep, err := accuracy.Run(ctx, *out, *archive, o, ss, exec, progress.NewLine(os.Stderr, "accuracy"))
 			fmt.Fprintf(os.Stderr, "accuracy: %d tasks, %d done before, %d run, %d failed\n", rep.Total, rep.Skipped, rep.Ran, rep.Failed)
 			if err != nil {
@@ -112,4 +117,38 @@ func runAccuracy(args []string) error {
 		fmt.Printf("accuracy: summary %s\n", *summaryPath)
 	}
 	return nil
+}
+
+// narrowParts keeps, of designs, the parts named (all if none is): a
+// design without parts is kept whole, and a name no design has is an
+// error.
+func narrowParts(designs []accuracy.Options, names []string) ([]accuracy.Options, error) {
+	if len(names) == 0 {
+		return designs, nil
+	}
+	var out []accuracy.Options
+	found := map[string]bool{}
+	for _, o := range designs {
+		if len(o.Parts) == 0 {
+			out = append(out, o)
+			continue
+		}
+		o.Parts = slices.DeleteFunc(slices.Clone(o.Parts), func(p accuracy.Options) bool { return !slices.Contains(names, p.Label) })
+		for _, p := range o.Parts {
+			found[p.Label] = true
+		}
+		if len(o.Parts) > 0 {
+			out = append(out, o)
+		}
+	}
+	for _, n := range names {
+		if !found[n] {
+			var all []string
+			for _, o := range designs {
+				all = append(all, accuracy.PartLabels(o)...)
+			}
+			return nil, fmt.Errorf("accuracy: -parts: no part %q in the designs (%s)", n, strings.Join(all, ", "))
+		}
+	}
+	return out, nil
 }

@@ -136,6 +136,16 @@ const (
 	BufferSharedPFC = "shared+pfc"
 )
 
+// PartLabels are the labels of o's parts, in order; none if o has no
+// parts.
+func PartLabels(o Options) []string {
+	var ls []string
+	for _, p := range o.Parts {
+		ls = append(ls, p.Label)
+	}
+	return ls
+}
+
 // Sizes are named designs: "tiny" runs end to end in minutes (tests,
 // CI), "small" is the first atlas (5k-20k flows on the 32-rack fabrics,
 // infinite buffers), "wide" the rest of the space: the 384-rack fabric,
