@@ -239,6 +239,36 @@ func TestTune(t *testing.T) {
 	}
 }
 
+// The folds state intervals from regions as fine as the summary's: a
+// region of exactly the minimum size keeps its own interval in the folds,
+// where it has only (Folds-1)/Folds of its scenarios, rather than falling
+// back to the coarser region around it.
+func TestFoldsKeepTheSummarysRegions(t *testing.T) {
+	const m = 20
+	var rows []Row
+	for i := range m {
+		x := row(SampleAtlas, "m3", fmt.Sprint("a", i), "", 1, 1.1)
+		x.Draw = i
+		rows = append(rows, x)
+	}
+	for i := range 3 * m { // the same fabric and flows, other loads: only the pooled regions
+		x := row(SampleAtlas, "m3", fmt.Sprint("b", i), "", 1, 2)
+		x.Draw = i
+		x.Region.Load = ">60%"
+		rows = append(rows, x)
+	}
+	own := rows[0].Region
+	if iv := rawSummary(rows, "", m).ExpectIn("m3", own).Intervals; len(iv) == 0 || iv[0].Region != own {
+		t.Fatalf("the summary states %v for the region of %d scenarios, want its own", iv, m)
+	}
+	pts, _ := crossPoints(rows, m)
+	for _, p := range pts {
+		if rows[p.id].Region == own && (p.iv.Region != own || p.iv.N != m*(Folds-1)/Folds) {
+			t.Fatalf("a fold states the interval of %v (%d scenarios) for a scenario of %v, want its own region's of %d", p.iv.Region, p.iv.N, own, m*(Folds-1)/Folds)
+		}
+	}
+}
+
 // TestRunArchiveLoad runs a design of one counterfactual pair of 200
 // flows end to end: every estimator's rows, the archive holding them,
 // and a second run that finds everything done.

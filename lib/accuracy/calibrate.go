@@ -79,7 +79,7 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 				train = append(train, r)
 			}
 		}
-		s := rawSummary(train, "", m)
+		s := rawSummary(train, "", foldMin(m))
 		for id, r := range rows {
 			if r.Draw%Folds != k || r.Estimator == ParsimonPublished {
 				continue // only answers carry intervals
@@ -103,6 +103,14 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 	}
 	return pts, unstated
 }
+
+// foldMin is the minimum region size of the folds' summaries for a
+// summary of minimum m: a fold keeps (Folds-1)/Folds of a region's
+// scenarios, so a region of m scenarios has about foldMin(m) in a fold.
+// With m itself the folds would fall back to coarser, wider regions more
+// often than the summary does, and the factors they choose would be too
+// small for the summary's own regions.
+func foldMin(m int) int { return (m*(Folds-1) + Folds - 1) / Folds }
 
 // widen chooses per estimator and bin the factor that holds coverage of
 // the points.

@@ -614,7 +614,7 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 	t := Tune(rows)
 	fmt.Fprintf(w, "\n## Calibration of the stated intervals\n\n")
 	fmt.Fprintf(w, "Each stated interval is its region's p10..p90 of the p99 error, widened about the median by a factor per estimator and size bin. ")
-	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold): ", Folds)
+	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold; a fold's regions need %d/%d of the minimum, the share of a region's scenarios a fold keeps, so that the folds state intervals from regions as fine as the summary's): ", Folds, Folds-1, Folds)
 	fmt.Fprintf(w, "each held-out error needs some widening of the interval the other folds state to fall inside; the factor is the split-conformal quantile of those needs for %.0f%% coverage. ", 100*atlas.DefaultCoverage)
 	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band), and the answer says so.\n\n")
 	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated, over the errors every size states one for) | errors with an interval | without |\n|---|---|---|---|\n")
