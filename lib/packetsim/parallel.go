@@ -580,18 +580,27 @@ func (s *sim) window(end int64, parts []*sim) {
 		}
 		o.par.out[prev][p.id] = in[:0]
 	}
-	si := 0
+	// The loop keeps the next flow start and the counts in locals: it
+	// runs every event of the partition.
+	si, nextStart := 0, int64(math.MaxInt64)
+	if len(p.starts) > 0 {
+		nextStart = p.starts[0].t
+	}
+	var events, departs int64
 	for {
 		pe := s.q.Peek()
 		t := int64(math.MaxInt64)
 		if pe != nil {
 			t = pe.T
 		}
-		if si < len(p.starts) && p.starts[si].t <= t && p.starts[si].t < end {
-			st := p.starts[si]
+		if nextStart <= t && nextStart < end {
+			s.now = nextStart
+			s.launch(p.starts[si].slot)
 			si++
-			s.now = st.t
-			s.launch(st.slot)
+			nextStart = math.MaxInt64
+			if si < len(p.starts) {
+				nextStart = p.starts[si].t
+			}
 			continue
 		}
 		if t >= end {
@@ -600,15 +609,17 @@ func (s *sim) window(end int64, parts []*sim) {
 		e := eventOf(pe)
 		s.q.Drop()
 		s.now = t
-		if e.kind() != evDepart {
-			s.res.Events++
+		events++
+		if e.kind() == evDepart {
+			departs++
 		}
-		p.events++
 		s.handle(e)
 		if s.err != nil {
 			break
 		}
 	}
+	p.events += events
+	s.res.Events += events - departs
 	p.starts = p.starts[:0]
 	p.next = math.MaxInt64
 	if pe := s.q.Peek(); pe != nil {
