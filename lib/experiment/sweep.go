@@ -51,6 +51,11 @@ type Report struct {
 	Elsewhere int
 }
 
+// weight is the task's share of a sweep's work for the ETA: its flows, at
+// least one (a task of a flows file, or of a kind that draws none, counts
+// as one).
+func (t Task) weight() float64 { return float64(max(t.Spec.Workload.Flows, 1)) }
+
 // Sweep runs the tasks whose results are missing under dir through exec
 // and reports progress to p (which may be nil). Finished results are never
 // redone, so a sweep killed at any moment and started again completes with
@@ -83,11 +88,21 @@ func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p progr
 			todo = append(todo, t)
 		}
 	}
+	// The ETA weighs each task by its flows: a design's tasks run from a
+	// thousand flows to a million.
+	var work, totalWork float64
+	for _, t := range tasks {
+		totalWork += t.weight()
+	}
+	for _, t := range todo {
+		work -= t.weight()
+	}
+	work += totalWork
 	skipped := ""
 	if rep.Skipped > 0 {
 		skipped = fmt.Sprintf("%d already done, skipped", rep.Skipped)
 	}
-	progress.Report(p, rep.Skipped, rep.Total, skipped)
+	progress.ReportWork(p, rep.Skipped, rep.Total, work, totalWork, skipped)
 	if len(todo) == 0 {
 		return rep, nil
 	}
@@ -105,13 +120,14 @@ func Sweep(ctx context.Context, dir string, tasks []Task, exec Executor, p progr
 		default:
 			rep.Ran++
 		}
+		work += todo[i].weight()
 		if rep.Failed > 0 {
 			what = append(what, fmt.Sprintf("%d failed", rep.Failed))
 		}
 		if rep.Elsewhere > 0 {
 			what = append(what, fmt.Sprintf("%d running elsewhere", rep.Elsewhere))
 		}
-		progress.Report(p, rep.Skipped+rep.Ran+rep.Failed+rep.Elsewhere, rep.Total, strings.Join(what, "; "))
+		progress.ReportWork(p, rep.Skipped+rep.Ran+rep.Failed+rep.Elsewhere, rep.Total, work, totalWork, strings.Join(what, "; "))
 	})
 	if err != nil {
 		errs = append([]error{err}, errs...)

@@ -164,15 +164,37 @@ func TestSweepRunsMissingTasksOnce(t *testing.T) {
 	}
 	// Extending the sweep runs only the new tasks; one worker gives the
 	// same results as two.
-	rep, err = Sweep(context.Background(), dir, smallTasks(t)[:8], Local{}, nil)
+	// Its progress weighs the tasks by their flows.
+	var w workLog
+	more := smallTasks(t)[:8]
+	more[7].Spec.Workload.Flows *= 3
+	rep, err = Sweep(context.Background(), dir, more, Local{}, &w)
 	if err != nil || rep != (Report{Total: 8, Skipped: 6, Ran: 2}) {
 		t.Errorf("extended run: %+v, %v", rep, err)
+	}
+	flows := func(ts []Task) (n float64) {
+		for _, t := range ts {
+			n += float64(t.Spec.Workload.Flows)
+		}
+		return n
+	}
+	if want := [][2]float64{{flows(more[:6]), flows(more)}, {flows(more[:7]), flows(more)}, {flows(more), flows(more)}}; !reflect.DeepEqual(w, workLog(want)) {
+		t.Errorf("work reported %v, want %v (flows done of all)", w, want)
 	}
 	serial := t.TempDir()
 	if _, err := Sweep(context.Background(), serial, tasks, Local{Workers: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sameResults(t, tasks, dir, serial)
+}
+
+// workLog records the work of each report.
+type workLog [][2]float64
+
+func (w *workLog) Progress(done, total int, what string) {}
+
+func (w *workLog) ProgressWork(done, total int, work, totalWork float64, what string) {
+	*w = append(*w, [2]float64{work, totalWork})
 }
 
 // A failing task is reported with its key and does not stop the others.

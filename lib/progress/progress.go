@@ -40,12 +40,31 @@ func Report(r Reporter, done, total int, what string) {
 	}
 }
 
+// Weighed is a Reporter that also takes how much work the units done
+// and all the units hold (a sweep's flows, say), so that its ETA does
+// not take a unit of a million flows for one of a thousand.
+type Weighed interface {
+	Reporter
+	ProgressWork(done, total int, work, totalWork float64, what string)
+}
+
+// ReportWork reports done of total units holding work of totalWork to r:
+// through ProgressWork if r is Weighed, else as Report does.
+func ReportWork(r Reporter, done, total int, work, totalWork float64, what string) {
+	if w, ok := r.(Weighed); ok {
+		w.ProgressWork(done, total, work, totalWork, what)
+		return
+	}
+	Report(r, done, total, what)
+}
+
 // Line renders reports as one line. On a terminal it redraws a bar with
 // the ETA in place; elsewhere (notebooks, CI logs, files) it writes plain
 // lines such as "sweep 12/48 done, ETA 3m10s", at most one per Interval
 // plus the last, so logs stay short. The ETA extrapolates the rate since
-// the first report: units already done then (a resumed run's) took no
-// time. A nil *Line reports nothing.
+// the first report, of the work done if the reports say how much
+// (ProgressWork), else of the units: units already done then (a resumed
+// run's) took no time. A nil *Line reports nothing.
 type Line struct {
 	// Label starts every report ("sweep").
 	Label string
@@ -58,7 +77,7 @@ type Line struct {
 
 	mu          sync.Mutex
 	started     bool
-	done0       int // units done at the first report
+	done0       float64 // units (or work) done at the first report
 	start, last time.Time
 }
 
@@ -76,6 +95,12 @@ func NewLine(w io.Writer, label string) *Line {
 // Progress renders one report. The first one starts the clock of the ETA;
 // the one with done == total is always written and ends a bar's line.
 func (l *Line) Progress(done, total int, what string) {
+	l.ProgressWork(done, total, float64(done), float64(total), what)
+}
+
+// ProgressWork is Progress with the ETA drawn from the work done rather
+// than the units.
+func (l *Line) ProgressWork(done, total int, work, totalWork float64, what string) {
 	if l == nil {
 		return
 	}
@@ -84,7 +109,7 @@ func (l *Line) Progress(done, total int, what string) {
 	now := l.now()
 	first := !l.started
 	if first {
-		l.started, l.done0, l.start = true, done, now
+		l.started, l.done0, l.start = true, work, now
 	}
 	final := total > 0 && done >= total
 	counts := fmt.Sprintf("%d/%d", done, total)
@@ -101,7 +126,7 @@ func (l *Line) Progress(done, total int, what string) {
 			fill = width * min(done, total) / total
 		}
 		fmt.Fprintf(l.w, "\r%s [%s%s] %s%s, ETA %s   ", l.Label, strings.Repeat("=", fill), strings.Repeat(" ", width-fill),
-			counts, what, l.eta(now, done, total))
+			counts, what, l.eta(now, work, totalWork, final))
 		if final {
 			fmt.Fprintln(l.w)
 		}
@@ -111,19 +136,19 @@ func (l *Line) Progress(done, total int, what string) {
 		return
 	}
 	l.last = now
-	fmt.Fprintf(l.w, "%s %s done%s, ETA %s\n", l.Label, counts, what, l.eta(now, done, total))
+	fmt.Fprintf(l.w, "%s %s done%s, ETA %s\n", l.Label, counts, what, l.eta(now, work, totalWork, final))
 }
 
-// eta extrapolates the rate of the units done since the first report to
-// the units left.
-func (l *Line) eta(now time.Time, done, total int) string {
+// eta extrapolates the rate of the work done since the first report to
+// the work left.
+func (l *Line) eta(now time.Time, done, total float64, final bool) string {
 	ran, left := done-l.done0, total-done
 	switch {
-	case total > 0 && left <= 0:
+	case final || total > 0 && left <= 0:
 		return "0s"
 	case total <= 0 || ran <= 0:
 		return "?"
 	}
-	d := time.Duration(float64(now.Sub(l.start)) / float64(ran) * float64(left))
+	d := time.Duration(float64(now.Sub(l.start)) / ran * left)
 	return d.Round(time.Second).String()
 }

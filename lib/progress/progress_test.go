@@ -75,3 +75,32 @@ func TestProgressBar(t *testing.T) {
 	nilp.Progress(1, 2, "") // a nil reporter is silent, not a crash
 	Report(nil, 1, 2, "")
 }
+
+// With work, the ETA follows the work done, not the units: after a small
+// unit, a large one left is not taken for another small one.
+func TestProgressWork(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// units of work 1, 99: the first done in 10 s
+		report func(p *Line)
+		want   string
+	}{
+		{"units", func(p *Line) { p.Progress(1, 2, "") }, "sweep 1/2 done, ETA 10s\n"},
+		{"work", func(p *Line) { p.ProgressWork(1, 2, 1, 100, "") }, "sweep 1/2 done, ETA 16m30s\n"},
+		{"through ReportWork", func(p *Line) { ReportWork(p, 1, 2, 1, 100, "") }, "sweep 1/2 done, ETA 16m30s\n"},
+		{"a plain Reporter", func(p *Line) { ReportWork(Func(p.Progress), 1, 2, 1, 100, "") }, "sweep 1/2 done, ETA 10s\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			p := NewLine(&b, "sweep")
+			clock := time.Unix(0, 0)
+			p.now = func() time.Time { return clock }
+			p.Progress(0, 2, "")
+			clock = clock.Add(10 * time.Second)
+			c.report(p)
+			if got := strings.SplitAfterN(b.String(), "\n", 2)[1]; got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
