@@ -24,7 +24,7 @@ func runAccuracy(args []string) error {
 	}
 	size := fs.String("size", "small", "design, or designs comma-separated (small,wide: one report of both): tiny (3 draws of 300 flows, minutes), small (400 atlas and 100 calibration draws of 5k-20k flows on the 32-rack fabrics) or wide (the 384-rack fabric, 50k-1M flows, buffers and PFC, pairs under 3 seeds; about 3 CPU hours)")
 	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration+","+accuracy.SampleNoise, "run: the samples to run (noise: packetsim under two more seeds of some atlas scenarios, for the direction scores)")
-	parts := fs.String("parts", "", "run: only these parts of a design made of parts, comma-separated (wide: "+strings.Join(accuracy.PartLabels(accuracy.Sizes["wide"]), ", ")+"), say those a question needs first; all by default")
+	parts := fs.String("parts", "", "run, archive: only these parts of a design made of parts, comma-separated (wide: "+strings.Join(accuracy.PartLabels(accuracy.Sizes["wide"]), ", ")+"), say those a question needs first or those complete; all by default")
 	summaryPath := fs.String("summary", "", "report: also write the atlas summary that answers carry (datasets/accuracy/atlas.json is the embedded one)")
 	executor := executorFlags(fs, "local (one task at a time, so each task's CPU time is its own) or slurm", "local", "slurm")
 	if err := parseFlags(fs, args[1:]); err != nil {
@@ -65,7 +65,7 @@ func runAccuracy(args []string) error {
 			return errNoArchive("accuracy")
 		}
 		n := 0
-		for _, o := range designs {
+		for _, o := range runDesigns {
 			if n, err = accuracy.Archive(*out, *archive, o); err != nil {
 				return err
 			}
