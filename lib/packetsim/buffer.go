@@ -267,11 +267,7 @@ func (s *sim) portFree(c int32) {
 // HPCC is stamped with the port's INT record.
 func (s *sim) startTx(c int32) {
 	qp := &s.buf.ports[c]
-	e := qp.q[qp.head]
-	qp.head++
-	if qp.head == len(qp.q) {
-		qp.q, qp.head = qp.q[:0], 0
-	}
+	e := popFront(&qp.q, &qp.head)
 	r := s.route(e.ref)
 	ack := e.flag()&flagAck != 0
 	wire := s.wire(&e, r)

@@ -106,3 +106,25 @@ func tieKey(t int64, k int32) uint64 {
 func eventOf(p *calendar.Event) event {
 	return event{t: p.T, w: p.W, ref: p.A, pkt: p.B}
 }
+
+// popFront takes the first waiting element, q[*head], of a FIFO kept as a
+// slice and the index of its head. The slice starts over when it empties;
+// one that never empties (a port busy for seconds under a lossy shared
+// buffer) drops what was read once that is half of it, so that its
+// memory stays within about twice what waits rather than growing with
+// every packet the port ever held.
+func popFront[T any](q *[]T, head *int) T {
+	e := (*q)[*head]
+	*head++
+	switch n := len(*q); {
+	case *head == n:
+		*q, *head = (*q)[:0], 0
+	case *head >= compactAt && 2**head >= n:
+		*q, *head = (*q)[:copy(*q, (*q)[*head:])], 0
+	}
+	return e
+}
+
+// compactAt is the fewest read elements popFront drops at once, so that
+// a short queue is not copied at every read.
+const compactAt = 64

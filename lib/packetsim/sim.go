@@ -911,11 +911,7 @@ func (s *sim) pull(n *nic) {
 		return
 	}
 	if n.ackHead < len(n.acks) {
-		e := n.acks[n.ackHead]
-		n.ackHead++
-		if n.ackHead == len(n.acks) {
-			n.acks, n.ackHead = n.acks[:0], 0
-		}
+		e := popFront(&n.acks, &n.ackHead)
 		n.ackBytes -= s.cfg.AckBytes
 		s.res.AckPackets++
 		s.send(n, e, s.cfg.AckBytes)
