@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"math"
 	"reflect"
 	"slices"
@@ -296,5 +297,44 @@ func TestSkip(t *testing.T) {
 	}
 	if len(ts) != 2*len(Estimators) || len(refused) != 0 || slices.ContainsFunc(ests, func(e string) bool { return strings.Contains(e, "sparse_bucket_size") }) {
 		t.Errorf("tasks %v, refused %v; want packetsim and %d estimators per scenario, not Parsimon as published", ests, refused, len(Estimators)-1)
+	}
+}
+
+// A congestion control that sends by its rate alone over a buffer that
+// loses packets collapses; the designs draw no such network, in a
+// scenario or as a pair's change.
+func TestCollapses(t *testing.T) {
+	for _, c := range []struct {
+		preset, buffer string
+		want           bool
+	}{
+		{"dcqcn", BufferShared, true},
+		{"dcqcn", BufferPerPort, true},
+		{"fork-timely", BufferShared, true},
+		{"timely", BufferPerPort, true},
+		{"dcqcn", BufferSharedPFC, false},
+		{"dcqcn", BufferInfinite, false},
+		{"hpcc", BufferShared, false}, // a window of one bandwidth-delay product
+		{"dctcp", BufferPerPort, false},
+		{"ns3", BufferShared, false},
+	} {
+		cfg, err := netcfg.Preset(c.preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := collapses(withBuffer(cfg, c.buffer, 300_000)); got != c.want {
+			t.Errorf("%s over a %s buffer: collapses %v, want %v", c.preset, c.buffer, got, c.want)
+		}
+	}
+	for _, size := range []string{"small", "wide"} {
+		scs, _, err := Design(Sizes[size])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range scs {
+			if collapses(s.Spec.Network) {
+				t.Errorf("%s: %s collapses", size, s.Spec.Name)
+			}
+		}
 	}
 }

@@ -52,7 +52,7 @@ func ExampleDesign_wide() {
 	// 384       atlas  74 calibration 19 noise   0  [meta384-1:1 meta384-2:1] [50000 200000] []
 	// 384-1M    atlas   8 calibration  2 noise   0  [meta384-1:1 meta384-2:1] [1000000] []
 	// 32-large  atlas  26 calibration  7 noise   0  [] [50000 50000 200000] []
-	// buffers   atlas  69 calibration 18 noise  54  [] [10000 20000] [per-port shared shared+pfc]
-	// pairs     atlas  32 calibration  8 noise  40  [] [50000] [infinite infinite shared shared+pfc]
-	// 63 pairs
+	// buffers   atlas  44 calibration 11 noise  32  [] [10000 20000] [per-port shared shared+pfc]
+	// pairs     atlas  24 calibration  8 noise  32  [] [50000] [infinite infinite shared shared+pfc]
+	// 48 pairs
 }
