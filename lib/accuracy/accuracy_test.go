@@ -361,3 +361,33 @@ func sameRows(a, b []Row) bool {
 	}
 	return true
 }
+
+// migrate relabels the "parsimon" rows of archives from before Parsimon's
+// defaults changed, for the scenarios whose design runs Parsimon as
+// published, and only for those.
+func TestMigrate(t *testing.T) {
+	scs, _, err := Design(Sizes["tiny"])
+	if err != nil || len(scs) < 3 {
+		t.Fatalf("%d scenarios, %v", len(scs), err)
+	}
+	old, skips, other := scs[0], scs[1], scs[2]
+	skips.Skip = []string{ParsimonPublished}
+	r := func(s Scenario, est string) Row {
+		x := row(SampleAtlas, est, s.Spec.ID(), "", 1, 1)
+		x.ScenarioID = s.Spec.ID()
+		return x
+	}
+	rows := []Row{
+		r(old, "parsimon"), r(old, "parsimon-window-once"),
+		r(skips, "parsimon"),
+		r(other, "parsimon"),
+	}
+	got := migrate(rows, []Scenario{old, skips})
+	var ests []string
+	for _, x := range got {
+		ests = append(ests, x.Estimator)
+	}
+	if want := []string{ParsimonPublished, "parsimon", "parsimon"}; !slices.Equal(ests, want) {
+		t.Errorf("estimators %v, want %v: the old archive's row relabelled, the window-once row dropped, a design that skips the published run and a scenario of no design given untouched", ests, want)
+	}
+}

@@ -197,17 +197,23 @@ func readArchive(dir string) (archived, error) {
 	if err != nil {
 		return a, fmt.Errorf("accuracy: archive %s: %w", filepath.Join(dir, ArchiveRows), err)
 	}
-	a.rows, a.costs = migrate(rows), costs
+	a.rows, a.costs = rows, costs
 	return a, nil
 }
 
 // migrate reads rows archived before Parsimon's defaults changed
-// (sparse_bucket_size and window_once): a scenario without a
-// ParsimonPublished row ran Parsimon as published under the name
-// "parsimon", so that row is relabelled, and the window_once variant
-// those archives held is dropped (window_once is now part of the
-// defaults, measured as "parsimon").
-func migrate(rows []Row) []Row {
+// (sparse_bucket_size and window_once): a scenario of scs whose design
+// runs ParsimonPublished but that has no such row ran Parsimon as
+// published under the name "parsimon", so that row is relabelled, and
+// the window_once variant those archives held is dropped (window_once is
+// now part of the defaults, measured as "parsimon"). A design that skips
+// ParsimonPublished (the wide one) measures the defaults alone, and the
+// rows of scenarios not in scs stay as they are.
+func migrate(rows []Row, scs []Scenario) []Row {
+	runs := map[string]bool{}
+	for _, s := range scs {
+		runs[s.Spec.ID()] = !slices.Contains(s.Skip, ParsimonPublished)
+	}
 	const windowOnce = "parsimon-window-once"
 	published := map[string]bool{}
 	for _, r := range rows {
@@ -215,7 +221,7 @@ func migrate(rows []Row) []Row {
 	}
 	rows = slices.DeleteFunc(rows, func(r Row) bool { return r.Estimator == windowOnce })
 	for i, r := range rows {
-		if r.Estimator == "parsimon" && !published[r.ScenarioID] {
+		if r.Estimator == "parsimon" && runs[r.ScenarioID] && !published[r.ScenarioID] {
 			rows[i].Estimator = ParsimonPublished
 		}
 	}
@@ -253,7 +259,7 @@ func LoadAll(dir, archive string, designs []Options) ([]Row, error) {
 	for _, s := range scs {
 		inDesign[s.Spec.ID()] = true
 	}
-	return merge(a.rows, fresh, func(id string) bool { return inDesign[id] }), nil
+	return merge(migrate(a.rows, scs), fresh, func(id string) bool { return inDesign[id] }), nil
 }
 
 // merge keeps the old rows that fresh does not have and keep accepts,
@@ -295,7 +301,7 @@ func Archive(dir, archive string, o Options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	rows := merge(a.rows, fresh, func(string) bool { return true })
+	rows := merge(migrate(a.rows, scs), fresh, func(string) bool { return true })
 	if len(rows) == 0 {
 		return 0, nil
 	}
