@@ -22,7 +22,7 @@ func runAccuracy(args []string) error {
 	if err != nil {
 		return err
 	}
-	size := fs.String("size", "small", "design, or designs comma-separated (small,wide: one report of both): tiny (3 draws of 300 flows, minutes), small (400 atlas and 100 calibration draws of 5k-20k flows on the 32-rack fabrics) or wide (the 384-rack fabric, 50k-1M flows, buffers and PFC, pairs under 3 seeds; about 3 CPU hours)")
+	size := fs.String("size", "small", "design, or designs comma-separated (small,wide: one report of both): tiny (3 draws of 300 flows, minutes), small (400 atlas and 100 calibration draws of 5k-20k flows on the 32-rack fabrics) or wide (the 384-rack fabric, 50k-1M flows, buffers and PFC, pairs under 3 seeds; about 4.5 CPU hours)")
 	samples := fs.String("samples", accuracy.SampleAtlas+","+accuracy.SampleCalibration+","+accuracy.SampleNoise, "run: the samples to run (noise: packetsim under two more seeds of some atlas scenarios, for the direction scores)")
 	parts := fs.String("parts", "", "run, archive: only these parts of a design made of parts, comma-separated (wide: "+strings.Join(accuracy.PartLabels(accuracy.Sizes["wide"]), ", ")+"), say those a question needs first or those complete; all by default")
 	summaryPath := fs.String("summary", "", "report: also write the atlas summary that answers carry (datasets/accuracy/atlas.json is the embedded one)")
