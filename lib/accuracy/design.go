@@ -433,8 +433,7 @@ func (o Options) Check() error {
 // finish in half an hour at 10,000. RoCE networks run these controls over
 // PFC.
 func collapses(cfg netcfg.Config) bool {
-	lossy := cfg.BufferBytes > 0 || cfg.SharedBuffer() && !cfg.PFC.Enabled
-	return lossy && (cfg.CC == "dcqcn" || cfg.CC == "timely") && cfg.WindowCapBytes() == 0
+	return cfg.Lossy() && (cfg.CC == "dcqcn" || cfg.CC == "timely") && cfg.WindowCapBytes() == 0
 }
 
 // withBuffer is cfg with a switch buffer of kind and size bytes.

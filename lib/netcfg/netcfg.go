@@ -422,6 +422,10 @@ func (c Config) Validate() error {
 // SharedBuffer reports whether switches have a finite shared buffer.
 func (c Config) SharedBuffer() bool { return c.Buffer.SharedBytes > 0 }
 
+// Lossy reports whether switches drop packets when their buffer is full:
+// a per-port buffer, or a shared one without PFC.
+func (c Config) Lossy() bool { return c.BufferBytes > 0 || c.SharedBuffer() && !c.PFC.Enabled }
+
 // HeadroomFor returns the PFC headroom of an ingress port of the given
 // rate and propagation delay: PFC.HeadroomBytes if set, else the fork's
 // size, 2 full packets + 3860 B + 2 x bandwidth x delay.

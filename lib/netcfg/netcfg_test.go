@@ -454,3 +454,23 @@ func TestSet(t *testing.T) {
 		}
 	}
 }
+
+func TestLossy(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		port      int64
+		shared    int64
+		pfc, want bool
+	}{
+		{"infinite", 0, 0, false, false},
+		{"per-port", 300_000, 0, false, true},
+		{"shared", 0, 300_000, false, true},
+		{"shared with PFC", 0, 300_000, true, false},
+	} {
+		var cfg Config
+		cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.PFC.Enabled = c.port, c.shared, c.pfc
+		if got := cfg.Lossy(); got != c.want {
+			t.Errorf("%s: Lossy() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

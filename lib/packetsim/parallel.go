@@ -234,9 +234,8 @@ func checkWorkers(cfg netcfg.Config, opts Options) error {
 	if opts.Workers <= 1 {
 		return nil
 	}
-	lossy := cfg.BufferBytes > 0 || cfg.SharedBuffer() && !cfg.PFC.Enabled
 	switch {
-	case cfg.CC == "hpcc" && lossy:
+	case cfg.CC == "hpcc" && cfg.Lossy():
 		return fmt.Errorf("packetsim: workers %d: HPCC with a buffer that loses packets: a resent packet's INT records can be written at one worker while its sender reads them at another; use workers 1 or PFC", opts.Workers)
 	case opts.SampleEveryNanos > 0:
 		return fmt.Errorf("packetsim: workers %d: port sampling (SampleEveryNanos) runs on one worker only; use workers 1", opts.Workers)

@@ -291,7 +291,7 @@ func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Opti
 		s.ext = make([]flowExt, 0, 64)
 	}
 	s.extra = s.red != nil || s.intHops
-	if cfg.BufferBytes > 0 || cfg.SharedBuffer() && !cfg.PFC.Enabled {
+	if cfg.Lossy() {
 		if cfg.DCTCP.MinRTONanos <= 0 {
 			return nil, fmt.Errorf("packetsim: a finite buffer needs loss recovery: set dctcp min_rto_nanos > 0")
 		}
