@@ -130,7 +130,7 @@ type Options struct {
 }
 
 // Switch buffer kinds a design draws (Options.Buffers), named as m3's
-// held-out ablation names them (m3.BufferKind).
+// held-out ablation names them (netcfg.Config.BufferKind).
 const (
 	BufferInfinite  = "infinite"
 	BufferPerPort   = "per-port"

@@ -86,17 +86,10 @@ func NetworkFamily(cfg netcfg.Config) string {
 // at each port's own buffer), "shared buffer" (a switch's shared memory,
 // lossy) or "shared buffer+PFC" (lossless). Their sizes are not part of
 // the band.
-func BufferBand(cfg netcfg.Config) string {
-	switch {
-	case cfg.BufferBytes > 0:
-		return "per-port buffer"
-	case cfg.SharedBuffer() && cfg.PFC.Enabled:
-		return "shared buffer+PFC"
-	case cfg.SharedBuffer():
-		return "shared buffer"
-	}
-	return ""
-}
+func BufferBand(cfg netcfg.Config) string { return bufferBands[cfg.BufferKind()] }
+
+// bufferBands are the bands of netcfg.Config.BufferKind's kinds.
+var bufferBands = map[string]string{"infinite": "", "per-port": "per-port buffer", "shared": "shared buffer", "shared+pfc": "shared buffer+PFC"}
 
 // MinFlows is the fewest flows of an atlas scenario: a scenario with
 // fewer falls in no region the atlas measured.

@@ -121,7 +121,7 @@ func (ds *DataSet) AddGroup(index int, g *Group) {
 
 // Ablation compares flowSim alone with the model on held-out samples
 // (m3 Fig. 16): one row per sample and output bucket, with the sample's
-// congestion control and buffer kind (BufferKind), with at least
+// congestion control and buffer kind (netcfg.Config.BufferKind), with at least
 // MinTargetFlows foreground flows, with the packet-level p99 and the p99
 // error of flowSim and of the model. thin, when positive, first thins each
 // sample's foreground to that many flows (seeded by seed).
@@ -146,7 +146,7 @@ func Ablation(m *Model, test []*Sample, thin int, seed uint64) *frame.Table {
 			}
 			p := NumPercentiles - 2 // the 99th percentile
 			sample, flows, hops = append(sample, int64(i)), append(flows, int64(s.TargetCount[b])), append(hops, int64(s.Hops))
-			bucket, cc, buffer = append(bucket, labels[b]), append(cc, s.Network.CC), append(buffer, BufferKind(s.Network))
+			bucket, cc, buffer = append(bucket, labels[b]), append(cc, s.Network.CC), append(buffer, s.Network.BufferKind())
 			target, fs, model = append(target, t[p]), append(fs, s.Base[b][p]), append(model, pred[i][b][p])
 			fsErr = append(fsErr, metrics.P99Error(s.Base[b][p], t[p]))
 			modelErr = append(modelErr, metrics.P99Error(pred[i][b][p], t[p]))

@@ -1083,18 +1083,3 @@ func TestAblationBy(t *testing.T) {
 		t.Error("grouping by a column the table lacks: no error")
 	}
 }
-
-// BufferKind names each kind of switch buffer.
-func TestBufferKind(t *testing.T) {
-	for _, tc := range []struct {
-		perPort, shared int64
-		pfc             bool
-		want            string
-	}{{0, 0, false, "infinite"}, {200_000, 0, false, "per-port"}, {0, 200_000, false, "shared"}, {0, 200_000, true, "shared+pfc"}} {
-		cfg := netcfg.Default()
-		cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.PFC.Enabled = tc.perPort, tc.shared, tc.pfc
-		if got := BufferKind(cfg); got != tc.want {
-			t.Errorf("%+v: %q", tc, got)
-		}
-	}
-}

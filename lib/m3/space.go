@@ -138,20 +138,6 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// BufferKind names cfg's switch buffers as the held-out ablation groups
-// them: "infinite", "per-port" (buffer_bytes), "shared" or "shared+pfc".
-func BufferKind(cfg netcfg.Config) string {
-	switch {
-	case cfg.BufferBytes > 0:
-		return "per-port"
-	case cfg.SharedBuffer() && cfg.PFC.Enabled:
-		return "shared+pfc"
-	case cfg.SharedBuffer():
-		return "shared"
-	}
-	return "infinite"
-}
-
 // Extrapolation is a network-spec entry that lies outside a model's
 // training range on some of a network's routes (Model.Extrapolations).
 type Extrapolation struct {

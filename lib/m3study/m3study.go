@@ -183,7 +183,7 @@ func (a Ablation) Figure() (*plot.Figure, error) {
 // Write stores the ablation's frame and figure under dir as
 // <Name>.parquet and <Name>.png; the whole foreground's (Thin 0) also per
 // congestion control and size bucket as ablation-by-cc.parquet, and per
-// buffer kind (m3.BufferKind) as ablation-by-buffer.parquet.
+// buffer kind (netcfg.Config.BufferKind) as ablation-by-buffer.parquet.
 func (a Ablation) Write(dir string) error {
 	if err := frame.WriteTable(filepath.Join(dir, a.Name()+".parquet"), a.Table); err != nil {
 		return err
@@ -233,7 +233,7 @@ type TrainConfig struct {
 // in one size bucket (m3 Fig. 16 per congestion control).
 type CCError struct {
 	CC         string  `json:"cc,omitempty"`
-	Buffer     string  `json:"buffer,omitempty"` // m3.BufferKind`
+	Buffer     string  `json:"buffer,omitempty"` // netcfg.Config.BufferKind`
 	Bucket     string  `json:"bucket"`
 	Rows       int64   `json:"rows"`
 	FlowSimErr float64 `json:"flowsim_mean_abs_p99_err"`

@@ -422,6 +422,20 @@ func (c Config) Validate() error {
 // SharedBuffer reports whether switches have a finite shared buffer.
 func (c Config) SharedBuffer() bool { return c.Buffer.SharedBytes > 0 }
 
+// BufferKind names c's switch buffers: "infinite", "per-port"
+// (BufferBytes), "shared", or "shared+pfc" (lossless).
+func (c Config) BufferKind() string {
+	switch {
+	case c.BufferBytes > 0:
+		return "per-port"
+	case c.SharedBuffer() && c.PFC.Enabled:
+		return "shared+pfc"
+	case c.SharedBuffer():
+		return "shared"
+	}
+	return "infinite"
+}
+
 // Lossy reports whether switches drop packets when their buffer is full:
 // a per-port buffer, or a shared one without PFC.
 func (c Config) Lossy() bool { return c.BufferBytes > 0 || c.SharedBuffer() && !c.PFC.Enabled }

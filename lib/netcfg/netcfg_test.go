@@ -455,22 +455,27 @@ func TestSet(t *testing.T) {
 	}
 }
 
-func TestLossy(t *testing.T) {
+// BufferKind names each kind of switch buffer, and Lossy says which
+// drop packets.
+func TestBufferKind(t *testing.T) {
 	for _, c := range []struct {
-		name      string
-		port      int64
-		shared    int64
-		pfc, want bool
+		port, shared int64
+		pfc          bool
+		kind         string
+		lossy        bool
 	}{
-		{"infinite", 0, 0, false, false},
-		{"per-port", 300_000, 0, false, true},
-		{"shared", 0, 300_000, false, true},
-		{"shared with PFC", 0, 300_000, true, false},
+		{0, 0, false, "infinite", false},
+		{300_000, 0, false, "per-port", true},
+		{0, 300_000, false, "shared", true},
+		{0, 300_000, true, "shared+pfc", false},
 	} {
 		var cfg Config
 		cfg.BufferBytes, cfg.Buffer.SharedBytes, cfg.PFC.Enabled = c.port, c.shared, c.pfc
-		if got := cfg.Lossy(); got != c.want {
-			t.Errorf("%s: Lossy() = %v, want %v", c.name, got, c.want)
+		if got := cfg.BufferKind(); got != c.kind {
+			t.Errorf("%+v: BufferKind() = %q, want %q", c, got, c.kind)
+		}
+		if got := cfg.Lossy(); got != c.lossy {
+			t.Errorf("%s: Lossy() = %v, want %v", c.kind, got, c.lossy)
 		}
 	}
 }
