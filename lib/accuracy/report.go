@@ -616,7 +616,7 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 	fmt.Fprintf(w, "Each stated interval is its region's p10..p90 of the p99 error, widened about the median by a factor per estimator and size bin. ")
 	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold; a fold's regions need %d/%d of the minimum, the share of a region's scenarios a fold keeps, so that the folds state intervals from regions as fine as the summary's): ", Folds, Folds-1, Folds)
 	fmt.Fprintf(w, "each held-out error needs some widening of the interval the other folds state to fall inside; the factor is the split-conformal quantile of those needs for %.0f%% coverage. ", 100*atlas.DefaultCoverage)
-	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band), and the answer says so.\n\n")
+	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band, then over every network family), and the answer says so.\n\n")
 	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated, over the errors every size states one for) | errors with an interval | without |\n|---|---|---|---|\n")
 	for _, c := range t.Choices {
 		chosen := ""
@@ -625,29 +625,7 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 		}
 		fmt.Fprintf(w, "| %d%s | %.0f%% | %d | %d |\n", c.MinScenarios, chosen, 100*c.MeanWidth, c.Stated, c.Unstated)
 	}
-	// Which pooling level the held-out scenarios' intervals came from.
-	levels := []string{"the scenario's own region", "without its oversubscription", "without its load band too", "none (no interval)"}
-	count := make([]int, len(levels))
-	for _, r := range rows {
-		if r.Sample != SampleCalibration || r.Refused != "" || !s.Measures(r.Estimator) {
-			continue
-		}
-		e := s.ExpectIn(r.Estimator, r.Region)
-		i := slices.Index(r.Region.Pooled(), e.Pooled)
-		if !e.Known() || i < 0 {
-			i = len(levels) - 1
-		}
-		count[i]++
-	}
-	fmt.Fprintf(w, "\nThe region each held-out answer's interval was stated for (estimator and scenario pairs):")
-	for i, l := range levels {
-		sep := ","
-		if i == len(levels)-1 {
-			sep = "."
-		}
-		fmt.Fprintf(w, " %s %d%s", l, count[i], sep)
-	}
-	fmt.Fprintf(w, "\n")
+	writeLevels(w, s, rows)
 	before := Calibrate(rawSummary(rows, "", 5), rows)
 	after := Calibrate(s, rows)
 	folds := map[[2]string]Coverage{}
@@ -664,6 +642,45 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 		f := folds[[2]string{c.Estimator, c.Bin}]
 		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %s | %s | %s | %s | %d |\n", c.Estimator, c.Bin, s.Factor(c.Estimator, c.Bin),
 			share(f.Inside, f.Stated), share(b.Inside, b.Stated), width(b), share(c.Inside, c.Stated), width(c), c.Unstated)
+	}
+}
+
+// writeLevels writes, per pooling level (atlas.Region.Pooled), how many
+// held-out answers had their interval stated at that level and how many
+// of their errors fell inside: a coarse level's intervals must hold as
+// well as the fine ones'.
+func writeLevels(w io.Writer, s *atlas.Summary, rows []Row) {
+	levels := []string{"the scenario's own region", "without its oversubscription", "without its load band too", "over every network family", "none (no interval)"}
+	answers := make([]int, len(levels))
+	inside := make([]int, len(levels))
+	stated := make([]int, len(levels))
+	for _, r := range rows {
+		if r.Sample != SampleCalibration || r.Refused != "" || !s.Measures(r.Estimator) {
+			continue
+		}
+		e := s.ExpectIn(r.Estimator, r.Region)
+		i := slices.Index(r.Region.Pooled(), e.Pooled)
+		if !e.Known() || i < 0 {
+			i = len(levels) - 1
+		}
+		answers[i]++
+		for _, iv := range e.Intervals {
+			if v := r.Error[slices.Index(Labels(), iv.Bin)]; !math.IsNaN(v) {
+				stated[i]++
+				if v >= iv.Lo && v <= iv.Hi {
+					inside[i]++
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nThe region each held-out answer's interval was stated for, and how many of its errors (over the size bins with a value) fell inside:\n\n")
+	fmt.Fprintf(w, "| stated for | answers (estimator and scenario pairs) | errors inside |\n|---|---|---|\n")
+	for i, l := range levels {
+		in := "-"
+		if i < len(levels)-1 {
+			in = share(inside[i], stated[i])
+		}
+		fmt.Fprintf(w, "| %s | %d | %s |\n", l, answers[i], in)
 	}
 }
 

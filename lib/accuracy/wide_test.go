@@ -211,8 +211,9 @@ func TestRunPairSeeds(t *testing.T) {
 
 // Atlas rows of the wide design's regions (the 384-rack fabric, 50k-500k
 // flows, shared buffers with PFC) give intervals for those regions, and
-// a scenario there is told them, while one of a region no row is in
-// stays unknown.
+// a scenario there is told them (one of another network family with the
+// same buffers, fabric and flow band is told their pooled interval),
+// while one of a region no row is in stays unknown.
 func TestWideRegionsIntervals(t *testing.T) {
 	big := atlas.Region{Network: "dctcp", Fabric: "384 racks", Load: "40-60%", Oversub: "2:1", Flows: "50k-500k"}
 	pfc := atlas.Region{Network: "dcqcn", Buffer: "shared buffer+PFC", Fabric: "32 racks", Load: "<40%", Oversub: "1:1", Flows: "5k-50k"}
@@ -230,6 +231,7 @@ func TestWideRegionsIntervals(t *testing.T) {
 	scs, _, err := Design(Options{Parts: []Options{
 		{Label: "big", Atlas: 1, Seed: 1, Topologies: []string{"meta384-2:1"}, Networks: []string{"dctcp"}, Flows: []int{200_000}},
 		{Label: "pfc", Atlas: 1, Seed: 2, Networks: []string{"dcqcn"}, Flows: []int{20_000}, Buffers: []string{BufferSharedPFC}},
+		{Label: "pfc-timely", Atlas: 1, Seed: 2, Networks: []string{"timely"}, Flows: []int{20_000}, Buffers: []string{BufferSharedPFC}},
 		{Label: "none", Atlas: 1, Seed: 3, Networks: []string{"dcqcn"}, Flows: []int{20_000}},
 	}})
 	if err != nil {
@@ -238,12 +240,14 @@ func TestWideRegionsIntervals(t *testing.T) {
 	for _, sc := range scs {
 		t.Run(sc.Part, func(t *testing.T) {
 			e := s.Expect("m3", sc.Spec)
-			want, measured := map[string]atlas.Region{"big": big, "pfc": pfc}[sc.Part]
+			anyPFC := pfc.Pooled()[3]
+			want, measured := map[string]atlas.Region{"big": big, "pfc": pfc, "pfc-timely": anyPFC}[sc.Part]
 			if e.Known() != measured {
 				t.Fatalf("region %s: known %v, want %v", e.Region, e.Known(), measured)
 			}
-			// Pooled over load and oversubscription at most: the fabric,
-			// buffers, flow band and network stay the scenario's.
+			// Pooled over load, oversubscription and (for a family no
+			// row is of) the network family at most: the fabric, buffers
+			// and flow band stay the scenario's.
 			p := e.Pooled
 			if measured && (p.Fabric != want.Fabric || p.Buffer != want.Buffer || p.Flows != want.Flows || p.Network != want.Network) {
 				t.Errorf("stated for %s, want a pooling of %s", p, want)

@@ -18,6 +18,7 @@ package atlas
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,9 +52,10 @@ type Region struct {
 }
 
 // String is e.g. "dcqcn, 32 racks, load 40-60%, 2:1, 10k-100k flows", or
-// "dcqcn, shared buffer+PFC, 32 racks, ..." with finite buffers.
+// "dcqcn, shared buffer+PFC, 32 racks, ..." with finite buffers, and
+// "any network, ..." pooled over the network families.
 func (r Region) String() string {
-	parts := []string{r.Network}
+	parts := []string{cmp.Or(r.Network, "any network")}
 	if r.Buffer != "" {
 		parts = append(parts, r.Buffer)
 	}
@@ -155,15 +157,20 @@ func RegionOf(spec scenario.Spec) Region {
 }
 
 // Pooled are the regions Expect tries for r, finest first: r itself, then
-// r without its oversubscription, then without its load band too. The
-// network family, buffers, fabric size and flow-count band are always
-// kept: they move the errors most, and an atlas measured on one fabric
-// (or without buffers) says nothing of another.
+// r without its oversubscription, then without its load band too, then
+// without its network family too. The buffers, fabric size and
+// flow-count band are always kept: an atlas measured on one fabric (or
+// without buffers, or at another scale) says nothing of another. The
+// network family moves the errors most of what is pooled, so it goes
+// last: its level serves the regions measured too rarely per family,
+// such as the 384-rack fabric's and the finite buffers', with an interval
+// as wide as the families' errors spread.
 func (r Region) Pooled() []Region {
-	a, b := r, r
+	a, b, c := r, r, r
 	a.Oversub = ""
 	b.Oversub, b.Load = "", ""
-	return []Region{r, a, b}
+	c.Oversub, c.Load, c.Network = "", "", ""
+	return []Region{r, a, b, c}
 }
 
 // Interval is the distribution of one estimator's p99 error in one region

@@ -63,6 +63,7 @@ func TestRegionOf(t *testing.T) {
 func TestExpect(t *testing.T) {
 	r := reg("dcqcn", "32 racks", "40-60%", "2:1", "5k-50k")
 	coarse := r.Pooled()[2] // network and flows only
+	every := r.Pooled()[3]  // flows only, over every network family
 	hpcc := reg("hpcc", "32 racks", "", "", "5k-50k")
 	iv := func(est string, reg Region, bin string, n int, p10, p90 float64) Interval {
 		abs := max(-p10, p90)
@@ -77,6 +78,7 @@ func TestExpect(t *testing.T) {
 			iv("m3", hpcc, "all", 9, -0.1, 0.15),      // widened by 2: -0.225..+0.275, refuses
 			iv("parsimon", hpcc, "<=10KB", 9, -0.1, 0.1),
 			iv("parsimon", hpcc, "all", 9, -0.3, 0.1), // not widened: refuses
+			iv("m3", every, "all", 20, -0.2, 0.2),      // widened by 2: refuses
 		}}
 	for _, c := range []struct {
 		name      string
@@ -93,6 +95,7 @@ func TestExpect(t *testing.T) {
 		{"all flows' widened interval beyond the threshold", "m3", reg("hpcc", "32 racks", ">60%", "1:1", "5k-50k"), hpcc, 1, nil, true, true},
 		{"all flows' bare interval beyond the threshold", "parsimon", hpcc, hpcc, 2, nil, true, false},
 		{"an estimator without intervals", "flowsim", r, Region{}, 0, nil, false, false},
+		{"a rarely measured family falls back to every family's errors", "m3", reg("timely", "32 racks", "<40%", "1:1", "5k-50k"), every, 1, nil, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := s.ExpectIn(c.est, c.region)
@@ -158,6 +161,20 @@ func TestEmbedded(t *testing.T) {
 	for _, iv := range s.Intervals {
 		if !(iv.P10 <= iv.P50 && iv.P50 <= iv.P90) || iv.N < 1 {
 			t.Errorf("embedded interval %+v: quantiles out of order or no scenarios", iv)
+		}
+	}
+}
+
+func TestRegionString(t *testing.T) {
+	r := Region{Network: "dcqcn", Buffer: "shared buffer+PFC", Fabric: "384 racks", Load: ">60%", Oversub: "2:1", Flows: ">=500k"}
+	for i, want := range []string{
+		"dcqcn, shared buffer+PFC, 384 racks, load >60%, 2:1, >=500k flows",
+		"dcqcn, shared buffer+PFC, 384 racks, load >60%, >=500k flows",
+		"dcqcn, shared buffer+PFC, 384 racks, >=500k flows",
+		"any network, shared buffer+PFC, 384 racks, >=500k flows",
+	} {
+		if got := r.Pooled()[i].String(); got != want {
+			t.Errorf("level %d: %q, want %q", i, got, want)
 		}
 	}
 }
