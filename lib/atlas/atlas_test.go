@@ -78,7 +78,7 @@ func TestExpect(t *testing.T) {
 			iv("m3", hpcc, "all", 9, -0.1, 0.15),      // widened by 2: -0.225..+0.275, refuses
 			iv("parsimon", hpcc, "<=10KB", 9, -0.1, 0.1),
 			iv("parsimon", hpcc, "all", 9, -0.3, 0.1), // not widened: refuses
-			iv("m3", every, "all", 20, -0.2, 0.2),      // widened by 2: refuses
+			iv("m3", every, "all", 20, -0.2, 0.2),     // widened by 2: refuses
 		}}
 	for _, c := range []struct {
 		name      string
