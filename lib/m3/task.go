@@ -105,8 +105,10 @@ func RandomTask(seed uint64, index, flows int) Task {
 // per-port buffers), "table4-pfc" (the same with the switch buffers of
 // the papers' ns-3 fork: shared, and PFC on or off) and "table4-fork"
 // (table4-pfc with DCQCN, TIMELY and HPCC under the fork's rules,
-// on its wire, as m3's own ground truth runs them).
-var Spaces = []string{"dctcp", "table4", "table4-pfc", "table4-fork"}
+// on its wire, as m3's own ground truth runs them) and "presets"
+// (table4-pfc with each congestion control's parameters drawn over
+// ranges that also hold tailscope's plain network presets: PresetsNetwork).
+var Spaces = []string{"dctcp", "table4", "table4-pfc", "table4-fork", "presets"}
 
 // RandomTaskIn draws task index from the named space (Spaces): a table4,
 // table4-pfc or table4-fork task is RandomTask's parking lot and workload
@@ -126,11 +128,13 @@ func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 }
 
 // Table4NetworkIn draws network index of the named Table-4 space (table4,
-// table4-pfc or table4-fork; Spaces): Table4Network's draw, in
+// table4-pfc, table4-fork or presets; Spaces): Table4Network's draw, in
 // table4-fork under the HPCC ns-3 fork's rules on its wire
-// (netcfg.Config.WithForkRules, ForkWire).
+// (netcfg.Config.WithForkRules, ForkWire), in presets PresetsNetwork's.
 func Table4NetworkIn(space string, seed uint64, index int) (netcfg.Config, error) {
 	switch space {
+	case "presets":
+		return PresetsNetwork(seed, index), nil
 	case "table4", "table4-pfc":
 		return Table4Network(seed, index, space == "table4-pfc"), nil
 	case "table4-fork":
@@ -191,6 +195,42 @@ func Table4Network(seed uint64, index int, shared bool) netcfg.Config {
 			cfg.Buffer.SharedBytes = kb(200, 500)
 			cfg.PFC.Enabled = u >= 5
 		}
+	}
+	return cfg
+}
+
+// PresetsNetwork draws network index of the presets space: Table4Network's
+// draw with shared buffers (its congestion control and buffers), with the
+// control's parameters drawn again, on a stream of their own, over ranges
+// that hold both m3 Table 4's and the plain presets' (netcfg.Preset
+// "dcqcn", "hpcc", "timely": no window, DCQCN's (Kmin, Kmax) = (5, 200)
+// KB, HPCC's 50 Mbps rate AI, TIMELY's 500 us Thigh) and the atlas's
+// counterfactual changes of them (TIMELY's Tlow of 25 us): no window in a
+// third of the DCQCN, TIMELY and HPCC networks, else [5, 30] KB as
+// Table 4; DCQCN's (Kmin, Kmax) in [5, 50] x [50, 200] KB; HPCC's eta in
+// [0.70, 0.95] and rate AI log-uniform in [40, 1000] Mbps; TIMELY's
+// (Tlow, Thigh) in [20, 60] x [100, 500] us. DCTCP's draws are
+// Table4Network's.
+func PresetsNetwork(seed uint64, index int) netcfg.Config {
+	cfg := Table4Network(seed, index, true)
+	r := rand.New(rand.NewPCG(seed^0x70726573, uint64(index))) // "pres"
+	uniform := func(lo, hi float64) float64 { return lo + (hi-lo)*r.Float64() }
+	kb := func(lo, hi float64) int64 { return int64(math.Round(uniform(lo, hi))) * 1000 }
+	window := int64(0)
+	if r.IntN(3) > 0 {
+		window = kb(5, 30)
+	}
+	switch cfg.CC {
+	case "dcqcn":
+		cfg.DCQCN.WindowBytes = window
+		cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = kb(5, 50), kb(50, 200)
+	case "timely":
+		cfg.TIMELY.WindowBytes = window
+		cfg.TIMELY.TLowNanos, cfg.TIMELY.THighNanos = int64(uniform(20, 60)*1000), int64(uniform(100, 500)*1000)
+	case "hpcc":
+		cfg.HPCC.WindowBytes = window
+		cfg.HPCC.Eta = uniform(0.70, 0.95)
+		cfg.HPCC.AIRateBps = int64(math.Round(40*math.Pow(1000.0/40, r.Float64()))) * 1_000_000
 	}
 	return cfg
 }

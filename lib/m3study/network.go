@@ -18,18 +18,22 @@ import (
 // paths of each and learns from their foreground flows' packet-level
 // slowdowns, or from the whole network's (m3.NetworkGroup).
 // ForkNetworkSpace is the same with the networks of the table4-fork
-// test set: DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules.
+// test set: DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules;
+// PresetsNetworkSpace with the networks of the presets space
+// (m3.PresetsNetwork), whose ranges hold the plain network presets.
 const (
-	NetworkSpace     = "table4-fabric"
-	ForkNetworkSpace = "table4-fork-fabric"
+	NetworkSpace        = "table4-fabric"
+	ForkNetworkSpace    = "table4-fork-fabric"
+	PresetsNetworkSpace = "presets-fabric"
 )
 
 // testSetSpaces maps each space of whole networks to the m3 space its
 // networks are drawn from (TestSetSpecs).
-var testSetSpaces = map[string]string{NetworkSpace: "table4-pfc", ForkNetworkSpace: "table4-fork"}
+var testSetSpaces = map[string]string{NetworkSpace: "table4-pfc", ForkNetworkSpace: "table4-fork", PresetsNetworkSpace: "presets"}
 
 // IsNetworkSpace reports whether space is one of whole networks
-// (NetworkSpace, ForkNetworkSpace) rather than of parking lots.
+// (NetworkSpace, ForkNetworkSpace, PresetsNetworkSpace) rather than of
+// parking lots.
 func IsNetworkSpace(space string) bool {
 	_, ok := testSetSpaces[space]
 	return ok
