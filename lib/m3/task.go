@@ -175,15 +175,12 @@ func Table4Network(seed uint64, index int, shared bool) netcfg.Config {
 		cfg.DCTCP.WindowBytes = window
 	case "dctcp-window":
 		cfg.DCTCP.InitWindow = max(1, window/cfg.PayloadBytes)
-	case "dcqcn":
-		cfg.DCQCN.WindowBytes = window
-		cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = kb(20, 50), kb(50, 100)
-	case "timely":
-		cfg.TIMELY.WindowBytes = window
-		cfg.TIMELY.TLowNanos, cfg.TIMELY.THighNanos = int64(uniform(40, 60)*1000), int64(uniform(100, 150)*1000)
-	case "hpcc":
-		cfg.HPCC.WindowBytes = window
-		cfg.HPCC.Eta, cfg.HPCC.AIRateBps = uniform(0.70, 0.95), int64(uniform(500, 1000))*1_000_000
+	default:
+		setRateCC(&cfg, window, rateDraws{
+			dcqcn:  func() (int64, int64) { return kb(20, 50), kb(50, 100) },
+			timely: func() (int64, int64) { return int64(uniform(40, 60) * 1000), int64(uniform(100, 150) * 1000) },
+			hpcc:   func() (float64, int64) { return uniform(0.70, 0.95), int64(uniform(500, 1000)) * 1_000_000 },
+		})
 	}
 	if r.IntN(2) == 0 {
 		cfg.BufferBytes = kb(200, 500)
@@ -220,19 +217,39 @@ func PresetsNetwork(seed uint64, index int) netcfg.Config {
 	if r.IntN(3) > 0 {
 		window = kb(5, 30)
 	}
+	setRateCC(&cfg, window, rateDraws{
+		dcqcn:  func() (int64, int64) { return kb(5, 50), kb(50, 200) },
+		timely: func() (int64, int64) { return int64(uniform(20, 60) * 1000), int64(uniform(100, 500) * 1000) },
+		hpcc: func() (float64, int64) {
+			return uniform(0.70, 0.95), int64(math.Round(40*math.Pow(1000.0/40, r.Float64()))) * 1_000_000
+		},
+	})
+	return cfg
+}
+
+// rateDraws draw the parameters of the rate-based controls: DCQCN's
+// (Kmin, Kmax) in bytes, TIMELY's (Tlow, Thigh) in ns, HPCC's (eta, rate
+// AI in bps). Only the network's own control's is called, so a space's
+// random stream is drawn as far as its control needs.
+type rateDraws struct {
+	dcqcn, timely func() (int64, int64)
+	hpcc          func() (float64, int64)
+}
+
+// setRateCC sets cfg's window and parameters of DCQCN, TIMELY or HPCC
+// (whichever cfg runs; other controls are left alone) from d.
+func setRateCC(cfg *netcfg.Config, window int64, d rateDraws) {
 	switch cfg.CC {
 	case "dcqcn":
 		cfg.DCQCN.WindowBytes = window
-		cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = kb(5, 50), kb(50, 200)
+		cfg.DCQCN.KminBytes, cfg.DCQCN.KmaxBytes = d.dcqcn()
 	case "timely":
 		cfg.TIMELY.WindowBytes = window
-		cfg.TIMELY.TLowNanos, cfg.TIMELY.THighNanos = int64(uniform(20, 60)*1000), int64(uniform(100, 500)*1000)
+		cfg.TIMELY.TLowNanos, cfg.TIMELY.THighNanos = d.timely()
 	case "hpcc":
 		cfg.HPCC.WindowBytes = window
-		cfg.HPCC.Eta = uniform(0.70, 0.95)
-		cfg.HPCC.AIRateBps = int64(math.Round(40*math.Pow(1000.0/40, r.Float64()))) * 1_000_000
+		cfg.HPCC.Eta, cfg.HPCC.AIRateBps = d.hpcc()
 	}
-	return cfg
 }
 
 // Build makes the task's parking lot and flows. Flow pairs are drawn
