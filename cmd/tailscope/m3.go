@@ -44,7 +44,7 @@ func runM3Gendata(args []string) error {
 	tasks := intFlag(fs, "tasks", 1000, 1, math.MaxInt, "number of tasks in the data set")
 	flows := intFlag(fs, "flows", 4000, 1, math.MaxInt, "flows per parking lot (foreground and background)")
 	seed := fs.Uint64("seed", 1, "data-set seed; task i depends only on (seed, i)")
-	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork) or table4-fork (table4-pfc with DCQCN, TIMELY and HPCC under the fork's rules, as the fork-* presets), presets (table4-pfc with parameter ranges that hold the plain dcqcn, hpcc and timely presets); "+m3study.NetworkSpace+" ("+m3study.ForkNetworkSpace+", "+m3study.PresetsNetworkSpace+"): whole 32-rack networks drawn as the Table-4 test set's (its -space table4-fork's, presets') with this seed (not 1, the test set's), run by packetsim, whose paths training draws (-tasks scenarios of -flows flows)")
+	space := fs.String("space", "dctcp", "configuration space: dctcp (the papers' DCTCP, infinite buffers), table4 (m3 Table 4's CCs, windows, per-port buffers, and stock ns-3's window DCTCP) table4-pfc (table4 with shared switch buffers and PFC on/off, as the papers' ns-3 fork) or table4-fork (table4-pfc with DCQCN, TIMELY and HPCC under the fork's rules, as the fork-* presets), presets (table4-pfc with parameter ranges that hold the dcqcn, hpcc and timely presets), presets-fork (presets under the fork's rules, as the fork-* presets); "+m3study.NetworkSpace+" ("+m3study.ForkNetworkSpace+", "+m3study.PresetsNetworkSpace+", "+m3study.PresetsForkNetworkSpace+"): whole 32-rack networks drawn as the Table-4 test set's (its -space table4-fork's, presets', presets-fork's) with this seed (not 1, the test set's), run by packetsim, whose paths training draws (-tasks scenarios of -flows flows)")
 	minShare := floatFlag(fs, "min-share", 0, nonNegative, "when positive, foreground shares log-uniform from this (a fabric path's are 1e-4 or less) to -max-share instead of 20-50%")
 	maxShare := floatFlag(fs, "max-share", 0.2, positive, "with -min-share: the largest foreground share")
 	fgFlows := intFlag(fs, "fg-flows", 100, 1, math.MaxInt, "with -min-share: foreground flows a task aims at (its flows: this over its share, at least -flows, at most -max-flows)")
@@ -173,7 +173,7 @@ func runM3TestSet(args []string) error {
 	scenarios := intFlag(fs, "scenarios", m3study.TestSetScenarios, 1, math.MaxInt, "scenarios drawn (the first k of n are a k-scenario set's)")
 	flows := intFlag(fs, "flows", m3study.TestSetFlows, 1, math.MaxInt, "flows per scenario")
 	seed := fs.Uint64("seed", 1, "test-set seed (workloads and networks)")
-	space := fs.String("space", "table4-pfc", "the networks' space: table4-pfc (the CCs as their papers define them), table4-fork (DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules, m3's own ground truth) or presets (table4-pfc with ranges that hold the plain presets)")
+	space := fs.String("space", "table4-pfc", "the networks' space: table4-pfc (the CCs as their papers define them), table4-fork (DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules, m3's own ground truth) presets (table4-pfc with ranges that hold the presets) or presets-fork (presets under the fork's rules)")
 	var models []string
 	fs.Func("model", "an m3 model file asked beside the embedded model (repeatable)", func(s string) error {
 		models = append(models, s)

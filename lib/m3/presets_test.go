@@ -10,7 +10,8 @@ import (
 // The presets space holds every plain preset's spec vector on a fabric
 // path (each entry within the draws' range of its congestion control, as
 // Model.Outside allows: 5% of the span), which table4-pfc's draws do not,
-// and it keeps table4-pfc's congestion controls and buffers. The ECN
+// and presets-fork every fork-* preset's, which table4-fork's do not.
+// The presets space keeps table4-pfc's congestion controls and buffers. The ECN
 // threshold read by every control (k_first/bdp, k_max/bdp) is left out:
 // only DCTCP reads it, and a model of these controls reads the entries
 // that hold it for DCTCP alone (ecn_k_first/bdp, ecn_k_max/bdp), as the
@@ -49,9 +50,12 @@ func TestPresetsNetworkHoldsThePresets(t *testing.T) {
 		}
 		return out
 	}
-	for _, name := range []string{"dcqcn", "hpcc", "timely"} {
-		t.Run(name, func(t *testing.T) {
-			p, err := netcfg.Preset(name)
+	for _, c := range []struct{ preset, space, before string }{
+		{"dcqcn", "presets", "table4-pfc"}, {"hpcc", "presets", "table4-pfc"}, {"timely", "presets", "table4-pfc"},
+		{"fork-dcqcn", "presets-fork", "table4-fork"}, {"fork-hpcc", "presets-fork", "table4-fork"}, {"fork-timely", "presets-fork", "table4-fork"},
+	} {
+		t.Run(c.preset, func(t *testing.T) {
+			p, err := netcfg.Preset(c.preset)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,11 +63,11 @@ func TestPresetsNetworkHoldsThePresets(t *testing.T) {
 			shared.Buffer.SharedBytes, shared.PFC.Enabled = 300_000, true
 			for _, sp := range []netcfg.Config{p, shared} {
 				v := SpecVector(bws, delays, sp)
-				if lo, hi := ranges("presets", name); outside(v, lo, hi) != nil {
-					t.Errorf("presets space: %v", outside(v, lo, hi))
+				if lo, hi := ranges(c.space, p.CC); outside(v, lo, hi) != nil {
+					t.Errorf("%s space: %v", c.space, outside(v, lo, hi))
 				}
-				if lo, hi := ranges("table4-pfc", name); outside(v, lo, hi) == nil {
-					t.Errorf("table4-pfc's draws hold the %s preset already: the presets space is not needed for it", name)
+				if lo, hi := ranges(c.before, p.CC); outside(v, lo, hi) == nil {
+					t.Errorf("%s's draws hold the %s preset already: the %s space is not needed for it", c.before, c.preset, c.space)
 				}
 			}
 		})

@@ -105,10 +105,11 @@ func RandomTask(seed uint64, index, flows int) Task {
 // per-port buffers), "table4-pfc" (the same with the switch buffers of
 // the papers' ns-3 fork: shared, and PFC on or off) and "table4-fork"
 // (table4-pfc with DCQCN, TIMELY and HPCC under the fork's rules,
-// on its wire, as m3's own ground truth runs them) and "presets"
+// on its wire, as m3's own ground truth runs them), "presets"
 // (table4-pfc with each congestion control's parameters drawn over
-// ranges that also hold tailscope's plain network presets: PresetsNetwork).
-var Spaces = []string{"dctcp", "table4", "table4-pfc", "table4-fork", "presets"}
+// ranges that also hold tailscope's network presets: PresetsNetwork) and
+// "presets-fork" (presets under the fork's rules, as table4-fork).
+var Spaces = []string{"dctcp", "table4", "table4-pfc", "table4-fork", "presets", "presets-fork"}
 
 // RandomTaskIn draws task index from the named space (Spaces): a table4,
 // table4-pfc or table4-fork task is RandomTask's parking lot and workload
@@ -128,13 +129,16 @@ func RandomTaskIn(space string, seed uint64, index, flows int) (Task, error) {
 }
 
 // Table4NetworkIn draws network index of the named Table-4 space (table4,
-// table4-pfc, table4-fork or presets; Spaces): Table4Network's draw, in
-// table4-fork under the HPCC ns-3 fork's rules on its wire
-// (netcfg.Config.WithForkRules, ForkWire), in presets PresetsNetwork's.
+// table4-pfc, table4-fork, presets or presets-fork; Spaces):
+// Table4Network's draw, in presets PresetsNetwork's, in table4-fork and
+// presets-fork under the HPCC ns-3 fork's rules on its wire
+// (netcfg.Config.WithForkRules, ForkWire).
 func Table4NetworkIn(space string, seed uint64, index int) (netcfg.Config, error) {
 	switch space {
 	case "presets":
 		return PresetsNetwork(seed, index), nil
+	case "presets-fork":
+		return PresetsNetwork(seed, index).WithForkRules().ForkWire(), nil
 	case "table4", "table4-pfc":
 		return Table4Network(seed, index, space == "table4-pfc"), nil
 	case "table4-fork":
@@ -199,8 +203,8 @@ func Table4Network(seed uint64, index int, shared bool) netcfg.Config {
 // PresetsNetwork draws network index of the presets space: Table4Network's
 // draw with shared buffers (its congestion control and buffers), with the
 // control's parameters drawn again, on a stream of their own, over ranges
-// that hold both m3 Table 4's and the plain presets' (netcfg.Preset
-// "dcqcn", "hpcc", "timely": no window, DCQCN's (Kmin, Kmax) = (5, 200)
+// that hold both m3 Table 4's and the presets' (netcfg.Preset "dcqcn",
+// "hpcc", "timely" and their fork-* versions: no window, DCQCN's (Kmin, Kmax) = (5, 200)
 // KB, HPCC's 50 Mbps rate AI, TIMELY's 500 us Thigh) and the atlas's
 // counterfactual changes of them (TIMELY's Tlow of 25 us): no window in a
 // third of the DCQCN, TIMELY and HPCC networks, else [5, 30] KB as

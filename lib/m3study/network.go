@@ -20,20 +20,22 @@ import (
 // ForkNetworkSpace is the same with the networks of the table4-fork
 // test set: DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules;
 // PresetsNetworkSpace with the networks of the presets space
-// (m3.PresetsNetwork), whose ranges hold the plain network presets.
+// (m3.PresetsNetwork), whose ranges hold the network presets, and
+// PresetsForkNetworkSpace with those of presets-fork.
 const (
-	NetworkSpace        = "table4-fabric"
-	ForkNetworkSpace    = "table4-fork-fabric"
-	PresetsNetworkSpace = "presets-fabric"
+	NetworkSpace            = "table4-fabric"
+	ForkNetworkSpace        = "table4-fork-fabric"
+	PresetsNetworkSpace     = "presets-fabric"
+	PresetsForkNetworkSpace = "presets-fork-fabric"
 )
 
 // testSetSpaces maps each space of whole networks to the m3 space its
 // networks are drawn from (TestSetSpecs).
-var testSetSpaces = map[string]string{NetworkSpace: "table4-pfc", ForkNetworkSpace: "table4-fork", PresetsNetworkSpace: "presets"}
+var testSetSpaces = map[string]string{NetworkSpace: "table4-pfc", ForkNetworkSpace: "table4-fork", PresetsNetworkSpace: "presets", PresetsForkNetworkSpace: "presets-fork"}
 
 // IsNetworkSpace reports whether space is one of whole networks
-// (NetworkSpace, ForkNetworkSpace, PresetsNetworkSpace) rather than of
-// parking lots.
+// (NetworkSpace, ForkNetworkSpace, PresetsNetworkSpace,
+// PresetsForkNetworkSpace) rather than of parking lots.
 func IsNetworkSpace(space string) bool {
 	_, ok := testSetSpaces[space]
 	return ok

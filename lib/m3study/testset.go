@@ -58,8 +58,8 @@ type TestSetOptions struct {
 // (experiment.DefaultSpace) with flows flows, networks drawn from m3's
 // Table 4 with the papers' shared buffers and PFC (m3.Table4NetworkIn of
 // space: table4-pfc if empty, table4-fork for the HPCC ns-3 fork's
-// rules, or presets for ranges that hold the plain presets: the spaces of
-// testSetSpaces; on a seed of their own so that scenario i's network is not
+// rules, presets for ranges that hold the presets, or presets-fork: the
+// spaces of testSetSpaces; on a seed of their own so that scenario i's network is not
 // training task i's). The first k of n scenarios are a k-scenario test
 // set's.
 func TestSetSpecs(space string, n, flows int, seed uint64) ([]scenario.Spec, error) {
