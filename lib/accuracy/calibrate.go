@@ -81,7 +81,7 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 		}
 		s := rawSummary(train, "", foldMin(m))
 		for id, r := range rows {
-			if r.Draw%Folds != k || r.Estimator == ParsimonPublished {
+			if r.Draw%Folds != k || isBefore(r.Estimator) {
 				continue // only answers carry intervals
 			}
 			exp := map[string]atlas.Interval{}

@@ -60,14 +60,30 @@ const SeedNoise = "packetsim-seed"
 const Baseline = "packetsim"
 
 // Estimators are the estimators measured, besides the baseline: their
-// names, and ParsimonPublished.
-var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonPublished}
+// names, and the befores of their fixes (Befores).
+var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonPublished, M3Table4}
 
 // ParsimonPublished labels Parsimon run as its paper published it
 // (estimator.PublishedParsimon: every link bucketed with B, the window's
 // delay charged at every hop), for the before and after of Parsimon's
-// defaults. Its intervals are not stated with answers.
+// defaults.
 const ParsimonPublished = "parsimon-published"
+
+// M3Table4 labels m3 run with the embedded model it would get without
+// the presets models (M3ModelBefore: table4-pfc or table4-fork, trained
+// on m3 Table 4's parameter ranges), for the before and after of those
+// models; on a network both choose the same model for, it is not run.
+const M3Table4 = "m3-table4"
+
+// Befores maps each variant run as the before of a fix to the estimator
+// it is the before of. Their intervals are not stated with answers.
+var Befores = map[string]string{ParsimonPublished: "parsimon", M3Table4: "m3"}
+
+// isBefore reports whether est is one of Befores.
+func isBefore(est string) bool {
+	_, ok := Befores[est]
+	return ok
+}
 
 // Bins are the flow-size bins the atlas summarizes errors in: the ones
 // every study reports by default (metrics.DefaultBins).

@@ -38,7 +38,7 @@ func rawSummary(rows []Row, source string, m int) *atlas.Summary {
 	errs := map[key][]float64{}
 	ids := map[string]bool{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonPublished {
+		if r.Sample != SampleAtlas || r.Refused != "" || isBefore(r.Estimator) {
 			continue // Parsimon as published is a before, not an answer
 		}
 		ids[r.ScenarioID] = true
@@ -99,7 +99,7 @@ func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 	type key struct{ est, bin string }
 	cov := map[key]*Coverage{}
 	for _, r := range rows {
-		if r.Sample != SampleCalibration || r.Refused != "" || r.Estimator == ParsimonPublished {
+		if r.Sample != SampleCalibration || r.Refused != "" || isBefore(r.Estimator) {
 			continue // only answers carry intervals
 		}
 		exp := expectRow(s, r)
@@ -454,8 +454,7 @@ func Report(w io.Writer, rows []Row) {
 	fmt.Fprintf(w, "The atlas sample is a uniform draw of the space, so its answered share is the share of the space answered; the calibration sample checks the rule on scenarios it was not chosen on. ")
 	fmt.Fprintf(w, "The atlas's scenarios span these fabrics, flow-count bands and buffers: %s. A region outside them has no interval and is answered, saying so.\n\n", strings.Join(measured(rows), "; "))
 	writeRefusals(w, s, rows)
-	fmt.Fprintf(w, "\n## Parsimon as published and as tailscope runs it by default, on the same scenarios (atlas and calibration samples)\n\n")
-	writeBeforeAfter(w, rows)
+	writeBeforeAfters(w, rows)
 	fmt.Fprintf(w, "\n## Direction of counterfactual pairs (atlas and calibration samples)\n\n")
 	noise := SeedNoiseOf(rows)
 	fmt.Fprintf(w, "A pair's direction is clear in a size bin when packetsim's p99 changes by more than its own seed noise there. ")
@@ -704,7 +703,7 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 	t := map[string]*tally{}
 	refused := map[string][]string{}
 	for _, r := range rows {
-		if r.Estimator == ParsimonPublished || r.Sample == SampleNoise {
+		if isBefore(r.Estimator) || r.Sample == SampleNoise {
 			continue // a before/after variant, and packetsim's own noise
 		}
 		if t[r.Estimator] == nil {
@@ -783,13 +782,34 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 	}
 }
 
-// writeBeforeAfter sets the p99 errors of ParsimonPublished (before)
-// against those of Parsimon's defaults (after) on the scenarios where both
+// beforeTitles name each before variant (Befores) and its after in the
+// report's section headings, and the columns of the two.
+var beforeTitles = map[string][3]string{
+	ParsimonPublished: {"Parsimon as published and as tailscope runs it by default", "published", "default"},
+	M3Table4:          {"m3 with the Table-4 models and with the presets models (where they differ)", "Table-4 model", "presets model"},
+}
+
+// writeBeforeAfters writes a section per before variant (Befores, in
+// order of name) whose rows the archive holds: writeBeforeAfter.
+func writeBeforeAfters(w io.Writer, rows []Row) {
+	for _, b := range slices.Sorted(maps.Keys(Befores)) {
+		if !slices.ContainsFunc(rows, func(r Row) bool { return r.Estimator == b && r.Refused == "" }) {
+			continue
+		}
+		t := beforeTitles[b]
+		fmt.Fprintf(w, "\n## %s, on the same scenarios (atlas and calibration samples)\n\n", t[0])
+		writeBeforeAfter(w, rows, b, t[1], t[2])
+	}
+}
+
+// writeBeforeAfter sets the p99 errors of before variant b (before)
+// against those of its estimator (after) on the scenarios where both
 // ran: median, p10 and p90 per size bin.
-func writeBeforeAfter(w io.Writer, rows []Row) {
+func writeBeforeAfter(w io.Writer, rows []Row, b, beforeCol, afterCol string) {
+	after := Befores[b]
 	by := map[string]map[string]Row{}
 	for _, r := range rows {
-		if r.Refused != "" || (r.Estimator != "parsimon" && r.Estimator != ParsimonPublished) {
+		if r.Refused != "" || (r.Estimator != after && r.Estimator != b) {
 			continue
 		}
 		if by[r.ScenarioID] == nil {
@@ -797,24 +817,24 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 		}
 		by[r.ScenarioID][r.Estimator] = r
 	}
-	fmt.Fprintf(w, "| bin | scenarios | published median (p10..p90) | default median (p10..p90) |\n|---|---|---|---|\n")
-	for b, l := range Labels() {
-		var before, after []float64
+	fmt.Fprintf(w, "| bin | scenarios | %s median (p10..p90) | %s median (p10..p90) |\n|---|---|---|---|\n", beforeCol, afterCol)
+	for i, l := range Labels() {
+		var xs, ys []float64
 		for _, m := range by {
-			x, okx := m[ParsimonPublished]
-			y, oky := m["parsimon"]
-			if okx && oky && !math.IsNaN(x.Error[b]) && !math.IsNaN(y.Error[b]) {
-				before, after = append(before, x.Error[b]), append(after, y.Error[b])
+			x, okx := m[b]
+			y, oky := m[after]
+			if okx && oky && !math.IsNaN(x.Error[i]) && !math.IsNaN(y.Error[i]) {
+				xs, ys = append(xs, x.Error[i]), append(ys, y.Error[i])
 			}
 		}
-		if len(before) == 0 {
+		if len(xs) == 0 {
 			continue
 		}
 		q := func(v []float64) string {
 			p := metrics.Percentiles(v, []float64{50, 10, 90})
 			return fmt.Sprintf("%s (%s..%s)", pct(p[0]), pct(p[1]), pct(p[2]))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(before), q(before), q(after))
+		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(xs), q(xs), q(ys))
 	}
 }
 
@@ -823,7 +843,7 @@ func writeBeforeAfter(w io.Writer, rows []Row) {
 func overall(rows []Row) (ests []string, errs map[string][][]float64) {
 	errs = map[string][][]float64{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonPublished {
+		if r.Sample != SampleAtlas || r.Refused != "" || isBefore(r.Estimator) {
 			continue
 		}
 		if errs[r.Estimator] == nil {
@@ -880,7 +900,7 @@ func readmeRows(rows []Row) []string {
 	ids := map[string]bool{}
 	cpu, base := map[string]float64{}, map[string]float64{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" || r.Estimator == ParsimonPublished {
+		if r.Sample != SampleAtlas || r.Refused != "" || isBefore(r.Estimator) {
 			continue
 		}
 		nets[r.Region.Network] = true
@@ -908,7 +928,7 @@ func readmeRows(rows []Row) []string {
 // Parsimon as published.
 func atlasRows(rows []Row, f func(r Row)) {
 	for _, r := range rows {
-		if r.Sample == SampleAtlas && r.Refused == "" && r.Estimator != ParsimonPublished {
+		if r.Sample == SampleAtlas && r.Refused == "" && !isBefore(r.Estimator) {
 			f(r)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tailscope/tailscope/lib/estimator"
@@ -21,16 +22,24 @@ import (
 const anyway = `"` + estimator.AnswerAnyway + `":true`
 
 // M3Model is the embedded m3 model a user would get on cfg: the default
-// model if it covers cfg, else the first embedded model that does (the
-// one trained on the HPCC ns-3 fork's rules first for a network under
-// them), "" with ok false when none does.
+// model if it covers cfg, else the first embedded model that does, in
+// the order of m3.EmbeddedModels (the presets models, whose ranges hold
+// the Table-4 models' and the presets', before those; a model trained
+// under the HPCC ns-3 fork's rules alone covers a network under them),
+// "" with ok false when none does.
 func M3Model(cfg netcfg.Config) (name string, ok bool) {
-	names := append([]string{""}, m3.EmbeddedModels()...)
-	if cfg.ForkRules() {
-		slices.SortStableFunc(names, func(a, b string) int {
-			return boolInt(b == "table4-fork") - boolInt(a == "table4-fork")
-		})
-	}
+	return m3ModelIn(cfg, append([]string{""}, m3.EmbeddedModels()...))
+}
+
+// M3ModelBefore is M3Model without the presets models: the model m3
+// got before they were trained (M3Table4).
+func M3ModelBefore(cfg netcfg.Config) (name string, ok bool) {
+	names := slices.DeleteFunc(append([]string{""}, m3.EmbeddedModels()...), func(n string) bool { return strings.HasPrefix(n, "presets") })
+	return m3ModelIn(cfg, names)
+}
+
+// m3ModelIn is the first of names whose model covers cfg.
+func m3ModelIn(cfg netcfg.Config, names []string) (string, bool) {
 	for _, n := range names {
 		if estimator.Models("m3", modelOptions(n), cfg) == nil {
 			return n, true
@@ -84,13 +93,24 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 	if est == ParsimonPublished {
 		est, opts = "parsimon", estimator.PublishedParsimon
 	}
-	if est == "m3" {
+	switch est {
+	case "m3":
 		name, ok := M3Model(cfg)
 		if !ok {
 			err := estimator.Models("m3", "", cfg)
 			return experiment.Task{}, fmt.Sprint(err)
 		}
 		opts = modelOptions(name)
+	case M3Table4:
+		name, ok := M3ModelBefore(cfg)
+		if !ok {
+			err := estimator.Models("m3", "", cfg)
+			return experiment.Task{}, fmt.Sprint(err)
+		}
+		if after, _ := M3Model(cfg); after == name {
+			return experiment.Task{}, fmt.Sprintf("m3 runs the same model here (%q)", name)
+		}
+		est, opts = "m3", modelOptions(name)
 	}
 	if err := estimator.Models(est, opts, cfg); err != nil {
 		return experiment.Task{}, err.Error()
