@@ -173,7 +173,7 @@ func runM3TestSet(args []string) error {
 	scenarios := intFlag(fs, "scenarios", m3study.TestSetScenarios, 1, math.MaxInt, "scenarios drawn (the first k of n are a k-scenario set's)")
 	flows := intFlag(fs, "flows", m3study.TestSetFlows, 1, math.MaxInt, "flows per scenario")
 	seed := fs.Uint64("seed", 1, "test-set seed (workloads and networks)")
-	space := fs.String("space", "table4-pfc", "the networks' space: table4-pfc (the CCs as their papers define them), table4-fork (DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules, m3's own ground truth) presets (table4-pfc with ranges that hold the presets) or presets-fork (presets under the fork's rules)")
+	space := fs.String("space", "table4-pfc", "the networks' space: table4-pfc (the CCs as their papers define them), table4-fork (DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules, m3's own ground truth), presets (table4-pfc with ranges that hold the presets) or presets-fork (presets under the fork's rules)")
 	var models []string
 	fs.Func("model", "an m3 model file asked beside the embedded model (repeatable)", func(s string) error {
 		models = append(models, s)
