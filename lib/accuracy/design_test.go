@@ -338,3 +338,36 @@ func TestCollapses(t *testing.T) {
 		}
 	}
 }
+
+// m3 runs the presets model on the plain DCQCN preset and m3-table4 the
+// Table-4 model it ran before; on DCTCP both would run the default
+// model, so m3-table4 is not run there.
+func TestM3Before(t *testing.T) {
+	for _, c := range []struct {
+		network, m3, before, refused string
+	}{
+		{"dcqcn", `"model":"presets"`, `"model":"table4-pfc"`, ""},
+		{"dctcp", `{"answer_anyway":true}`, "", "same model"},
+	} {
+		t.Run(c.network, func(t *testing.T) {
+			scs, _, err := Design(Options{Atlas: 1, Seed: 3, Flows: []int{1000}, Networks: []string{c.network}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m3t, why := TaskOf(scs[0], "m3")
+			if why != "" || !strings.Contains(m3t.Options, c.m3) {
+				t.Errorf("m3: options %s (%s), want %s", m3t.Options, why, c.m3)
+			}
+			bt, why := TaskOf(scs[0], M3Table4)
+			if c.refused != "" {
+				if !strings.Contains(why, c.refused) {
+					t.Errorf("m3-table4: task %+v, reason %q; want it not run: %s", bt, why, c.refused)
+				}
+				return
+			}
+			if why != "" || bt.Estimator != "m3" || !strings.Contains(bt.Options, c.before) {
+				t.Errorf("m3-table4: %s %s (%s), want m3 with %s", bt.Estimator, bt.Options, why, c.before)
+			}
+		})
+	}
+}

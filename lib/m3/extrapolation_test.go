@@ -120,8 +120,9 @@ func sameCounts(a, b map[string]int) bool {
 // Every plain network preset, on the 32-rack 2:1 fabric, lies inside an
 // embedded model's space and training ranges or is refused by it with a
 // reason: the table of docs/explanation/m3.md. Inside: the default model
-// (which records no ranges) on DCTCP alone; refused for a range, each
-// entry names the setting it comes from.
+// (which records no ranges) on DCTCP, the presets model on the plain
+// DCQCN, HPCC and TIMELY presets; refused for a range, each entry names
+// the setting it comes from.
 func TestPresetsInsideOrRefused(t *testing.T) {
 	spec, err := topo.Preset("meta32-2:1")
 	if err != nil {
@@ -151,6 +152,10 @@ func TestPresetsInsideOrRefused(t *testing.T) {
 			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",
 			"fork-dcqcn": "init_window/bdp dcqcn_kmin/bdp dcqcn_kmax/bdp", "fork-hpcc": "hpcc_ai_rate/1Gbps",
 			"fork-timely": "init_window/bdp timely_thigh/100us",
+		},
+		"presets": {
+			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",
+			"dcqcn": "inside", "hpcc": "inside", "timely": "inside",
 		},
 		"table4-pfc": {
 			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",

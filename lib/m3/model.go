@@ -973,11 +973,14 @@ const DefaultModelFile = "models/m3.model"
 // shared switch buffers and PFC, less accurate on the
 // default's own configurations; "table4-fork" over the same space with
 // DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules (the fork-*
-// presets), which the other two refuse.
+// presets), which the other two refuse; "presets" over table4-pfc's
+// space with parameter ranges that also hold the plain dcqcn, hpcc and
+// timely presets (the presets space: PresetsNetwork).
 var embedded = map[string]string{
 	"":            DefaultModelFile,
 	"table4-pfc":  "models/m3-table4pfc.model",
 	"table4-fork": "models/m3-table4fork.model",
+	"presets":     "models/m3-presets.model",
 }
 
 // EmbeddedModels lists the names of the embedded models other than the
