@@ -434,7 +434,7 @@ func Report(w io.Writer, rows []Row) {
 		for _, e := range slices.Sorted(maps.Keys(refusedModel)) {
 			parts = append(parts, fmt.Sprintf("%s %d", e, refusedModel[e]))
 		}
-		fmt.Fprintf(w, "Scenarios not run (an estimator that does not model the network, estimator.Models): %s.\n\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "Scenarios not run (an estimator that does not model the network, estimator.Models; m3-table4 also where m3 runs the same model): %s.\n\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(w, "## p99 error per estimator and size bin, over every atlas scenario\n\n")
 	writeOverall(w, rows)
