@@ -93,21 +93,17 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 	if est == ParsimonPublished {
 		est, opts = "parsimon", estimator.PublishedParsimon
 	}
-	switch est {
-	case "m3":
-		name, ok := M3Model(cfg)
+	if est == "m3" || est == M3Table4 {
+		choose := M3Model
+		if est == M3Table4 {
+			choose = M3ModelBefore
+		}
+		name, ok := choose(cfg)
 		if !ok {
 			err := estimator.Models("m3", "", cfg)
 			return experiment.Task{}, fmt.Sprint(err)
 		}
-		opts = modelOptions(name)
-	case M3Table4:
-		name, ok := M3ModelBefore(cfg)
-		if !ok {
-			err := estimator.Models("m3", "", cfg)
-			return experiment.Task{}, fmt.Sprint(err)
-		}
-		if after, _ := M3Model(cfg); after == name {
+		if after, _ := M3Model(cfg); est == M3Table4 && after == name {
 			return experiment.Task{}, fmt.Sprintf("m3 runs the same model here (%q)", name)
 		}
 		est, opts = "m3", modelOptions(name)
