@@ -130,10 +130,10 @@ func TestDirections(t *testing.T) {
 		// An unpaired scenario counts for nothing.
 		row(SampleAtlas, "m3", "w3", "", 10, 10),
 	}
-	if ds := Directions(rows, SampleCalibration); len(ds) == 0 || ds[0].Pairs != 1 || ds[0].Right != 0 || ds[0].Clear != 1 {
+	if ds := Directions(rows, SampleCalibration, nil); len(ds) == 0 || ds[0].Pairs != 1 || ds[0].Right != 0 || ds[0].Clear != 1 {
 		t.Errorf("a flat estimate against a clear change: %+v, want 1 pair, none right, 1 clear", ds)
 	}
-	ds := Directions(rows, SampleAtlas)
+	ds := Directions(rows, SampleAtlas, nil)
 	if len(ds) != len(Labels()) {
 		t.Fatalf("%d scores, want one per bin", len(ds))
 	}
@@ -161,13 +161,13 @@ func TestDirectionsSeedNoise(t *testing.T) {
 		row(SampleAtlas, "m3", "w1", "", 10, 10), row(SampleAtlas, "m3", "w1", "k", 12, 11),
 		// Truth rises 50%: clear, and m3 rises: right.
 		row(SampleAtlas, "m3", "w2", "", 10, 10), row(SampleAtlas, "m3", "w2", "k", 15, 11))
-	for _, d := range Directions(rows, SampleAtlas) {
+	for _, d := range Directions(rows, SampleAtlas, nil) {
 		if d.Pairs != 2 || d.Clear != 1 || d.RightClear != 1 {
 			t.Errorf("%s: %+v; want 2 pairs, 1 clear and right", d.Bin, d)
 		}
 	}
 	// Fewer than MinNoiseRows: 10%, and both pairs are clear.
-	for _, d := range Directions(rows[10:], SampleAtlas) {
+	for _, d := range Directions(rows[10:], SampleAtlas, nil) {
 		if d.Clear != 2 {
 			t.Errorf("without noise rows %s: %+v; want both pairs clear at 10%%", d.Bin, d)
 		}

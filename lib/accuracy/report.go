@@ -164,9 +164,10 @@ type Direction struct {
 	Pairs, Right, Clear, RightClear int
 	OwnSeeds                        int
 	// DefaultClear and DefaultRight count the clear pairs the estimator
-	// answers by default, both scenarios inside its model's training
-	// range (m3 refuses the others unless asked to answer anyway), and
-	// those it gets right.
+	// answers by default, and those it gets right: both scenarios inside
+	// its model's training range (m3 refuses the others unless asked to
+	// answer anyway) and, given a summary, in regions the summary does
+	// not refuse.
 	DefaultClear, DefaultRight int
 }
 
@@ -314,8 +315,9 @@ func ownSeeds(p [2]map[uint64][]float64, b int) (change float64, clear, ok bool)
 // PairSeedLevel interval excludes zero. Any other pair is judged by its
 // drawn seed, clear in a bin where packetsim's change exceeds ClearOf
 // the noise sample of its flow band. The estimator's change is the one
-// on the drawn seed, the only one it runs.
-func Directions(rows []Row, sample string) []Direction {
+// on the drawn seed, the only one it runs. A non-nil s decides which
+// pairs the estimator answers by default (Direction.DefaultClear).
+func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 	noise := SeedNoiseOf(rows)
 	seeds := pairSeeds(rows)
 	type key struct{ est, pair, sample string }
@@ -333,6 +335,11 @@ func Directions(rows []Row, sample string) []Direction {
 			p[1] = r
 		}
 		byPair[k] = p
+	}
+	// answers reports whether the estimator answers r's scenario by
+	// default.
+	answers := func(r *Row) bool {
+		return !(r.OutsideShare > 0) && (s == nil || !s.ExpectIn(r.Estimator, r.Region).Refuse)
 	}
 	type dk struct{ est, bin string }
 	d := map[dk]*Direction{}
@@ -366,13 +373,12 @@ func Directions(rows []Row, sample string) []Direction {
 			}
 			if isClear {
 				x.Clear++
-				inRange := !(p[0].OutsideShare > 0) && !(p[1].OutsideShare > 0)
-				if inRange {
+				if answers(p[0]) && answers(p[1]) {
 					x.DefaultClear++
 				}
 				if right {
 					x.RightClear++
-					if inRange {
+					if answers(p[0]) && answers(p[1]) {
 						x.DefaultRight++
 					}
 				}
@@ -466,10 +472,10 @@ func Report(w io.Writer, rows []Row) {
 		c := ClearOf(noise, n.Flows)[slices.Index(Labels(), n.Bin)]
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %.0f%% |\n", n.Flows, n.Bin, n.N, pctAbs(n.Median), pctAbs(n.P90), 100*c)
 	}
-	fmt.Fprintf(w, "\nOf the clear pairs, those the estimator answers by default are the ones whose two scenarios lie inside its model's training range (m3 refuses the others unless asked to answer anyway).\n")
+	fmt.Fprintf(w, "\nOf the clear pairs, those the estimator answers by default are the ones whose two scenarios lie inside its model's training range (m3 refuses the others unless asked to answer anyway) and in regions it does not refuse (Refusals above): the answers a user sees without asking for them anyway.\n")
 	fmt.Fprintf(w, "\n| estimator | bin | pairs | judged by their own seeds | right | clear pairs | right of clear | clear, answered by default | right of those |\n|---|---|---|---|---|---|---|---|---|\n")
-	ds := Directions(rows, SampleAtlas)
-	ds = append(ds, Directions(rows, SampleCalibration)...)
+	ds := Directions(rows, SampleAtlas, s)
+	ds = append(ds, Directions(rows, SampleCalibration, s)...)
 	for _, d := range combineDirections(ds) {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, d.OwnSeeds, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear), d.DefaultClear, share(d.DefaultRight, d.DefaultClear))
 	}
@@ -615,7 +621,7 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 	fmt.Fprintf(w, "Each stated interval is its region's p10..p90 of the p99 error, widened about the median by a factor per estimator and size bin. ")
 	fmt.Fprintf(w, "The factors and the minimum region size are chosen on the atlas sample alone, by %d-fold cross-validation (a counterfactual pair in one fold; a fold's regions need %d/%d of the minimum, the share of a region's scenarios a fold keeps, so that the folds state intervals from regions as fine as the summary's): ", Folds, Folds-1, Folds)
 	fmt.Fprintf(w, "each held-out error needs some widening of the interval the other folds state to fall inside; the factor is the split-conformal quantile of those needs for %.0f%% coverage. ", 100*atlas.DefaultCoverage)
-	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band, then over every network family), and the answer says so.\n\n")
+	fmt.Fprintf(w, "A region with fewer scenarios than the minimum falls back to a coarser one (without the oversubscription, then without the load band, then over every network family, then over every buffer band, then over every flow count; the fabric is always the scenario's), and the answer says so.\n\n")
 	fmt.Fprintf(w, "| minimum region size | mean width of the widened intervals (cross-validated, over the errors every size states one for) | errors with an interval | without |\n|---|---|---|---|\n")
 	for _, c := range t.Choices {
 		chosen := ""
@@ -649,7 +655,7 @@ func writeCalibration(w io.Writer, s *atlas.Summary, rows []Row) {
 // of their errors fell inside: a coarse level's intervals must hold as
 // well as the fine ones'.
 func writeLevels(w io.Writer, s *atlas.Summary, rows []Row) {
-	levels := []string{"the scenario's own region", "without its oversubscription", "without its load band too", "over every network family", "none (no interval)"}
+	levels := []string{"the scenario's own region", "without its oversubscription", "without its load band too", "over every network family", "over every buffer band too", "over every flow count too", "none (no interval)"}
 	answers := make([]int, len(levels))
 	inside := make([]int, len(levels))
 	stated := make([]int, len(levels))

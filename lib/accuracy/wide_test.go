@@ -45,7 +45,7 @@ func TestDirectionsOwnSeeds(t *testing.T) {
 	// extrapolate): m3 would refuse it by default, so p3 is not among the
 	// clear pairs it answers by default.
 	rows[9].OutsideShare = 1
-	ds := Directions(rows, SampleAtlas)
+	ds := Directions(rows, SampleAtlas, nil)
 	if len(ds) != len(Labels()) {
 		t.Fatalf("%d scores, want one per bin", len(ds))
 	}
@@ -198,7 +198,7 @@ func TestRunPairSeeds(t *testing.T) {
 	if s := pairs[0].A.Seed; len(seeds) != 2 || !seeds[s] || !seeds[s+1] {
 		t.Errorf("rows' seeds %v, want the drawn seed %d and the next", seeds, s)
 	}
-	ds := Directions(rows, SampleAtlas)
+	ds := Directions(rows, SampleAtlas, nil)
 	if len(ds) == 0 {
 		t.Fatal("no direction scores")
 	}
@@ -213,7 +213,7 @@ func TestRunPairSeeds(t *testing.T) {
 // flows, shared buffers with PFC) give intervals for those regions, and
 // a scenario there is told them (one of another network family with the
 // same buffers, fabric and flow band is told their pooled interval),
-// while one of a region no row is in stays unknown.
+// while one of fewer flows than any row has stays unknown.
 func TestWideRegionsIntervals(t *testing.T) {
 	big := atlas.Region{Network: "dctcp", Fabric: "384 racks", Load: "40-60%", Oversub: "2:1", Flows: "50k-500k"}
 	pfc := atlas.Region{Network: "dcqcn", Buffer: "shared buffer+PFC", Fabric: "32 racks", Load: "<40%", Oversub: "1:1", Flows: "5k-50k"}
@@ -232,7 +232,7 @@ func TestWideRegionsIntervals(t *testing.T) {
 		{Label: "big", Atlas: 1, Seed: 1, Topologies: []string{"meta384-2:1"}, Networks: []string{"dctcp"}, Flows: []int{200_000}},
 		{Label: "pfc", Atlas: 1, Seed: 2, Networks: []string{"dcqcn"}, Flows: []int{20_000}, Buffers: []string{BufferSharedPFC}},
 		{Label: "pfc-timely", Atlas: 1, Seed: 2, Networks: []string{"timely"}, Flows: []int{20_000}, Buffers: []string{BufferSharedPFC}},
-		{Label: "none", Atlas: 1, Seed: 3, Networks: []string{"dcqcn"}, Flows: []int{20_000}},
+		{Label: "none", Atlas: 1, Seed: 3, Networks: []string{"dcqcn"}, Flows: []int{2_000}},
 	}})
 	if err != nil {
 		t.Fatal(err)

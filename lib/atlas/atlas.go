@@ -12,8 +12,10 @@
 //
 // The summary is computed by lib/accuracy from its archive and embedded
 // (datasets/accuracy/atlas.json), so a bare binary or notebook kernel
-// states its expected errors. A region the atlas has too few scenarios of
-// gets no interval: the answer says so, and is not refused.
+// states its expected errors. A region the atlas has too few scenarios of,
+// even pooled over everything but the fabric (another fabric, or fewer
+// than MinFlows flows), gets no interval: the answer says so, and is not
+// refused.
 package atlas
 
 import (
@@ -37,7 +39,9 @@ import (
 // fork's rules or stock ns-3's window-based TCP), the switch buffers, the
 // fabric's size, the max-load band, the fabric's oversubscription and the
 // flow-count band. Each field is a label; "" in a pooled region means
-// every value, but for Buffer, where it means infinite buffers.
+// every value, but for Buffer, where it means infinite buffers (every
+// buffer band is AnyBuffers), and for Flows, whose every band is
+// AnyFlows.
 type Region struct {
 	Network string `json:"network"`
 	// Buffer is the switch buffers' band (BufferBand), "" for infinite
@@ -53,7 +57,8 @@ type Region struct {
 
 // String is e.g. "dcqcn, 32 racks, load 40-60%, 2:1, 10k-100k flows", or
 // "dcqcn, shared buffer+PFC, 32 racks, ..." with finite buffers, and
-// "any network, ..." pooled over the network families.
+// "any network, ..." pooled over the network families ("any network, any
+// buffers, 32 racks, any flow count" pooled over all but the fabric).
 func (r Region) String() string {
 	parts := []string{cmp.Or(r.Network, "any network")}
 	if r.Buffer != "" {
@@ -65,6 +70,9 @@ func (r Region) String() string {
 	}
 	if r.Oversub != "" {
 		parts = append(parts, r.Oversub)
+	}
+	if r.Flows == AnyFlows {
+		return strings.Join(append(parts, "any flow count"), ", ")
 	}
 	return strings.Join(append(parts, r.Flows+" flows"), ", ")
 }
@@ -156,21 +164,38 @@ func RegionOf(spec scenario.Spec) Region {
 	return r
 }
 
+// AnyBuffers is Region.Buffer pooled over every buffer band, AnyFlows
+// Region.Flows pooled over every flow-count band the atlas measures
+// (MinFlows and more).
+const (
+	AnyBuffers = "any buffers"
+	AnyFlows   = "any"
+)
+
 // Pooled are the regions Expect tries for r, finest first: r itself, then
 // r without its oversubscription, then without its load band too, then
-// without its network family too. The buffers, fabric size and
-// flow-count band are always kept: an atlas measured on one fabric (or
-// without buffers, or at another scale) says nothing of another. The
-// network family moves the errors most of what is pooled, so it goes
-// last: its level serves the regions measured too rarely per family,
-// such as the 384-rack fabric's and the finite buffers', with an interval
-// as wide as the families' errors spread.
+// without its network family too, then without its buffer band too, then
+// without its flow-count band too. The fabric's size is always kept: an
+// atlas measured on one fabric says nothing of another. The further a
+// level pools, the more it moves the errors: the network family serves
+// the regions measured too rarely per family, such as the 384-rack
+// fabric's; the buffers and the flow count serve those measured too
+// rarely at all, such as the finite buffers' at some flow counts and the
+// largest runs, with an interval as wide as the pooled errors spread (the
+// atlas report measures how often it holds at each level). A region of
+// fewer than MinFlows flows is not pooled over flow counts: the atlas
+// measures none like it.
 func (r Region) Pooled() []Region {
-	a, b, c := r, r, r
+	a, b, c, d, e := r, r, r, r, r
 	a.Oversub = ""
 	b.Oversub, b.Load = "", ""
 	c.Oversub, c.Load, c.Network = "", "", ""
-	return []Region{r, a, b, c}
+	d.Oversub, d.Load, d.Network, d.Buffer = "", "", "", AnyBuffers
+	e.Oversub, e.Load, e.Network, e.Buffer, e.Flows = "", "", "", AnyBuffers, AnyFlows
+	if r.Flows == FlowBand(0) {
+		return []Region{r, a, b, c, d}
+	}
+	return []Region{r, a, b, c, d, e}
 }
 
 // Interval is the distribution of one estimator's p99 error in one region

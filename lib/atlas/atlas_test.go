@@ -64,6 +64,8 @@ func TestExpect(t *testing.T) {
 	r := reg("dcqcn", "32 racks", "40-60%", "2:1", "5k-50k")
 	coarse := r.Pooled()[2] // network and flows only
 	every := r.Pooled()[3]  // flows only, over every network family
+	anyBuf := r.Pooled()[4] // and over every buffer band
+	anyFlows := r.Pooled()[5]
 	hpcc := reg("hpcc", "32 racks", "", "", "5k-50k")
 	iv := func(est string, reg Region, bin string, n int, p10, p90 float64) Interval {
 		abs := max(-p10, p90)
@@ -79,6 +81,8 @@ func TestExpect(t *testing.T) {
 			iv("parsimon", hpcc, "<=10KB", 9, -0.1, 0.1),
 			iv("parsimon", hpcc, "all", 9, -0.3, 0.1), // not widened: refuses
 			iv("m3", every, "all", 20, -0.2, 0.2),     // widened by 2: refuses
+			iv("m3", anyBuf, "all", 25, -0.1, 0.1),
+			iv("m3", anyFlows, "all", 30, -0.05, 0.05),
 		}}
 	for _, c := range []struct {
 		name      string
@@ -91,7 +95,10 @@ func TestExpect(t *testing.T) {
 		fallback  bool
 	}{
 		{"falls back to the coarsest region with enough scenarios, marks a bin", "m3", r, coarse, 2, []string{"<=10KB"}, false, true},
-		{"another flow band is unknown", "m3", reg("dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"), Region{}, 0, nil, false, false},
+		{"another flow band falls back to every flow count's errors", "m3", reg("dcqcn", "32 racks", "40-60%", "2:1", "50k-500k"), anyFlows, 1, nil, false, true},
+		{"fewer flows than any atlas scenario is unknown", "m3", reg("dcqcn", "32 racks", "40-60%", "2:1", FlowBand(10)), Region{}, 0, nil, false, false},
+		{"another fabric is unknown", "m3", reg("dcqcn", "384 racks", "40-60%", "2:1", "5k-50k"), Region{}, 0, nil, false, false},
+		{"rarely measured buffers fall back to every buffer band's errors", "m3", Region{Network: "dcqcn", Buffer: "shared buffer", Fabric: "32 racks", Load: "40-60%", Oversub: "2:1", Flows: "5k-50k"}, anyBuf, 1, nil, false, true},
 		{"all flows' widened interval beyond the threshold", "m3", reg("hpcc", "32 racks", ">60%", "1:1", "5k-50k"), hpcc, 1, nil, true, true},
 		{"all flows' bare interval beyond the threshold", "parsimon", hpcc, hpcc, 2, nil, true, false},
 		{"an estimator without intervals", "flowsim", r, Region{}, 0, nil, false, false},
@@ -172,6 +179,8 @@ func TestRegionString(t *testing.T) {
 		"dcqcn, shared buffer+PFC, 384 racks, load >60%, >=500k flows",
 		"dcqcn, shared buffer+PFC, 384 racks, >=500k flows",
 		"any network, shared buffer+PFC, 384 racks, >=500k flows",
+		"any network, any buffers, 384 racks, >=500k flows",
+		"any network, any buffers, 384 racks, any flow count",
 	} {
 		if got := r.Pooled()[i].String(); got != want {
 			t.Errorf("level %d: %q, want %q", i, got, want)
