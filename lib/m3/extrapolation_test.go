@@ -121,8 +121,9 @@ func sameCounts(a, b map[string]int) bool {
 // embedded model's space and training ranges or is refused by it with a
 // reason: the table of docs/explanation/m3.md. Inside: the default model
 // (which records no ranges) on DCTCP, the presets model on the plain
-// DCQCN, HPCC and TIMELY presets; refused for a range, each entry names
-// the setting it comes from.
+// DCQCN, HPCC and TIMELY presets, the presets-fork model on their fork-*
+// versions; refused for a range, each entry names the setting it comes
+// from.
 func TestPresetsInsideOrRefused(t *testing.T) {
 	spec, err := topo.Preset("meta32-2:1")
 	if err != nil {
@@ -156,6 +157,10 @@ func TestPresetsInsideOrRefused(t *testing.T) {
 		"presets": {
 			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",
 			"dcqcn": "inside", "hpcc": "inside", "timely": "inside",
+		},
+		"presets-fork": {
+			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",
+			"fork-dcqcn": "inside", "fork-hpcc": "inside", "fork-timely": "inside",
 		},
 		"table4-pfc": {
 			"dctcp": "ecn_k_first/bdp ecn_k_max/bdp", "fork-dctcp": "ecn_k_first/bdp ecn_k_max/bdp",

@@ -646,15 +646,15 @@ func TestAggregateHandCase(t *testing.T) {
 // The embedded models are listed by name, and an unknown name is refused
 // with the names there are (TestModelSpace checks what each covers).
 func TestEmbeddedModels(t *testing.T) {
-	if got := EmbeddedModels(); !slices.Equal(got, []string{"presets", "table4-fork", "table4-pfc"}) {
+	if got := EmbeddedModels(); !slices.Equal(got, []string{"presets", "presets-fork", "table4-fork", "table4-pfc"}) {
 		t.Errorf("EmbeddedModels = %v", got)
 	}
-	if _, err := EmbeddedModel("table5"); err == nil || !strings.Contains(err.Error(), `no embedded model "table5" (embedded: presets, table4-fork, table4-pfc)`) {
+	if _, err := EmbeddedModel("table5"); err == nil || !strings.Contains(err.Error(), `no embedded model "table5" (embedded: presets, presets-fork, table4-fork, table4-pfc)`) {
 		t.Errorf("unknown embedded model: %v", err)
 	}
 	// The DCTCP model corrects the plain flowSim, the Table-4 models the
 	// window-capped one (HPCC's windows under the BDP in m3 §5.4).
-	for name, capped := range map[string]bool{"": false, "table4-pfc": true, "table4-fork": true, "presets": true} {
+	for name, capped := range map[string]bool{"": false, "table4-pfc": true, "table4-fork": true, "presets": true, "presets-fork": true} {
 		m, err := EmbeddedModel(name)
 		if err != nil {
 			t.Fatal(err)

@@ -975,12 +975,14 @@ const DefaultModelFile = "models/m3.model"
 // DCQCN, TIMELY and HPCC under the HPCC ns-3 fork's rules (the fork-*
 // presets), which the other two refuse; "presets" over table4-pfc's
 // space with parameter ranges that also hold the plain dcqcn, hpcc and
-// timely presets (the presets space: PresetsNetwork).
+// timely presets (the presets space: PresetsNetwork); "presets-fork" over
+// the same under the fork's rules, holding the fork-* presets.
 var embedded = map[string]string{
-	"":            DefaultModelFile,
-	"table4-pfc":  "models/m3-table4pfc.model",
-	"table4-fork": "models/m3-table4fork.model",
-	"presets":     "models/m3-presets.model",
+	"":             DefaultModelFile,
+	"table4-pfc":   "models/m3-table4pfc.model",
+	"table4-fork":  "models/m3-table4fork.model",
+	"presets":      "models/m3-presets.model",
+	"presets-fork": "models/m3-presets-fork.model",
 }
 
 // EmbeddedModels lists the names of the embedded models other than the
