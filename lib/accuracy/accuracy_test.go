@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/atlas"
@@ -389,5 +390,39 @@ func TestMigrate(t *testing.T) {
 	}
 	if want := []string{ParsimonPublished, "parsimon", "parsimon"}; !slices.Equal(ests, want) {
 		t.Errorf("estimators %v, want %v: the old archive's row relabelled, the window-once row dropped, a design that skips the published run and a scenario of no design given untouched", ests, want)
+	}
+}
+
+// A before and after that ran different pairs of m3 models on different
+// scenarios get rows per pair, each over its own scenarios; Parsimon's,
+// one pair of variants, gets the plain table.
+func TestBeforeAfterByModels(t *testing.T) {
+	m3row := func(est, id, model string, p99 float64) Row {
+		r := row(SampleAtlas, est, id, "", 10, p99)
+		r.Options = fmt.Sprintf(`{"answer_anyway":true,"model":%q}`, model)
+		return r
+	}
+	rows := []Row{
+		m3row(M3Table4, "a", "table4-pfc", 5), m3row("m3", "a", "presets", 9),
+		m3row(M3Table4, "b", "table4-fork", 20), m3row("m3", "b", "presets-fork", 11),
+		m3row(M3Table4, "c", "table4-fork", 16), m3row("m3", "c", "presets-fork", 12),
+		// Without its after: not counted.
+		m3row(M3Table4, "d", "table4-fork", 30),
+	}
+	var b strings.Builder
+	writeBeforeAfter(&b, rows, M3Table4, "before", "after")
+	for _, want := range []string{
+		"| `table4-fork` → `presets-fork` | all | 2 | +80% (+64%..+96%) | +15% (+11%..+19%) |",
+		"| `table4-pfc` → `presets` | all | 1 | -50% (-50%..-50%) | -10% (-10%..-10%) |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no line %q in\n%s", want, b.String())
+		}
+	}
+	rows = []Row{row(SampleAtlas, ParsimonPublished, "a", "", 10, 15), row(SampleAtlas, "parsimon", "a", "", 10, 11)}
+	b.Reset()
+	writeBeforeAfter(&b, rows, ParsimonPublished, "published", "default")
+	if want := "| all | 1 | +50% (+50%..+50%) | +10% (+10%..+10%) |"; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "models") {
+		t.Errorf("Parsimon's before and after: want the plain table with %q, got\n%s", want, b.String())
 	}
 }

@@ -2,6 +2,7 @@ package accuracy
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -810,7 +811,9 @@ func writeBeforeAfters(w io.Writer, rows []Row) {
 
 // writeBeforeAfter sets the p99 errors of before variant b (before)
 // against those of its estimator (after) on the scenarios where both
-// ran: median, p10 and p90 per size bin.
+// ran: median, p10 and p90 per size bin. Where the two ran different
+// pairs of m3 models on different scenarios (table4-pfc and presets,
+// table4-fork and presets-fork), each pair gets its own rows.
 func writeBeforeAfter(w io.Writer, rows []Row, b, beforeCol, afterCol string) {
 	after := Befores[b]
 	by := map[string]map[string]Row{}
@@ -823,25 +826,59 @@ func writeBeforeAfter(w io.Writer, rows []Row, b, beforeCol, afterCol string) {
 		}
 		by[r.ScenarioID][r.Estimator] = r
 	}
-	fmt.Fprintf(w, "| bin | scenarios | %s median (p10..p90) | %s median (p10..p90) |\n|---|---|---|---|\n", beforeCol, afterCol)
-	for i, l := range Labels() {
-		var xs, ys []float64
-		for _, m := range by {
-			x, okx := m[b]
-			y, oky := m[after]
-			if okx && oky && !math.IsNaN(x.Error[i]) && !math.IsNaN(y.Error[i]) {
-				xs, ys = append(xs, x.Error[i]), append(ys, y.Error[i])
-			}
-		}
-		if len(xs) == 0 {
+	type pair struct{ xs, ys [][]float64 }
+	groups := map[string]*pair{}
+	for _, m := range by {
+		x, okx := m[b]
+		y, oky := m[after]
+		if !okx || !oky {
 			continue
 		}
-		q := func(v []float64) string {
-			p := metrics.Percentiles(v, []float64{50, 10, 90})
-			return fmt.Sprintf("%s (%s..%s)", pct(p[0]), pct(p[1]), pct(p[2]))
+		g := ""
+		if mx, my := optionModel(x.Options), optionModel(y.Options); mx != "" || my != "" {
+			g = fmt.Sprintf("`%s` → `%s`", cmp.Or(mx, "default"), cmp.Or(my, "default"))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(xs), q(xs), q(ys))
+		if groups[g] == nil {
+			groups[g] = &pair{make([][]float64, len(Labels())), make([][]float64, len(Labels()))}
+		}
+		for i := range Labels() {
+			if !math.IsNaN(x.Error[i]) && !math.IsNaN(y.Error[i]) {
+				groups[g].xs[i] = append(groups[g].xs[i], x.Error[i])
+				groups[g].ys[i] = append(groups[g].ys[i], y.Error[i])
+			}
+		}
 	}
+	q := func(v []float64) string {
+		p := metrics.Percentiles(v, []float64{50, 10, 90})
+		return fmt.Sprintf("%s (%s..%s)", pct(p[0]), pct(p[1]), pct(p[2]))
+	}
+	models := len(groups) > 1 || groups[""] == nil
+	head := fmt.Sprintf("| bin | scenarios | %s median (p10..p90) | %s median (p10..p90) |\n|---|---|---|---|\n", beforeCol, afterCol)
+	if models {
+		head = "| models " + head[:len(head)-len("|---|---|---|---|\n")] + "|---|---|---|---|---|\n"
+	}
+	fmt.Fprint(w, head)
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		for i, l := range Labels() {
+			if xs := groups[g].xs[i]; len(xs) > 0 {
+				if models {
+					fmt.Fprintf(w, "| %s ", g)
+				}
+				fmt.Fprintf(w, "| %s | %d | %s | %s |\n", l, len(xs), q(xs), q(groups[g].ys[i]))
+			}
+		}
+	}
+}
+
+// optionModel is the m3 model an options JSON names ("" for none).
+func optionModel(opts string) string {
+	var o struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal([]byte(opts), &o) != nil {
+		return ""
+	}
+	return o.Model
 }
 
 // overall is, per estimator (the measured ones, not Parsimon as
