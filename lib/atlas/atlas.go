@@ -449,8 +449,12 @@ func (s *Summary) ExpectIn(estimator string, region Region) Expectation {
 			case !iv.Beyond(s.Threshold):
 			case iv.Bin == AllBin:
 				e.Refuse = true
-				e.Reason = fmt.Sprintf("%s is known to be off here: in the accuracy atlas's region %s, its stated interval of the p99 error over all flows is %+.0f..%+.0f%% (%s, %d scenarios), beyond the threshold of ±%.0f%%",
-					estimator, r, 100*iv.Lo, 100*iv.Hi, e.intervalWord(), iv.N, 100*s.Threshold)
+				pooled := ""
+				if len(fewer) > 0 {
+					pooled = fmt.Sprintf(" (the scenario's own region, %s, has fewer than %d atlas scenarios)", e.Region, s.MinScenarios)
+				}
+				e.Reason = fmt.Sprintf("%s is known to be off here: in the accuracy atlas's region %s%s, its stated interval of the p99 error over all flows is %+.0f..%+.0f%% (%s, %d scenarios), beyond the threshold of ±%.0f%%",
+					estimator, r, pooled, 100*iv.Lo, 100*iv.Hi, e.intervalWord(), iv.N, 100*s.Threshold)
 			default:
 				e.Untrusted = append(e.Untrusted, iv.Bin)
 			}

@@ -115,6 +115,10 @@ func TestExpect(t *testing.T) {
 			if c.refuses && !strings.Contains(e.Reason, "all flows") {
 				t.Errorf("reason %q does not name the bin of all flows", e.Reason)
 			}
+			// A refusal from a coarser region names the scenario's own.
+			if own := "the scenario's own region, " + c.region.String(); c.refuses && strings.Contains(e.Reason, own) != c.fallback {
+				t.Errorf("reason %q: names %q: %v, want %v", e.Reason, own, !c.fallback, c.fallback)
+			}
 			for _, iv := range e.Intervals {
 				lo, hi := iv.Widened(s.Factor(c.est, iv.Bin))
 				if iv.Lo != lo || iv.Hi != hi {
