@@ -853,11 +853,11 @@ func writeBeforeAfter(w io.Writer, rows []Row, b, beforeCol, afterCol string) {
 		return fmt.Sprintf("%s (%s..%s)", pct(p[0]), pct(p[1]), pct(p[2]))
 	}
 	models := len(groups) > 1 || groups[""] == nil
-	head := fmt.Sprintf("| bin | scenarios | %s median (p10..p90) | %s median (p10..p90) |\n|---|---|---|---|\n", beforeCol, afterCol)
+	cols, sep := fmt.Sprintf("bin | scenarios | %s median (p10..p90) | %s median (p10..p90) |", beforeCol, afterCol), "|---|---|---|---|"
 	if models {
-		head = "| models " + head[:len(head)-len("|---|---|---|---|\n")] + "|---|---|---|---|---|\n"
+		cols, sep = "models | "+cols, sep+"---|"
 	}
-	fmt.Fprint(w, head)
+	fmt.Fprintf(w, "| %s\n%s\n", cols, sep)
 	for _, g := range slices.Sorted(maps.Keys(groups)) {
 		for i, l := range Labels() {
 			if xs := groups[g].xs[i]; len(xs) > 0 {
