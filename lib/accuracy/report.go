@@ -349,6 +349,7 @@ func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 			continue
 		}
 		clear := ClearOf(noise, p[0].Region.Flows)
+		byDefault := answers(p[0]) && answers(p[1])
 		for b, l := range Labels() {
 			t := p[1].Base[b] - p[0].Base[b]
 			e := p[1].P99[b] - p[0].P99[b]
@@ -374,12 +375,12 @@ func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 			}
 			if isClear {
 				x.Clear++
-				if answers(p[0]) && answers(p[1]) {
+				if byDefault {
 					x.DefaultClear++
 				}
 				if right {
 					x.RightClear++
-					if answers(p[0]) && answers(p[1]) {
+					if byDefault {
 						x.DefaultRight++
 					}
 				}
