@@ -145,6 +145,40 @@ func TestDirections(t *testing.T) {
 	}
 }
 
+// FieldDirections scores the clear pairs of both samples by the setting
+// their change sets in the first scenario's network: the rate-based
+// window change is the window of that network's congestion control.
+func TestFieldDirections(t *testing.T) {
+	on := func(r Row, network string) Row {
+		r.Region.Network = network
+		return r
+	}
+	rows := []Row{
+		// TIMELY's Tlow: truth falls 10 -> 5, m3 rises (wrong) twice.
+		row(SampleAtlas, "m3", "w1", "", 10, 3), row(SampleAtlas, "m3", "w1", "timely.tlow_nanos=25000", 5, 3.1),
+		row(SampleCalibration, "m3", "w2", "", 10, 3), row(SampleCalibration, "m3", "w2", "timely.tlow_nanos=25000", 5, 3.1),
+		// A window of 9 KB under the fork's DCQCN: truth falls, m3 falls.
+		on(row(SampleAtlas, "m3", "w3", "", 10, 8), "fork-dcqcn"), on(row(SampleAtlas, "m3", "w3", "window_bytes=9000", 6, 5), "fork-dcqcn"),
+		// Not clear (2%): counts for nothing.
+		row(SampleAtlas, "m3", "w4", "", 10, 8), row(SampleAtlas, "m3", "w4", "k_bytes=60000", 10.2, 5),
+		// Parsimon as published is a before, not an answer.
+		row(SampleAtlas, ParsimonPublished, "w1", "", 10, 10), row(SampleAtlas, ParsimonPublished, "w1", "timely.tlow_nanos=25000", 5, 4),
+	}
+	got := map[string][2]int{}
+	for _, d := range FieldDirections(rows) {
+		if d.Estimator != "m3" {
+			t.Errorf("%+v: only m3 answers", d)
+		}
+		if d.Bin == atlas.AllBin {
+			got[d.Field] = [2]int{d.Right, d.Clear}
+		}
+	}
+	want := map[string][2]int{"timely.tlow_nanos": {0, 2}, "dcqcn.window_bytes": {1, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("right and clear by field over all flows: %v, want %v", got, want)
+	}
+}
+
 // With a noise sample, a pair is clear where packetsim moves by more
 // than the seed-to-seed change's 90th percentile.
 func TestDirectionsSeedNoise(t *testing.T) {

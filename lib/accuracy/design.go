@@ -34,7 +34,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
+	"github.com/tailscope/tailscope/lib/atlas"
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -253,11 +255,33 @@ func Presets() []string {
 	return slices.DeleteFunc(netcfg.Presets(), func(p string) bool { return p == "fork-dctcp" })
 }
 
-// change is a counterfactual's change to a scenario.
+// change is a counterfactual's change to a scenario. field names the
+// setting it changes as a what-if sweep names it (netcfg.Config.Set's
+// path; "max_load" for the workload's load) for a scenario of network
+// family net (atlas.NetworkFamily) and buffer band buffer
+// (atlas.BufferBand).
 type change struct {
 	name    string
+	field   func(net, buffer string) string
 	applies func(s scenario.Spec) bool
 	apply   func(s scenario.Spec) (scenario.Spec, error)
+}
+
+// path is a change's field that is the same path in every network.
+func path(p string) func(net, buffer string) string {
+	return func(string, string) string { return p }
+}
+
+// ChangedField is the setting the atlas's change of the given name
+// changes (change.field) in a scenario of region r, "" for a name that
+// is no change of the atlas's.
+func ChangedField(name string, r atlas.Region) string {
+	for _, c := range changes {
+		if c.name == name {
+			return c.field(r.Network, r.Buffer)
+		}
+	}
+	return ""
 }
 
 // onNet lifts a change of the network configuration to one of the spec.
@@ -285,15 +309,15 @@ func ccIs(ccs ...string) func(s scenario.Spec) bool {
 // and the load. The first design draws from the first six (defaultChanges): a
 // design's draws depend on the number of changes that apply.
 var changes = []change{
-	{"k_bytes=60000", ccIs("dctcp", "dctcp-window"), set("k_bytes", "60000")},
-	{"dctcp.window_bytes=9000", ccIs("dctcp"), set("dctcp.window_bytes", "9000")},
-	{"dcqcn.kmin_bytes=50000,kmax_bytes=100000", ccIs("dcqcn"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
+	{"k_bytes=60000", path("k_bytes"), ccIs("dctcp", "dctcp-window"), set("k_bytes", "60000")},
+	{"dctcp.window_bytes=9000", path("dctcp.window_bytes"), ccIs("dctcp"), set("dctcp.window_bytes", "9000")},
+	{"dcqcn.kmin_bytes=50000,kmax_bytes=100000", path("dcqcn.kmin_bytes,dcqcn.kmax_bytes"), ccIs("dcqcn"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
 		c.DCQCN.KminBytes, c.DCQCN.KmaxBytes = 50_000, 100_000
 		return c, nil
 	})},
-	{"hpcc.eta=0.7", ccIs("hpcc"), set("hpcc.eta", "0.7")},
-	{"timely.tlow_nanos=25000", ccIs("timely"), set("timely.tlow_nanos", "25000")},
-	{"cc=hpcc", ccIs("dctcp", "dcqcn", "timely"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
+	{"hpcc.eta=0.7", path("hpcc.eta"), ccIs("hpcc"), set("hpcc.eta", "0.7")},
+	{"timely.tlow_nanos=25000", path("timely.tlow_nanos"), ccIs("timely"), set("timely.tlow_nanos", "25000")},
+	{"cc=hpcc", path("cc"), ccIs("dctcp", "dcqcn", "timely"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
 		fork := c.ForkRules()
 		c.CC = "hpcc"
 		if fork {
@@ -301,13 +325,18 @@ var changes = []change{
 		}
 		return c, nil
 	})},
-	{"buffer*2", func(s scenario.Spec) bool { return s.Network.BufferBytes > 0 || s.Network.SharedBuffer() },
+	{"buffer*2", func(_, buffer string) string {
+		if buffer == atlas.BufferBand(netcfg.Config{BufferBytes: 1}) {
+			return "buffer_bytes"
+		}
+		return "buffer.shared_bytes"
+	}, func(s scenario.Spec) bool { return s.Network.BufferBytes > 0 || s.Network.SharedBuffer() },
 		onNet(func(c netcfg.Config) (netcfg.Config, error) {
 			c.BufferBytes *= 2
 			c.Buffer.SharedBytes *= 2
 			return c, nil
 		})},
-	{"window_bytes=9000", ccIs("dcqcn", "timely", "hpcc"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
+	{"window_bytes=9000", func(net, _ string) string { return strings.TrimPrefix(net, "fork-") + ".window_bytes" }, ccIs("dcqcn", "timely", "hpcc"), onNet(func(c netcfg.Config) (netcfg.Config, error) {
 		switch c.CC {
 		case "dcqcn":
 			c.DCQCN.WindowBytes = 9000
@@ -318,7 +347,7 @@ var changes = []change{
 		}
 		return c, nil
 	})},
-	{"max_load+0.1", func(s scenario.Spec) bool {
+	{"max_load+0.1", path("max_load"), func(s scenario.Spec) bool {
 		return len(s.Workload.Components) == 1 && s.Workload.Components[0].MaxLoad <= 0.7
 	}, func(s scenario.Spec) (scenario.Spec, error) {
 		s.Workload.Components = slices.Clone(s.Workload.Components)

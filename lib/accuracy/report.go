@@ -25,6 +25,7 @@ func Summarize(rows []Row, source string) *atlas.Summary {
 	t := Tune(rows)
 	s := rawSummary(rows, source, t.MinScenarios)
 	s.Coverage, s.Widen = atlas.DefaultCoverage, t.Widen
+	s.Directions = FieldDirections(rows)
 	return s
 }
 
@@ -56,10 +57,7 @@ func rawSummary(rows []Row, source string, m int) *atlas.Summary {
 	for k, v := range errs {
 		s.Intervals = append(s.Intervals, interval(k.est, k.bin, k.r, v))
 	}
-	order := map[string]int{}
-	for i, l := range Labels() {
-		order[l] = i
-	}
+	order := binOrder()
 	slices.SortFunc(s.Intervals, func(a, b atlas.Interval) int {
 		return cmp.Or(cmp.Compare(a.Estimator, b.Estimator), cmp.Compare(a.Region.String(), b.Region.String()), cmp.Compare(order[a.Bin], order[b.Bin]))
 	})
@@ -135,10 +133,7 @@ func sortCoverage[K comparable](m map[K]*Coverage) []Coverage {
 	for _, c := range m {
 		out = append(out, *c)
 	}
-	order := map[string]int{}
-	for i, l := range Labels() {
-		order[l] = i
-	}
+	order := binOrder()
 	slices.SortFunc(out, func(a, b Coverage) int {
 		return cmp.Or(cmp.Compare(a.Estimator, b.Estimator), cmp.Compare(order[a.Bin], order[b.Bin]))
 	})
@@ -309,27 +304,44 @@ func ownSeeds(p [2]map[uint64][]float64, b int) (change float64, clear, ok bool)
 	return iv.Mean, math.Abs(iv.Mean) > iv.Half, true
 }
 
-// Directions scores the counterfactual pairs among rows (both scenarios
-// of a pair finished, the estimator answering both). A pair run under
-// at least MinPairSeeds seeds is judged by its own seeds: packetsim's
-// change is the mean of its per-seed relative changes, clear where their
-// PairSeedLevel interval excludes zero. Any other pair is judged by its
-// drawn seed, clear in a bin where packetsim's change exceeds ClearOf
-// the noise sample of its flow band. The estimator's change is the one
-// on the drawn seed, the only one it runs. A non-nil s decides which
-// pairs the estimator answers by default (Direction.DefaultClear).
-func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
+// judgement is an estimator's answer to one counterfactual pair in one
+// size bin.
+type judgement struct {
+	est     string
+	first   *Row // the pair's first scenario's row, first.Change == ""
+	changed *Row
+	bin     int
+	// clear: packetsim's change is beyond its seed noise; right: the
+	// estimator's moved the same way; own: the pair's own seeds judged
+	// clear; byDefault: the estimator answers both scenarios by default.
+	clear, right, own, byDefault bool
+}
+
+// judge judges the counterfactual pairs of sample among rows (both
+// scenarios of a pair finished, the estimator answering both). A pair
+// run under at least MinPairSeeds seeds is judged by its own seeds:
+// packetsim's change is the mean of its per-seed relative changes, clear
+// where their PairSeedLevel interval excludes zero. Any other pair is
+// judged by its drawn seed, clear in a bin where packetsim's change
+// exceeds ClearOf the noise sample of its flow band. The estimator's
+// change is the one on the drawn seed, the only one it runs. A non-nil s
+// decides which pairs the estimator answers by default.
+func judge(rows []Row, sample string, s *atlas.Summary) []judgement {
 	noise := SeedNoiseOf(rows)
 	seeds := pairSeeds(rows)
-	type key struct{ est, pair, sample string }
+	type key struct{ est, pair string }
 	byPair := map[key][2]*Row{}
+	var keys []key
 	for i := range rows {
 		r := &rows[i]
 		if r.Sample != sample || r.Refused != "" {
 			continue
 		}
-		k := key{r.Estimator, pairKey(r), r.Sample}
-		p := byPair[k]
+		k := key{r.Estimator, pairKey(r)}
+		p, seen := byPair[k]
+		if !seen {
+			keys = append(keys, k)
+		}
 		if r.Change == "" {
 			p[0] = r
 		} else {
@@ -342,47 +354,62 @@ func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 	answers := func(r *Row) bool {
 		return !(r.OutsideShare > 0) && (s == nil || !s.ExpectIn(r.Estimator, r.Region).Refuse)
 	}
-	type dk struct{ est, bin string }
-	d := map[dk]*Direction{}
-	for k, p := range byPair {
+	var out []judgement
+	for _, k := range keys {
+		p := byPair[k]
 		if p[0] == nil || p[1] == nil {
 			continue
 		}
 		clear := ClearOf(noise, p[0].Region.Flows)
 		byDefault := answers(p[0]) && answers(p[1])
-		for b, l := range Labels() {
+		for b := range Labels() {
 			t := p[1].Base[b] - p[0].Base[b]
 			e := p[1].P99[b] - p[0].P99[b]
 			if math.IsNaN(t) || math.IsNaN(e) {
 				continue
 			}
-			x := d[dk{k.est, l}]
-			if x == nil {
-				x = &Direction{Estimator: k.est, Bin: l}
-				d[dk{k.est, l}] = x
-			}
-			isClear := math.Abs(t) > clear[b]*p[0].Base[b]
+			j := judgement{est: k.est, first: p[0], changed: p[1], bin: b, byDefault: byDefault,
+				clear: math.Abs(t) > clear[b]*p[0].Base[b]}
 			if mean, c, ok := ownSeeds(seeds[k.pair], b); ok {
-				t, isClear = mean, c
-				x.OwnSeeds++
+				t, j.clear, j.own = mean, c, true
 			}
 			// An estimate that does not move (flowSim under a change of
 			// congestion-control parameters) gets no direction right.
-			right := (t > 0 && e > 0) || (t < 0 && e < 0) || (t == 0 && e == 0)
-			x.Pairs++
-			if right {
-				x.Right++
+			j.right = (t > 0 && e > 0) || (t < 0 && e < 0) || (t == 0 && e == 0)
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Directions scores the counterfactual pairs of sample among rows per
+// estimator and size bin (judge).
+func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
+	type dk struct{ est, bin string }
+	d := map[dk]*Direction{}
+	for _, j := range judge(rows, sample, s) {
+		l := Labels()[j.bin]
+		x := d[dk{j.est, l}]
+		if x == nil {
+			x = &Direction{Estimator: j.est, Bin: l}
+			d[dk{j.est, l}] = x
+		}
+		x.Pairs++
+		if j.own {
+			x.OwnSeeds++
+		}
+		if j.right {
+			x.Right++
+		}
+		if j.clear {
+			x.Clear++
+			if j.byDefault {
+				x.DefaultClear++
 			}
-			if isClear {
-				x.Clear++
-				if byDefault {
-					x.DefaultClear++
-				}
-				if right {
-					x.RightClear++
-					if byDefault {
-						x.DefaultRight++
-					}
+			if j.right {
+				x.RightClear++
+				if j.byDefault {
+					x.DefaultRight++
 				}
 			}
 		}
@@ -391,14 +418,63 @@ func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 	for _, x := range d {
 		out = append(out, *x)
 	}
-	order := map[string]int{}
-	for i, l := range Labels() {
-		order[l] = i
-	}
+	order := binOrder()
 	slices.SortFunc(out, func(a, b Direction) int {
 		return cmp.Or(cmp.Compare(a.Estimator, b.Estimator), cmp.Compare(order[a.Bin], order[b.Bin]))
 	})
 	return out
+}
+
+// FieldDirections scores the clear counterfactual pairs of the atlas and
+// calibration samples per estimator, changed setting (ChangedField) and
+// size bin, as answers state them (atlas.Summary.Directions). Parsimon
+// as published is left out: it is a before, not an answer.
+func FieldDirections(rows []Row) []atlas.Direction {
+	type dk struct{ est, field, bin string }
+	d := map[dk]*atlas.Direction{}
+	for _, sample := range []string{SampleAtlas, SampleCalibration} {
+		for _, j := range judge(rows, sample, nil) {
+			if !j.clear || isBefore(j.est) {
+				continue
+			}
+			f := ChangedField(j.changed.Change, j.first.Region)
+			if f == "" {
+				continue
+			}
+			k := dk{j.est, f, Labels()[j.bin]}
+			x := d[k]
+			if x == nil {
+				x = &atlas.Direction{Estimator: k.est, Field: k.field, Bin: k.bin}
+				d[k] = x
+			}
+			if !slices.Contains(x.Changes, j.changed.Change) {
+				x.Changes = append(x.Changes, j.changed.Change)
+				slices.Sort(x.Changes)
+			}
+			x.Clear++
+			if j.right {
+				x.Right++
+			}
+		}
+	}
+	var out []atlas.Direction
+	for _, x := range d {
+		out = append(out, *x)
+	}
+	order := binOrder()
+	slices.SortFunc(out, func(a, b atlas.Direction) int {
+		return cmp.Or(cmp.Compare(a.Estimator, b.Estimator), cmp.Compare(a.Field, b.Field), cmp.Compare(order[a.Bin], order[b.Bin]))
+	})
+	return out
+}
+
+// binOrder maps each bin label to its place in Labels.
+func binOrder() map[string]int {
+	order := map[string]int{}
+	for i, l := range Labels() {
+		order[l] = i
+	}
+	return order
 }
 
 // Report writes the atlas's Markdown report of rows: scenarios and CPU
@@ -481,12 +557,46 @@ func Report(w io.Writer, rows []Row) {
 	for _, d := range combineDirections(ds) {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %d | %s | %d | %s |\n", d.Estimator, d.Bin, d.Pairs, d.OwnSeeds, share(d.Right, d.Pairs), d.Clear, share(d.RightClear, d.Clear), d.DefaultClear, share(d.DefaultRight, d.DefaultClear))
 	}
+	writeFieldDirections(w, s)
 	writeCalibration(w, s, rows)
 	fmt.Fprintf(w, "\n## p99 error per region (atlas sample: network family, fabric, flow band, load band; at least %d scenarios)\n\n", s.MinScenarios)
 	writeIntervals(w, s, func(iv atlas.Interval) bool {
 		return iv.Region.Load != "" && iv.Region.Oversub == "" && iv.N >= s.MinScenarios
 	})
 	writeCosts(w, rows)
+}
+
+// writeFieldDirections writes the direction scores per changed setting
+// the summary states (atlas.Summary.DirectionLine).
+func writeFieldDirections(w io.Writer, s *atlas.Summary) {
+	fmt.Fprintf(w, "\nThe same clear pairs (both samples) by the setting they change, as a what-if sweep of that setting states them: over all flows, right of clear, and per size bin; trusted when at least %d clear pairs and %.0f%% of them are right (every answer regardless of refusals, as `answer_anyway` gives them).\n",
+		atlas.MinDirectionPairs, 100*atlas.DirectionGoal)
+	fmt.Fprintf(w, "\n| estimator | setting | changes | all flows | trusted |")
+	bins := s.Bins[:len(s.Bins)-1]
+	for _, b := range bins {
+		fmt.Fprintf(w, " %s |", b)
+	}
+	fmt.Fprintf(w, "\n|---|---|---|---|---|%s\n", strings.Repeat("---|", len(bins)))
+	for _, d := range s.Directions {
+		if d.Bin != atlas.AllBin {
+			continue
+		}
+		trusted := "too few"
+		if d.Known() {
+			trusted = map[bool]string{true: "yes", false: "no"}[d.Trusted()]
+		}
+		fmt.Fprintf(w, "| %s | `%s` | %s | %d of %d | %s |", d.Estimator, d.Field, strings.Join(d.Changes, ", "), d.Right, d.Clear, trusted)
+		byBin := s.DirectionsOf(d.Estimator, d.Field)
+		for _, b := range bins {
+			i := slices.IndexFunc(byBin, func(x atlas.Direction) bool { return x.Bin == b })
+			if i < 0 {
+				fmt.Fprintf(w, " - |")
+				continue
+			}
+			fmt.Fprintf(w, " %d of %d |", byBin[i].Right, byBin[i].Clear)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // writeCosts writes the mean CPU seconds per scenario of packetsim and

@@ -8,7 +8,9 @@
 // Summary.Coverage of held-out errors fall inside: Summary.Widen), the
 // bins whose interval reaches beyond Summary.Threshold (not trustworthy),
 // and whether the estimator should refuse the whole answer (the interval
-// of all flows reaches beyond the threshold).
+// of all flows reaches beyond the threshold). For what-if questions it
+// also holds, per estimator and changed setting, how often the
+// estimator's p99 moved the way packetsim's did (Direction).
 //
 // The summary is computed by lib/accuracy from its archive and embedded
 // (datasets/accuracy/atlas.json), so a bare binary or notebook kernel
@@ -281,6 +283,10 @@ type Summary struct {
 	// Source says which archive and sample the summary came from.
 	Source    string     `json:"source"`
 	Intervals []Interval `json:"intervals"`
+	// Directions score, per estimator, changed setting and size bin, the
+	// direction of the atlas's counterfactual pairs (DirectionsOf,
+	// DirectionLine).
+	Directions []Direction `json:"directions,omitempty"`
 }
 
 // Defaults of a Summary.
