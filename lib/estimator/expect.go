@@ -96,6 +96,19 @@ func Expect(name string, spec scenario.Spec) (atlas.Expectation, error) {
 	return s.Expect(name, spec), nil
 }
 
+// Directions returns what the embedded accuracy atlas measured of the
+// named estimator's direction of change when the setting field changes
+// (atlas.Summary.DirectionsOf), and whether the atlas measures the
+// estimator at all (the ground truths it is measured against it does
+// not). It is an error only when the embedded summary cannot be read.
+func Directions(name, field string) (ds []atlas.Direction, measured bool, err error) {
+	s, err := theAtlas()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.DirectionsOf(name, field), s.Measures(name), nil
+}
+
 // Refusal is the error of an estimator that declines a scenario because
 // the accuracy atlas measured it answering such scenarios badly.
 type Refusal struct {

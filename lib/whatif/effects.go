@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/metrics"
 )
 
@@ -179,6 +181,28 @@ func (r *Result) EffectLines() []string {
 		}
 		if of > 0 {
 			out = append(out, fmt.Sprintf("%s: direction right in %d of the %d changes %s shows", est, right, of, r.Baseline))
+		}
+	}
+	return out
+}
+
+// DirectionLines say, per estimator the accuracy atlas measures that
+// answered at some value, how far
+// it trusts the estimator's direction when the swept setting changes
+// (estimator.Directions): a sweep with one seed, or whose baseline is not
+// packetsim, has nothing else to judge directions by.
+func (r *Result) DirectionLines() []string {
+	var out []string
+	for _, e := range r.Estimators {
+		if !slices.ContainsFunc(r.Points, func(p Point) bool { return p.Estimator == e }) {
+			continue // refused at every value
+		}
+		ds, measured, err := estimator.Directions(e, r.Param)
+		switch {
+		case err != nil:
+			out = append(out, err.Error())
+		case measured:
+			out = append(out, atlas.DirectionLine(e, r.Param, ds))
 		}
 	}
 	return out

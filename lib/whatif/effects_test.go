@@ -2,9 +2,12 @@ package whatif
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tailscope/tailscope/lib/estimator"
 )
 
 // result is a sweep of two values and three seeds with the given p99s
@@ -112,5 +115,28 @@ func TestRunChoosesSeeds(t *testing.T) {
 	}
 	if l := strings.Join(res.EffectLines(), "\n"); !strings.Contains(l, "seeds raised from 1 to") {
 		t.Errorf("lines %q do not say the seeds were raised", l)
+	}
+}
+
+// DirectionLines state, for each estimator the accuracy atlas measures
+// (not the ground truth), its score for the swept setting over all flows.
+func TestDirectionLines(t *testing.T) {
+	r := &Result{Param: "cc", Estimators: []string{"packetsim", "m3", "parsimon", "flowsim"}}
+	for _, e := range r.Estimators[:3] { // flowsim refused every value
+		r.Points = append(r.Points, Point{Value: `"hpcc"`, Estimator: e, Class: All})
+	}
+	lines := r.DirectionLines()
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want one each for m3 and parsimon: %q", len(lines), lines)
+	}
+	for i, e := range []string{"m3", "parsimon"} {
+		ds, measured, err := estimator.Directions(e, "cc")
+		if err != nil || !measured || len(ds) == 0 {
+			t.Fatalf("%s: the embedded atlas scores no change of cc (measured %v, err %v)", e, measured, err)
+		}
+		all := ds[len(ds)-1]
+		if want := fmt.Sprintf("%d of the %d", all.Right, all.Clear); !strings.HasPrefix(lines[i], e+":") || !strings.Contains(lines[i], want) {
+			t.Errorf("line %q: want %s's score %q", lines[i], e, want)
+		}
 	}
 }

@@ -185,7 +185,8 @@ func (r *Result) point(v, e, class string) (Point, bool) {
 // estimator's p99 (± its interval) and error against the baseline, marked
 // "~" where the estimator extrapolated; then the speed of each estimator,
 // the refusals, which differences are larger than their intervals
-// (EffectLines) and the extrapolations.
+// (EffectLines), how far the accuracy atlas trusts each estimator's
+// direction (DirectionLines) and the extrapolations.
 func (r *Result) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "what if %s = %s: p%g slowdown, %d seed(s), baseline %s, workload %s\n", r.Param, strings.Join(r.Values, ", "), r.Percentile, r.Seeds, r.Baseline, r.WorkloadID)
@@ -234,7 +235,7 @@ func (r *Result) String() string {
 		}
 		fmt.Fprintf(&b, "refused at %s = %s: %s\n", r.Param, strings.Join(at, ", "), reason)
 	}
-	for _, l := range r.EffectLines() {
+	for _, l := range append(r.EffectLines(), r.DirectionLines()...) {
 		fmt.Fprintf(&b, "%s\n", l)
 	}
 	for _, x := range r.Extrapolations {

@@ -11,7 +11,10 @@
 // the baseline at the same value and seed, the CPU time of every run, and
 // the estimators that refused a configuration (estimator.Models) with
 // their reasons, and those that answered by extrapolating beyond what
-// they were trained on (m3 outside its model's training ranges).
+// they were trained on (m3 outside its model's training ranges);
+// EffectLines says which differences are real, DirectionLines how often
+// the accuracy atlas found each estimator's direction right for the
+// swept setting.
 // Result.Table, Result.Costs and Result.Figure turn it into frames and an
 // m3-style figure. The API is non-generic so that the gophernotes
 // interpreter can call it.
