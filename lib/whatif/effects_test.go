@@ -129,6 +129,9 @@ func TestDirectionLines(t *testing.T) {
 	if len(lines) != 2 {
 		t.Fatalf("%d lines, want one each for m3 and parsimon: %q", len(lines), lines)
 	}
+	tab := r.Table()
+	clear, _ := tab.Int64s("atlas_clear")
+	right, _ := tab.Int64s("atlas_right")
 	for i, e := range []string{"m3", "parsimon"} {
 		ds, measured, err := estimator.Directions(e, "cc")
 		if err != nil || !measured || len(ds) == 0 {
@@ -138,5 +141,12 @@ func TestDirectionLines(t *testing.T) {
 		if want := fmt.Sprintf("%d of the %d", all.Right, all.Clear); !strings.HasPrefix(lines[i], e+":") || !strings.Contains(lines[i], want) {
 			t.Errorf("line %q: want %s's score %q", lines[i], e, want)
 		}
+		// The frame's row of e (row i+1: packetsim's is first).
+		if clear[i+1] != int64(all.Clear) || right[i+1] != int64(all.Right) {
+			t.Errorf("%s's row: atlas_clear %d, atlas_right %d; want %d and %d", e, clear[i+1], right[i+1], all.Clear, all.Right)
+		}
+	}
+	if clear[0] != 0 || right[0] != 0 {
+		t.Errorf("packetsim's row: atlas_clear %d, atlas_right %d; the atlas does not measure the ground truth", clear[0], right[0])
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/frame"
 	"github.com/tailscope/tailscope/lib/plot"
 )
@@ -14,7 +16,11 @@ import (
 // param, value, x, estimator, class, flows, p99 and p99_ci, error and
 // error_ci (relative to the baseline), seeds, and outside_training: the
 // share of the estimator's model inputs at that value outside its training
-// ranges (Extrapolation; 0 where it has none or reports none).
+// ranges (Extrapolation; 0 where it has none or reports none); and
+// atlas_clear and atlas_right: of the accuracy atlas's counterfactual
+// pairs changing Param whose change packetsim shows beyond its seed
+// noise in the class, how many there are and in how many the estimator
+// moved the same way (0 and 0 where the atlas has none; DirectionLines).
 func (r *Result) Table() *frame.Table {
 	n := len(r.Points)
 	str := func(get func(Point) string) []string {
@@ -31,9 +37,14 @@ func (r *Result) Table() *frame.Table {
 		}
 		return v
 	}
-	flows, seeds := make([]int64, n), make([]int64, n)
+	flows, seeds, clear, right := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, p := range r.Points {
 		flows[i], seeds[i] = int64(p.Flows), int64(r.Seeds)
+		// An unreadable embedded atlas is reported by DirectionLines.
+		ds, _, _ := estimator.Directions(p.Estimator, r.Param)
+		if j := slices.IndexFunc(ds, func(d atlas.Direction) bool { return d.Bin == p.Class }); j >= 0 {
+			clear[i], right[i] = int64(ds[j].Clear), int64(ds[j].Right)
+		}
 	}
 	return &frame.Table{Columns: []frame.Column{
 		frame.StringColumn("param", str(func(Point) string { return r.Param })),
@@ -53,6 +64,8 @@ func (r *Result) Table() *frame.Table {
 			}
 			return 0
 		})),
+		frame.Int64Column("atlas_clear", clear),
+		frame.Int64Column("atlas_right", right),
 	}}
 }
 
