@@ -129,13 +129,21 @@ func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 
 // sortCoverage lists the coverages by estimator and bin.
 func sortCoverage[K comparable](m map[K]*Coverage) []Coverage {
-	var out []Coverage
-	for _, c := range m {
-		out = append(out, *c)
+	return byEstimatorBin(m, func(c *Coverage) (string, string) { return c.Estimator, c.Bin })
+}
+
+// byEstimatorBin lists m's values by estimator, then size bin (Labels'
+// order), as key names them.
+func byEstimatorBin[K comparable, V any](m map[K]*V, key func(*V) (est, bin string)) []V {
+	var out []V
+	for _, v := range m {
+		out = append(out, *v)
 	}
 	order := binOrder()
-	slices.SortFunc(out, func(a, b Coverage) int {
-		return cmp.Or(cmp.Compare(a.Estimator, b.Estimator), cmp.Compare(order[a.Bin], order[b.Bin]))
+	slices.SortFunc(out, func(a, b V) int {
+		ea, ba := key(&a)
+		eb, bb := key(&b)
+		return cmp.Or(cmp.Compare(ea, eb), cmp.Compare(order[ba], order[bb]))
 	})
 	return out
 }
@@ -395,34 +403,14 @@ func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 			d[dk{j.est, l}] = x
 		}
 		x.Pairs++
-		if j.own {
-			x.OwnSeeds++
-		}
-		if j.right {
-			x.Right++
-		}
-		if j.clear {
-			x.Clear++
-			if j.byDefault {
-				x.DefaultClear++
-			}
-			if j.right {
-				x.RightClear++
-				if j.byDefault {
-					x.DefaultRight++
-				}
-			}
-		}
+		x.OwnSeeds += boolInt(j.own)
+		x.Right += boolInt(j.right)
+		x.Clear += boolInt(j.clear)
+		x.DefaultClear += boolInt(j.clear && j.byDefault)
+		x.RightClear += boolInt(j.clear && j.right)
+		x.DefaultRight += boolInt(j.clear && j.right && j.byDefault)
 	}
-	var out []Direction
-	for _, x := range d {
-		out = append(out, *x)
-	}
-	order := binOrder()
-	slices.SortFunc(out, func(a, b Direction) int {
-		return cmp.Or(cmp.Compare(a.Estimator, b.Estimator), cmp.Compare(order[a.Bin], order[b.Bin]))
-	})
-	return out
+	return byEstimatorBin(d, func(x *Direction) (string, string) { return x.Estimator, x.Bin })
 }
 
 // FieldDirections scores the clear counterfactual pairs of the atlas and
@@ -452,9 +440,7 @@ func FieldDirections(rows []Row) []atlas.Direction {
 				slices.Sort(x.Changes)
 			}
 			x.Clear++
-			if j.right {
-				x.Right++
-			}
+			x.Right += boolInt(j.right)
 		}
 	}
 	var out []atlas.Direction
