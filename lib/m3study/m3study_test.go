@@ -3,6 +3,7 @@ package m3study
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -221,4 +222,55 @@ func readProvenance(t *testing.T, model string) Provenance {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestTlowSpecs checks that a Tlow space runs each windowless TIMELY
+// network of its presets draws at every rung of the ladder, with nothing
+// else changed, and splits the rungs together.
+func TestTlowSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		space, from string
+	}{
+		{PresetsTlowNetworkSpace, "presets"},
+		{PresetsForkTlowNetworkSpace, "presets-fork"},
+	} {
+		const tasks = 12
+		specs, split, err := networkSpecs(tc.space, tasks, 300, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(specs) != tasks || len(split) != tasks {
+			t.Fatalf("%s: %d scenarios, %d split indices, want %d", tc.space, len(specs), len(split), tasks)
+		}
+		draws, err := TestSetSpecs(tc.from, split[tasks-1]+1, 300, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		timely := 0
+		for _, d := range draws {
+			if d.Network.CC == "timely" && d.Network.TIMELY.WindowBytes == 0 {
+				timely++
+			}
+		}
+		if timely != tasks/len(TlowLadder) {
+			t.Errorf("%s: %d windowless TIMELY networks among the first %d draws, want %d", tc.space, timely, len(draws), tasks/len(TlowLadder))
+		}
+		for k, s := range specs {
+			want := draws[split[k]]
+			want.Name = fmt.Sprintf("%s-tlow%dus", want.Name, TlowLadder[k%len(TlowLadder)]/1000)
+			want.Network.TIMELY.TLowNanos = TlowLadder[k%len(TlowLadder)]
+			if !reflect.DeepEqual(s, want) {
+				t.Errorf("%s: scenario %d is not draw %d at Tlow %d ns: %+v", tc.space, k, split[k], want.Network.TIMELY.TLowNanos, s)
+			}
+			if k%len(TlowLadder) > 0 && split[k] != split[k-1] {
+				t.Errorf("%s: scenario %d split by %d, its ladder's first rung by %d", tc.space, k, split[k], split[k-1])
+			}
+		}
+	}
+	if _, _, err := networkSpecs(PresetsTlowNetworkSpace, 10, 300, 2); err == nil || !strings.Contains(err.Error(), "multiple of 3") {
+		t.Errorf("10 scenarios: %v, want a refusal naming the multiple", err)
+	}
+	if !IsNetworkSpace(PresetsForkTlowNetworkSpace) {
+		t.Error("the fork Tlow space is not a network space")
+	}
 }
