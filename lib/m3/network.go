@@ -27,6 +27,9 @@ type Group struct {
 	Truth      [][]float64
 	TruthCount []int
 	Overall    []float64 // the same over all flows
+	// Data names the data set the network came from (its gendata space),
+	// so that held-out errors can be reported per data set.
+	Data string
 }
 
 // NetworkGroup draws o.Samples paths of flows on net as Run does,

@@ -8,6 +8,7 @@
 package m3study
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -233,6 +234,7 @@ type TrainConfig struct {
 // in one size bucket (m3 Fig. 16 per congestion control).
 type CCError struct {
 	CC         string  `json:"cc,omitempty"`
+	Data       string  `json:"data,omitempty"`   // the data set's space, on a network row of one data set among several
 	Buffer     string  `json:"buffer,omitempty"` // netcfg.Config.BufferKind`
 	Bucket     string  `json:"bucket"`
 	Rows       int64   `json:"rows"`
@@ -342,7 +344,11 @@ func Train(cfg TrainConfig) (*m3.Model, []Ablation, error) {
 		return nil, nil, err
 	}
 	for _, e := range p.TestNetworks {
-		fmt.Fprintf(log, "held-out networks %-12s %3d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", e.CC, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
+		name := e.CC
+		if e.Data != "" {
+			name += " of " + e.Data
+		}
+		fmt.Fprintf(log, "held-out networks %-12s %3d: flowSim mean |p99 err| %.1f%%, model %.1f%%\n", name, e.Rows, 100*e.FlowSimErr, 100*e.ModelErr)
 	}
 	return model, abls, writeJSON(cfg.Model+".json", p)
 }
@@ -406,9 +412,15 @@ func LoadData(data string, o LoadOptions) (*m3.DataSet, []Manifest, error) {
 
 // networkErrors is the mean |p99 error| over all flows of groups pooled
 // with flowSim alone and with model, per congestion control and over all
-// ("all"), in CC order.
+// ("all"), in CC order, then, if the groups come from several data sets,
+// over all of each data set's (m3.Group.Data).
 func networkErrors(model *m3.Model, groups []*m3.Group) ([]CCError, error) {
-	by := map[string]*CCError{}
+	type key struct{ cc, data string }
+	by := map[key]*CCError{}
+	sets := map[string]bool{}
+	for _, g := range groups {
+		sets[g.Data] = true
+	}
 	for _, g := range groups {
 		fs, err := g.Pool(nil)
 		if err != nil {
@@ -419,20 +431,27 @@ func networkErrors(model *m3.Model, groups []*m3.Group) ([]CCError, error) {
 			return nil, err
 		}
 		truth := g.Overall[m3.NumPercentiles-2]
-		for _, cc := range []string{g.Samples[0].Network.CC, "all"} {
-			e := by[cc]
+		keys := []key{{cc: g.Samples[0].Network.CC}, {cc: "all"}}
+		if len(sets) > 1 {
+			keys = append(keys, key{cc: "all", data: g.Data})
+		}
+		for _, k := range keys {
+			e := by[k]
 			if e == nil {
-				e = &CCError{CC: cc, Bucket: "all"}
-				by[cc] = e
+				e = &CCError{CC: k.cc, Data: k.data, Bucket: "all"}
+				by[k] = e
 			}
 			e.Rows++
 			e.FlowSimErr += math.Abs(metrics.P99Error(fs.Overall[m3.NumPercentiles-2], truth))
 			e.ModelErr += math.Abs(metrics.P99Error(mo.Overall[m3.NumPercentiles-2], truth))
 		}
 	}
+	keys := slices.SortedFunc(maps.Keys(by), func(a, b key) int {
+		return cmp.Or(strings.Compare(a.data, b.data), strings.Compare(a.cc, b.cc))
+	})
 	var out []CCError
-	for _, cc := range slices.Sorted(maps.Keys(by)) {
-		e := *by[cc]
+	for _, k := range keys {
+		e := *by[k]
 		e.FlowSimErr /= float64(e.Rows)
 		e.ModelErr /= float64(e.Rows)
 		out = append(out, e)

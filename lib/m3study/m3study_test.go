@@ -205,6 +205,31 @@ func TestGendataNetwork(t *testing.T) {
 		pp.TestNetworks[0].CC != "all" || pp.TestNetworks[1].CC != specs[9].Network.CC || pp.TestNetworks[0].FlowSimErr != want {
 		t.Errorf("pooled training: %d / %d networks, held-out networks %+v (flowSim's |p99 error| %v)", pp.Info.TrainGroups, pp.Info.ValGroups, pp.TestNetworks, want)
 	}
+	// Held-out networks of two data sets get a row over each set's.
+	if held.Data != NetworkSpace {
+		t.Errorf("held-out network of data set %q, want %q", held.Data, NetworkSpace)
+	}
+	other := *held
+	other.Data = PresetsTlowNetworkSpace
+	pm, err := m3.LoadModel(pooledModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := networkErrors(pm, []*m3.Group{held, &other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := specs[9].Network.CC
+	wantRows := []CCError{{CC: "all", Rows: 2}, {CC: cc, Rows: 2}, {CC: "all", Data: PresetsTlowNetworkSpace, Rows: 1}, {CC: "all", Data: NetworkSpace, Rows: 1}}
+	for i, r := range rows {
+		if i >= len(wantRows) || r.CC != wantRows[i].CC || r.Data != wantRows[i].Data || r.Rows != wantRows[i].Rows || r.FlowSimErr != want || r.ModelErr != rows[0].ModelErr {
+			t.Errorf("two data sets: held-out network rows %+v, want those of %+v with flowSim's error %v", rows, wantRows, want)
+			break
+		}
+	}
+	if len(rows) != len(wantRows) {
+		t.Errorf("two data sets: %d rows, want %d", len(rows), len(wantRows))
+	}
 	if p := readProvenance(t, model); p.DataTasks != 10 || !strings.Contains(p.Commands["gendata"], "-space "+NetworkSpace) {
 		t.Errorf("provenance: %d tasks, gendata %q", p.DataTasks, p.Commands["gendata"])
 	}

@@ -196,6 +196,7 @@ func loadNetwork(ctx context.Context, ds *m3.DataSet, dir string, m Manifest, pa
 		if err != nil {
 			return fmt.Errorf("m3study: %s: scenario %d: %w", dir, k, err)
 		}
+		g.Data = m.Space
 		ds.Tasks++
 		ds.Flows += len(sc.Flows)
 		if o.NetworkPooled {
