@@ -21,31 +21,11 @@ import (
 // estimators where they would refuse, too.
 const anyway = `"` + estimator.AnswerAnyway + `":true`
 
-// M3Model is the embedded m3 model a user would get on cfg: the default
-// model if it covers cfg, else the first embedded model that does, in
-// the order of m3.EmbeddedModels (the presets models, whose ranges hold
-// the Table-4 models' and the presets', before those; a model trained
-// under the HPCC ns-3 fork's rules alone covers a network under them),
-// "" with ok false when none does.
-func M3Model(cfg netcfg.Config) (name string, ok bool) {
-	return m3ModelIn(cfg, append([]string{""}, m3.EmbeddedModels()...))
-}
-
-// M3ModelBefore is M3Model without the presets models: the model m3
-// got before they were trained (M3Table4).
+// M3ModelBefore is estimator.M3Model without the presets models: the
+// model m3 got before they were trained (M3Table4).
 func M3ModelBefore(cfg netcfg.Config) (name string, ok bool) {
 	names := slices.DeleteFunc(append([]string{""}, m3.EmbeddedModels()...), func(n string) bool { return strings.HasPrefix(n, "presets") })
-	return m3ModelIn(cfg, names)
-}
-
-// m3ModelIn is the first of names whose model covers cfg.
-func m3ModelIn(cfg netcfg.Config, names []string) (string, bool) {
-	for _, n := range names {
-		if estimator.Models("m3", modelOptions(n), cfg) == nil {
-			return n, true
-		}
-	}
-	return "", false
+	return estimator.M3ModelAmong(cfg, names)
 }
 
 func boolInt(b bool) int {
@@ -53,14 +33,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// modelOptions is the m3 options JSON choosing embedded model name.
-func modelOptions(name string) string {
-	if name == "" {
-		return ""
-	}
-	return fmt.Sprintf(`{"model":%q}`, name)
 }
 
 // EstimatorsOf are the estimators run on scenario s besides the
@@ -94,7 +66,7 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 		est, opts = "parsimon", estimator.PublishedParsimon
 	}
 	if est == "m3" || est == M3Table4 {
-		choose := M3Model
+		choose := estimator.M3Model
 		if est == M3Table4 {
 			choose = M3ModelBefore
 		}
@@ -103,10 +75,10 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 			err := estimator.Models("m3", "", cfg)
 			return experiment.Task{}, fmt.Sprint(err)
 		}
-		if after, _ := M3Model(cfg); est == M3Table4 && after == name {
+		if after, _ := estimator.M3Model(cfg); est == M3Table4 && after == name {
 			return experiment.Task{}, fmt.Sprintf("m3 runs the same model here (%q)", name)
 		}
-		est, opts = "m3", modelOptions(name)
+		est, opts = "m3", estimator.M3Options(name)
 	}
 	if err := estimator.Models(est, opts, cfg); err != nil {
 		return experiment.Task{}, err.Error()

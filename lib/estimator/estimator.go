@@ -180,7 +180,7 @@ func Run(ctx context.Context, name string, sc *scenario.Scenario, options string
 	if err != nil {
 		return nil, err
 	}
-	extra, err := answers(name, sc.Spec, anyway || measuring(ctx))
+	extra, err := answers(name, options, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}
@@ -334,7 +334,7 @@ func stream(ctx context.Context, name string, sc *scenario.Scenario, options, pa
 	if err != nil {
 		return nil, err
 	}
-	atlasExtra, err := answers(name, sc.Spec, anyway || measuring(ctx))
+	atlasExtra, err := answers(name, options, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}

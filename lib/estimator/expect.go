@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -142,17 +143,97 @@ func insteadOf(s *atlas.Summary, name string, spec scenario.Spec) string {
 	return "run packetsim (exact, slower), or " + strings.Join(alts, " or ") + ", which the atlas does not refuse here"
 }
 
-// answers checks, before a run, that the estimator answers spec: nil, or
-// a *Refusal unless anyway. It returns the frame metadata the run
-// carries: the atlas's interval for the region and, when the estimator
-// answered anyway where it would refuse, answered_anyway.
-func answers(name string, spec scenario.Spec, anyway bool) (map[string]string, error) {
+// neutralOptions are the options that leave an estimator's method as it
+// is: parallelism, the seed (the atlas measures each estimator over many
+// seeds) and m3's model name (the model's digest names the model).
+var neutralOptions = []string{"workers", "seed", "model"}
+
+// method is the named estimator's options JSON resolved (Resolve)
+// without neutralOptions and AnswerAnyway: two runs with the same method
+// compute the same way.
+func method(name, options string) (string, error) {
+	canon, err := Resolve(name, options)
+	if err != nil {
+		return "", err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(canon), &m); err != nil {
+		return "", fmt.Errorf("estimator %s: options %s: %w", name, canon, err)
+	}
+	for _, k := range append(neutralOptions, AnswerAnyway) {
+		delete(m, k)
+	}
+	b, err := json.Marshal(m) // keys sorted
+	return string(b), err
+}
+
+// Unmeasured returns why the accuracy atlas's evidence does not apply to
+// the named estimator run with options on spec, or "" when it does: the
+// atlas measures the estimator with its defaults (m3 with the embedded
+// model M3Model chooses for the network), and other options, a model
+// file among them, run another method whose errors nobody measured. It
+// is "" too for an estimator the atlas does not measure at all (the
+// ground truths).
+func Unmeasured(name, options string, spec scenario.Spec) (string, error) {
+	s, err := theAtlas()
+	if err != nil {
+		return "", err
+	}
+	if !s.Measures(name) {
+		return "", nil
+	}
+	atlasOpts := ""
+	if name == m3.Name {
+		model, ok := M3Model(spec.Network)
+		if !ok {
+			return "the accuracy atlas measures m3 only on networks an embedded model covers", nil
+		}
+		atlasOpts = M3Options(model)
+	}
+	got, err := method(name, options)
+	if err != nil {
+		return "", err
+	}
+	want, err := method(name, atlasOpts)
+	if err != nil || got == want {
+		return "", err
+	}
+	given, _, err := splitAnyway(options)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("the accuracy atlas measures %s here with %s, not with %s", name, optionsLabel(atlasOpts), optionsLabel(given)), nil
+}
+
+// optionsLabel names options JSON in a sentence.
+func optionsLabel(options string) string {
+	if o := strings.TrimSpace(options); o != "" && o != "{}" {
+		return "the options " + o
+	}
+	return "its default options"
+}
+
+// answers checks, before a run, that the estimator, with options (without
+// AnswerAnyway), answers spec: nil, or a *Refusal unless anyway. It
+// returns the frame metadata the run carries: the atlas's interval for
+// the region and, when the estimator answered anyway where it would
+// refuse, answered_anyway; or, when the atlas did not measure the
+// estimator with such options, why (atlas_unmeasured), without an
+// interval or a refusal.
+func answers(name, options string, spec scenario.Spec, anyway bool) (map[string]string, error) {
 	s, err := theAtlas()
 	if err != nil {
 		return nil, err
 	}
 	if !s.Measures(name) {
 		return nil, nil // the ground truths, and estimators the atlas has not measured
+	}
+	why, err := Unmeasured(name, options, spec)
+	if err != nil {
+		return nil, err
+	}
+	if why != "" {
+		return map[string]string{"atlas_unmeasured": why}, nil
 	}
 	e := s.Expect(name, spec)
 	extra := e.Extra()
@@ -273,6 +354,8 @@ func ExpectationLines(res *Result) []string {
 		}
 	case res.Extra["atlas_region"] != "":
 		out = append(out, fmt.Sprintf("%s: expected p99 error unknown (too few accuracy-atlas scenarios in region %s)", res.Estimator, res.Extra["atlas_region"]))
+	case res.Extra["atlas_unmeasured"] != "":
+		out = append(out, fmt.Sprintf("%s: expected p99 error unknown: %s", res.Estimator, res.Extra["atlas_unmeasured"]))
 	}
 	if res.Extra["answered_anyway"] == "true" {
 		out = append(out, res.Estimator+": answered anyway: "+res.Extra["atlas_refusal"])
@@ -297,7 +380,7 @@ func Answers(name, options string, spec scenario.Spec) error {
 	if err != nil {
 		return fmt.Errorf("estimator %s: %w", name, err)
 	}
-	if _, err := answers(name, spec, anyway); err != nil {
+	if _, err := answers(name, options, spec, anyway); err != nil {
 		return fmt.Errorf("estimator %s: %w", name, err)
 	}
 	return nil

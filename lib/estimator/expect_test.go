@@ -3,10 +3,14 @@ package estimator
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tailscope/tailscope/datasets"
 	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/netcfg"
 )
 
 func TestSplitAnyway(t *testing.T) {
@@ -175,5 +179,72 @@ func TestExpectationLines(t *testing.T) {
 	lines := ExpectationLines(res)
 	if len(lines) == 0 || !strings.Contains(lines[0], "<=1KB -10..+10%, 1KB-10KB -10..+10%, 10KB-100KB -10..+10%, >100KB -10..+10%, all -10..+10%") {
 		t.Errorf("lines %q: want the bins in order with their intervals", lines)
+	}
+}
+
+// TestUnmeasured checks which options run the method the embedded atlas
+// measured: its defaults (m3's, the embedded model M3Model chooses),
+// whatever the parallelism, seed or the model's name, and nothing else.
+func TestUnmeasured(t *testing.T) {
+	timely, err := netcfg.Preset("timely")
+	if err != nil {
+		t.Fatal(err)
+	}
+	presets, err := datasets.FS.ReadFile("models/m3-presets.model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "copy.model")
+	if err := os.WriteFile(copied, presets, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, est, opts string
+		net             netcfg.Config
+		measured        bool
+	}{
+		{"flowsim defaults", "flowsim", "", netcfg.Default(), true},
+		{"flowsim answering anyway", "flowsim", `{"answer_anyway":true}`, netcfg.Default(), true},
+		{"flowsim capped at the window", "flowsim", `{"window_cap":true}`, netcfg.Default(), false},
+		{"parsimon defaults", "parsimon", "", netcfg.Default(), true},
+		{"parsimon defaults spelt out, own workers and seed", "parsimon", `{"window_once":true,"workers":2,"seed":5}`, netcfg.Default(), true},
+		{"parsimon as published", "parsimon", PublishedParsimon, netcfg.Default(), false},
+		{"m3 default model", "m3", "", netcfg.Default(), true},
+		{"m3 another embedded model", "m3", `{"model":"table4-pfc"}`, netcfg.Default(), false},
+		{"m3 flowSim alone", "m3", `{"model":"none"}`, netcfg.Default(), false},
+		{"m3 the model the atlas chose", "m3", `{"model":"presets"}`, timely, true},
+		{"m3 a copy of that model", "m3", `{"model":"` + copied + `"}`, timely, true},
+		{"m3 a copy of the presets model where the atlas ran the default", "m3", `{"model":"` + copied + `"}`, netcfg.Default(), false},
+		{"packetsim, not measured at all", "packetsim", "", netcfg.Default(), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := small(t).Spec
+			spec.Network = c.net
+			why, err := Unmeasured(c.est, c.opts, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (why == "") != c.measured {
+				t.Errorf("Unmeasured(%s, %s) = %q, want measured %v", c.est, c.opts, why, c.measured)
+			}
+		})
+	}
+
+	// Run with unmeasured options: no interval, no refusal, and why.
+	sc := small(t)
+	bad := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{{Estimator: "flowsim", Region: atlas.RegionOf(sc.Spec), Bin: "all", N: 6, P10: -0.9, P50: -0.8, P90: -0.7}}}
+	withSummary(t, bad)
+	if _, err := Run(context.Background(), "flowsim", sc, ""); err == nil {
+		t.Fatal("flowsim answered where the atlas has it 80% off")
+	}
+	res, err := Run(context.Background(), "flowsim", sc, `{"window_cap":true}`)
+	if err != nil {
+		t.Fatalf("flowsim capped at the window, which the atlas did not measure: %v, want an answer", err)
+	}
+	if _, ok := res.Extra["atlas_region"]; ok || !strings.Contains(res.Extra["atlas_unmeasured"], "window_cap") {
+		t.Errorf("extra %v: want no interval, and the atlas's options named", res.Extra)
+	}
+	if l := strings.Join(ExpectationLines(res), "\n"); !strings.Contains(l, `expected p99 error unknown: the accuracy atlas measures flowsim here with its default options, not with the options {"window_cap":true}`) {
+		t.Errorf("lines %q: want the expected error stated unknown, and why", l)
 	}
 }

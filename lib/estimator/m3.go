@@ -60,6 +60,37 @@ func init() {
 	}
 }
 
+// M3Model is the embedded m3 model a user would get on cfg: the default
+// model if it covers cfg, else the first embedded model that does, in
+// the order of m3.EmbeddedModels (the presets models, whose ranges hold
+// the Table-4 models' and the presets', before those; a model trained
+// under the HPCC ns-3 fork's rules alone covers a network under them),
+// "" with ok false when none does. The accuracy atlas measures m3 with
+// it.
+func M3Model(cfg netcfg.Config) (name string, ok bool) {
+	return M3ModelAmong(cfg, append([]string{""}, m3.EmbeddedModels()...))
+}
+
+// M3ModelAmong is the first of the embedded models names ("" the
+// default) whose model covers cfg.
+func M3ModelAmong(cfg netcfg.Config, names []string) (name string, ok bool) {
+	for _, n := range names {
+		if Models(m3.Name, M3Options(n), cfg) == nil {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// M3Options is the m3 options JSON choosing embedded model name ("" the
+// default model, whose options are the defaults).
+func M3Options(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf(`{"model":%q}`, name)
+}
+
 // embeddedModels load each embedded model once per process.
 var embeddedModels = func() map[string]func() (*m3.Model, error) {
 	ms := map[string]func() (*m3.Model, error){}

@@ -63,7 +63,7 @@ func RunParsimon(ctx context.Context, name string, sc *scenario.Scenario, opts s
 	if err != nil {
 		return nil, err
 	}
-	extra, err := answers(name, sc.Spec, anyway || measuring(ctx))
+	extra, err := answers(name, opts, sc.Spec, anyway || measuring(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: %w", name, err)
 	}

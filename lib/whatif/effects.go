@@ -190,7 +190,9 @@ func (r *Result) EffectLines() []string {
 // answered at some value, how far
 // it trusts the estimator's direction when the swept setting changes
 // (estimator.Directions): a sweep with one seed, or whose baseline is not
-// packetsim, has nothing else to judge directions by.
+// packetsim, has nothing else to judge directions by. An estimator run
+// with options the atlas did not measure gets a line saying so
+// (Result.Unmeasured).
 func (r *Result) DirectionLines() []string {
 	var out []string
 	for _, e := range r.Estimators {
@@ -201,6 +203,8 @@ func (r *Result) DirectionLines() []string {
 		switch {
 		case err != nil:
 			out = append(out, err.Error())
+		case r.Unmeasured[e] != "":
+			out = append(out, fmt.Sprintf("%s: how often its direction is right is unknown: %s", e, r.Unmeasured[e]))
 		case measured:
 			out = append(out, atlas.DirectionLine(e, r.Param, ds))
 		}

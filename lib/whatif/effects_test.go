@@ -149,4 +149,15 @@ func TestDirectionLines(t *testing.T) {
 	if clear[0] != 0 || right[0] != 0 {
 		t.Errorf("packetsim's row: atlas_clear %d, atlas_right %d; the atlas does not measure the ground truth", clear[0], right[0])
 	}
+
+	// m3 run with a model of the user's: the atlas's scores are not its.
+	r.Unmeasured = map[string]string{"m3": "the accuracy atlas measures m3 here with other options"}
+	lines = r.DirectionLines()
+	if len(lines) != 2 || lines[0] != "m3: how often its direction is right is unknown: "+r.Unmeasured["m3"] || !strings.HasPrefix(lines[1], "parsimon:") {
+		t.Errorf("lines %q: want m3's direction unknown, and why", lines)
+	}
+	clear, _ = r.Table().Int64s("atlas_clear")
+	if clear[1] != 0 || clear[2] == 0 {
+		t.Errorf("atlas_clear %v: want none for m3, parsimon's score kept", clear)
+	}
 }

@@ -149,6 +149,10 @@ type Result struct {
 	// Effects are the changes from the first value to the others, per
 	// estimator and class, with their intervals (EffectLines).
 	Effects []Effect
+	// Unmeasured holds, per estimator run with options the accuracy
+	// atlas did not measure (estimator.Unmeasured), why: the atlas's
+	// direction scores are not its.
+	Unmeasured map[string]string
 }
 
 // Run runs the sweep o describes and collects its result, with more
@@ -200,6 +204,16 @@ func runOnce(ctx context.Context, o Options) (*Result, error) {
 				continue
 			}
 			asked[v] = append(asked[v], e)
+			why, err := estimator.Unmeasured(e, o.EstimatorOptions[e], atValue)
+			if err != nil {
+				return nil, fmt.Errorf("whatif: %w", err)
+			}
+			if why != "" && res.Unmeasured[e] == "" {
+				if res.Unmeasured == nil {
+					res.Unmeasured = map[string]string{}
+				}
+				res.Unmeasured[e] = why
+			}
 		}
 		runs[v] = make([][]experiment.Task, o.Seeds)
 		for k := range o.Seeds {

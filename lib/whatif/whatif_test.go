@@ -214,3 +214,26 @@ func TestParamLabel(t *testing.T) {
 		}
 	}
 }
+
+// An estimator run with options the atlas did not measure is named with
+// why; with its defaults it is not.
+func TestRunUnmeasured(t *testing.T) {
+	for _, c := range []struct {
+		opts     string
+		measured bool
+	}{{"", true}, {`{"window_cap":true}`, false}} {
+		o := Options{Spec: small(), Param: "k_bytes", Values: []string{"30000", "60000"}, Estimators: []string{"packetsim", "flowsim"},
+			EstimatorOptions: map[string]string{"flowsim": c.opts}, Seeds: 1, Dir: t.TempDir()}
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		why := res.Unmeasured["flowsim"]
+		if (why == "") != c.measured {
+			t.Errorf("flowsim with %q: unmeasured %q, want measured %v", c.opts, why, c.measured)
+		}
+		if !c.measured && !strings.Contains(strings.Join(res.DirectionLines(), "\n"), why) {
+			t.Errorf("flowsim with %q: direction lines %q do not say why the atlas's scores are not its", c.opts, res.DirectionLines())
+		}
+	}
+}
