@@ -10,6 +10,12 @@
 // window. Every run's records must equal the first worker count's
 // (a digest of every record's fields), or it stops with an error.
 //
+// Before every parallel run it measures how long a cache line takes to
+// go from one core to another and back (two threads passing a counter):
+// on a virtual machine that round trip changes with where the host puts
+// the machine's cores, and a parallel run, which passes lines between
+// its workers every window, runs slower when it is long.
+//
 //	go run ./scripts/bench/parscale -workers 1,2 -rounds 2 -flows 200000 scripts/bench/specs/meta32-b30-200k.json
 package main
 
@@ -20,8 +26,10 @@ import (
 	"hash/fnv"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tailscope/tailscope/internal/cputime"
@@ -67,6 +75,9 @@ func measure(specs []string, ws []int, rounds, flows int) error {
 	for r := 1; r <= rounds; r++ {
 		for _, path := range specs {
 			for _, w := range ws {
+				if w > 1 {
+					fmt.Printf("%s round %d workers %d: cache-line round trip %.0f ns\n", path, r, w, roundTrip())
+				}
 				res, err := runOnce(path, w, flows)
 				if err != nil {
 					return err
@@ -125,6 +136,40 @@ func runOnce(path string, workers, flows int) (*result, error) {
 	}
 	out.digest, out.res = h.Sum64(), res
 	return out, nil
+}
+
+// roundTrip returns the mean time, in nanoseconds, of a cache line's
+// round trip between two threads, each spinning on the counter the other
+// writes: the cost of passing a line from one core to another and back
+// when the threads run on two cores (GOMAXPROCS of at least 2).
+func roundTrip() float64 {
+	const n = 200_000
+	var ping, pong struct {
+		_ [64]byte
+		v atomic.Int64
+		_ [64]byte
+	}
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for i := int64(1); i <= n; i++ {
+			for ping.v.Load() != i {
+			}
+			pong.v.Store(i)
+		}
+		close(done)
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t := time.Now()
+	for i := int64(1); i <= n; i++ {
+		ping.v.Store(i)
+		for pong.v.Load() != i {
+		}
+	}
+	<-done
+	return float64(time.Since(t).Nanoseconds()) / n
 }
 
 func report(path string, round, w int, r *result) {
