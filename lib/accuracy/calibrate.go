@@ -81,8 +81,8 @@ func crossPoints(rows []Row, m int) (pts []point, unstated int) {
 		}
 		s := rawSummary(train, "", foldMin(m))
 		for id, r := range rows {
-			if r.Draw%Folds != k || isBefore(r.Estimator) {
-				continue // only answers carry intervals
+			if r.Draw%Folds != k {
+				continue
 			}
 			exp := map[string]atlas.Interval{}
 			for _, iv := range s.ExpectIn(r.Estimator, r.Region).Intervals {

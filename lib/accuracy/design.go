@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -63,23 +64,16 @@ const Baseline = "packetsim"
 
 // Estimators are the estimators measured, besides the baseline: their
 // names, and the befores of their fixes (Befores).
-var Estimators = []string{"flowsim", "parsimon", "m3", ParsimonPublished, M3Table4}
+var Estimators = []string{"flowsim", "parsimon", "m3", estimator.ParsimonPublished, estimator.M3Table4}
 
-// ParsimonPublished labels Parsimon run as its paper published it
-// (estimator.PublishedParsimon: every link bucketed with B, the window's
-// delay charged at every hop), for the before and after of Parsimon's
-// defaults.
-const ParsimonPublished = "parsimon-published"
-
-// M3Table4 labels m3 run with the embedded model it would get without
-// the presets models (M3ModelBefore: table4-pfc or table4-fork, trained
-// on m3 Table 4's parameter ranges), for the before and after of those
-// models; on a network both choose the same model for, it is not run.
-const M3Table4 = "m3-table4"
-
-// Befores maps each variant run as the before of a fix to the estimator
-// it is the before of. Their intervals are not stated with answers.
-var Befores = map[string]string{ParsimonPublished: "parsimon", M3Table4: "m3"}
+// Befores maps each variant run as the before of a fix
+// (estimator.AtlasRun) to the estimator it is the before of: Parsimon as
+// its paper published it, and m3 with the embedded model it would get
+// without the presets models (on a network both choose the same model
+// for, that variant is not run). An answer run as a variant carries the
+// variant's interval, refusal and direction scores, but the tables of
+// answers by default leave the variants out.
+var Befores = map[string]string{estimator.ParsimonPublished: "parsimon", estimator.M3Table4: "m3"}
 
 // isBefore reports whether est is one of Befores.
 func isBefore(est string) bool {
@@ -138,7 +132,7 @@ type Options struct {
 	// (the noise sample runs them two seeds a scenario).
 	PairSeeds int
 	// Skip names estimators of Estimators the design does not run (none
-	// of its scenarios has a row of them): ParsimonPublished, say, where
+	// of its scenarios has a row of them): estimator.ParsimonPublished, say, where
 	// the before and after of Parsimon's defaults is not worth its cost.
 	Skip []string
 	// Parts, when set, make the design the union of these designs, each
@@ -210,7 +204,7 @@ var modelled = slices.DeleteFunc(Presets(), func(p string) bool { return p == "n
 // design measures its before and after; here it would cost a third of
 // the estimators' time). Dropping it from a part later runs it on the
 // part's finished scenarios.
-var skip = []string{ParsimonPublished}
+var skip = []string{estimator.ParsimonPublished}
 
 // fabrics384 are the 384-rack fabrics lib/topo has.
 var fabrics384 = []string{"meta384-1:1", "meta384-2:1"}

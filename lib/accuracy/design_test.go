@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/tailscope/tailscope/lib/netcfg"
 	"math"
 	"reflect"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/estimator"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -285,7 +286,7 @@ func TestWideDesign(t *testing.T) {
 
 // A part that skips an estimator has no task of it, and its rows none.
 func TestSkip(t *testing.T) {
-	o := Options{Atlas: 2, Seed: 2, Flows: []int{1000}, Networks: []string{"dctcp"}, Skip: []string{ParsimonPublished, M3Table4}}
+	o := Options{Atlas: 2, Seed: 2, Flows: []int{1000}, Networks: []string{"dctcp"}, Skip: []string{estimator.ParsimonPublished, estimator.M3Table4}}
 	scs, _, err := Design(o)
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +359,7 @@ func TestM3Before(t *testing.T) {
 			if why != "" || !strings.Contains(m3t.Options, c.m3) {
 				t.Errorf("m3: options %s (%s), want %s", m3t.Options, why, c.m3)
 			}
-			bt, why := TaskOf(scs[0], M3Table4)
+			bt, why := TaskOf(scs[0], estimator.M3Table4)
 			if c.refused != "" {
 				if !strings.Contains(why, c.refused) {
 					t.Errorf("m3-table4: task %+v, reason %q; want it not run: %s", bt, why, c.refused)

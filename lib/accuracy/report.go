@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"github.com/tailscope/tailscope/lib/atlas"
+	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/metrics"
 )
 
 // Summarize computes the atlas summary from the rows of the atlas sample
 // (calibration rows are left out: they measure the summary): per
-// estimator, size bin and region, at every pooling level of
+// estimator (and variant of Befores, under its label), size bin and
+// region, at every pooling level of
 // atlas.Region.Pooled, the distribution of the p99 error over the
 // scenarios that have a value; with the minimum region size and the
 // widening factors Tune chooses on the same rows, so that the stated
@@ -40,8 +42,8 @@ func rawSummary(rows []Row, source string, m int) *atlas.Summary {
 	errs := map[key][]float64{}
 	ids := map[string]bool{}
 	for _, r := range rows {
-		if r.Sample != SampleAtlas || r.Refused != "" || isBefore(r.Estimator) {
-			continue // Parsimon as published is a before, not an answer
+		if r.Sample != SampleAtlas || r.Refused != "" {
+			continue
 		}
 		ids[r.ScenarioID] = true
 		for _, reg := range r.Region.Pooled() {
@@ -98,8 +100,8 @@ func Calibrate(s *atlas.Summary, rows []Row) []Coverage {
 	type key struct{ est, bin string }
 	cov := map[key]*Coverage{}
 	for _, r := range rows {
-		if r.Sample != SampleCalibration || r.Refused != "" || isBefore(r.Estimator) {
-			continue // only answers carry intervals
+		if r.Sample != SampleCalibration || r.Refused != "" {
+			continue
 		}
 		exp := expectRow(s, r)
 		for b, l := range Labels() {
@@ -415,14 +417,14 @@ func Directions(rows []Row, sample string, s *atlas.Summary) []Direction {
 
 // FieldDirections scores the clear counterfactual pairs of the atlas and
 // calibration samples per estimator, changed setting (ChangedField) and
-// size bin, as answers state them (atlas.Summary.Directions). Parsimon
-// as published is left out: it is a before, not an answer.
+// size bin, as answers state them (atlas.Summary.Directions): the
+// befores' too, which answers run as those variants state.
 func FieldDirections(rows []Row) []atlas.Direction {
 	type dk struct{ est, field, bin string }
 	d := map[dk]*atlas.Direction{}
 	for _, sample := range []string{SampleAtlas, SampleCalibration} {
 		for _, j := range judge(rows, sample, nil) {
-			if !j.clear || isBefore(j.est) {
+			if !j.clear {
 				continue
 			}
 			f := ChangedField(j.changed.Change, j.first.Region)
@@ -807,8 +809,18 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 	t := map[string]*tally{}
 	refused := map[string][]string{}
 	for _, r := range rows {
-		if isBefore(r.Estimator) || r.Sample == SampleNoise {
-			continue // a before/after variant, and packetsim's own noise
+		if r.Sample == SampleNoise {
+			continue // packetsim's own noise
+		}
+		var e atlas.Expectation
+		if r.Refused == "" {
+			e = s.ExpectIn(r.Estimator, r.Region)
+			if reg := e.Pooled.String(); e.Refuse && !slices.Contains(refused[r.Estimator], reg) {
+				refused[r.Estimator] = append(refused[r.Estimator], reg)
+			}
+		}
+		if isBefore(r.Estimator) {
+			continue // a variant, run only where it differs: its share of the space is not one
 		}
 		if t[r.Estimator] == nil {
 			t[r.Estimator] = &tally{}
@@ -819,13 +831,6 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 				x.notModelled++
 			}
 			continue
-		}
-		e := s.ExpectIn(r.Estimator, r.Region)
-		if e.Refuse {
-			reg := e.Pooled.String()
-			if !slices.Contains(refused[r.Estimator], reg) {
-				refused[r.Estimator] = append(refused[r.Estimator], reg)
-			}
 		}
 		all := len(Labels()) - 1
 		beyond := func(v float64) bool { return math.Abs(v) > s.Threshold }
@@ -875,8 +880,15 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 			share(x.calWithin, x.calAnswered), share(x.calRefusedBeyond, x.calRefused), share(x.calMarked, x.calBins),
 			share(x.calMarkedBeyond, x.calMarked), share(x.calUnmarkedWithin, x.calBins-x.calMarked))
 	}
-	fmt.Fprintf(w, "\nRegions refused (as stated: a region with too few scenarios is pooled into a coarser one):\n\n")
-	for _, e := range slices.Sorted(maps.Keys(t)) {
+	fmt.Fprintf(w, "\nRegions refused (as stated: a region with too few scenarios is pooled into a coarser one; %s and %s are m3 with the Table-4 models and Parsimon as published, measured where they differ from the defaults):\n\n", estimator.M3Table4, estimator.ParsimonPublished)
+	ests := slices.Collect(maps.Keys(t))
+	for e := range refused {
+		if t[e] == nil {
+			ests = append(ests, e)
+		}
+	}
+	slices.Sort(ests)
+	for _, e := range ests {
 		regs := refused[e]
 		slices.Sort(regs)
 		if len(regs) == 0 {
@@ -889,8 +901,8 @@ func writeRefusals(w io.Writer, s *atlas.Summary, rows []Row) {
 // beforeTitles name each before variant (Befores) and its after in the
 // report's section headings, and the columns of the two.
 var beforeTitles = map[string][3]string{
-	ParsimonPublished: {"Parsimon as published and as tailscope runs it by default", "published", "default"},
-	M3Table4:          {"m3 with the Table-4 models and with the presets models (where they differ)", "Table-4 model", "presets model"},
+	estimator.ParsimonPublished: {"Parsimon as published and as tailscope runs it by default", "published", "default"},
+	estimator.M3Table4:          {"m3 with the Table-4 models and with the presets models (where they differ)", "Table-4 model", "presets model"},
 }
 
 // writeBeforeAfters writes a section per before variant (Befores, in

@@ -203,26 +203,26 @@ func readArchive(dir string) (archived, error) {
 
 // migrate reads rows archived before Parsimon's defaults changed
 // (sparse_bucket_size and window_once): a scenario of scs whose design
-// runs ParsimonPublished but that has no such row ran Parsimon as
+// runs estimator.ParsimonPublished but that has no such row ran Parsimon as
 // published under the name "parsimon", so that row is relabelled, and
 // the window_once variant those archives held is dropped (window_once is
 // now part of the defaults, measured as "parsimon"). A design that skips
-// ParsimonPublished (the wide one) measures the defaults alone, and the
+// estimator.ParsimonPublished (the wide one) measures the defaults alone, and the
 // rows of scenarios not in scs stay as they are.
 func migrate(rows []Row, scs []Scenario) []Row {
 	runs := map[string]bool{}
 	for _, s := range scs {
-		runs[s.Spec.ID()] = !slices.Contains(s.Skip, ParsimonPublished)
+		runs[s.Spec.ID()] = !slices.Contains(s.Skip, estimator.ParsimonPublished)
 	}
 	const windowOnce = "parsimon-window-once"
 	published := map[string]bool{}
 	for _, r := range rows {
-		published[r.ScenarioID] = published[r.ScenarioID] || r.Estimator == ParsimonPublished
+		published[r.ScenarioID] = published[r.ScenarioID] || r.Estimator == estimator.ParsimonPublished
 	}
 	rows = slices.DeleteFunc(rows, func(r Row) bool { return r.Estimator == windowOnce })
 	for i, r := range rows {
 		if r.Estimator == "parsimon" && runs[r.ScenarioID] && !published[r.ScenarioID] {
-			rows[i].Estimator = ParsimonPublished
+			rows[i].Estimator = estimator.ParsimonPublished
 		}
 	}
 	return rows

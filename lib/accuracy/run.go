@@ -5,12 +5,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/tailscope/tailscope/lib/estimator"
 	"github.com/tailscope/tailscope/lib/experiment"
-	"github.com/tailscope/tailscope/lib/m3"
 	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/progress"
 	"github.com/tailscope/tailscope/lib/scenario"
@@ -20,13 +18,6 @@ import (
 // anyway is the option every atlas task carries: the atlas measures
 // estimators where they would refuse, too.
 const anyway = `"` + estimator.AnswerAnyway + `":true`
-
-// M3ModelBefore is estimator.M3Model without the presets models: the
-// model m3 got before they were trained (M3Table4).
-func M3ModelBefore(cfg netcfg.Config) (name string, ok bool) {
-	names := slices.DeleteFunc(append([]string{""}, m3.EmbeddedModels()...), func(n string) bool { return strings.HasPrefix(n, "presets") })
-	return estimator.M3ModelAmong(cfg, names)
-}
 
 func boolInt(b bool) int {
 	if b {
@@ -61,24 +52,13 @@ func TaskOf(s Scenario, est string) (experiment.Task, string) {
 	if err != nil {
 		return experiment.Task{}, err.Error()
 	}
-	opts := ""
-	if est == ParsimonPublished {
-		est, opts = "parsimon", estimator.PublishedParsimon
+	label := est
+	est, opts, ok := estimator.AtlasRun(label, cfg)
+	if !ok {
+		return experiment.Task{}, fmt.Sprint(estimator.Models(est, "", cfg))
 	}
-	if est == "m3" || est == M3Table4 {
-		choose := estimator.M3Model
-		if est == M3Table4 {
-			choose = M3ModelBefore
-		}
-		name, ok := choose(cfg)
-		if !ok {
-			err := estimator.Models("m3", "", cfg)
-			return experiment.Task{}, fmt.Sprint(err)
-		}
-		if after, _ := estimator.M3Model(cfg); est == M3Table4 && after == name {
-			return experiment.Task{}, fmt.Sprintf("m3 runs the same model here (%q)", name)
-		}
-		est, opts = "m3", estimator.M3Options(name)
+	if _, after, _ := estimator.AtlasRun(est, cfg); label != est && after == opts {
+		return experiment.Task{}, fmt.Sprintf("%s runs the same model here (%s)", est, opts)
 	}
 	if err := estimator.Models(est, opts, cfg); err != nil {
 		return experiment.Task{}, err.Error()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tailscope/tailscope/lib/atlas"
 	"github.com/tailscope/tailscope/lib/m3"
+	"github.com/tailscope/tailscope/lib/netcfg"
 	"github.com/tailscope/tailscope/lib/scenario"
 )
 
@@ -124,16 +125,26 @@ func (r *Refusal) Error() string {
 		r.Expectation.Reason, r.Instead, AnswerAnyway)
 }
 
-// insteadOf says what to run in place of a refusing estimator: packetsim,
-// and the other measured estimators that model spec's network and that
-// the atlas s does not refuse there.
-func insteadOf(s *atlas.Summary, name string, spec scenario.Spec) string {
+// insteadOf says what to run in place of estimator name refusing spec as
+// the atlas s measured it under label (AtlasLabel): packetsim, and the
+// measured estimators, with the options the atlas runs them with
+// (AtlasRun), that model spec's network and that s does not refuse
+// there, the refusing one among them when it ran a variant.
+func insteadOf(s *atlas.Summary, name, label string, spec scenario.Spec) string {
 	var alts []string
 	for _, alt := range []string{"m3", "parsimon", "flowsim"} {
-		if strings.HasPrefix(name, alt) || !s.Measures(alt) || Models(alt, "", spec.Network) != nil {
+		self := strings.HasPrefix(name, alt)
+		est, opts, ok := AtlasRun(alt, spec.Network)
+		if self && label == name || !s.Measures(alt) || !ok || Models(est, opts, spec.Network) != nil {
 			continue
 		}
 		if e := s.Expect(alt, spec); e.Known() && !e.Refuse {
+			switch {
+			case opts != "":
+				alt += " with the options " + opts
+			case self:
+				alt += " with its default options"
+			}
 			alts = append(alts, alt)
 		}
 	}
@@ -167,42 +178,82 @@ func method(name, options string) (string, error) {
 	return string(b), err
 }
 
-// Unmeasured returns why the accuracy atlas's evidence does not apply to
-// the named estimator run with options on spec, or "" when it does: the
-// atlas measures the estimator with its defaults (m3 with the embedded
-// model M3Model chooses for the network), and other options, a model
-// file among them, run another method whose errors nobody measured. It
-// is "" too for an estimator the atlas does not measure at all (the
-// ground truths).
-func Unmeasured(name, options string, spec scenario.Spec) (string, error) {
+// Labels of the variants the accuracy atlas measures besides each
+// estimator's defaults, the befores of its fixes: m3 with the embedded
+// model it would get without the presets models (M3ModelBefore, trained
+// on m3 Table 4's parameter ranges), and Parsimon as its paper published
+// it (PublishedParsimon).
+const (
+	M3Table4          = "m3-table4"
+	ParsimonPublished = "parsimon-published"
+)
+
+// AtlasRun returns the estimator and options the accuracy atlas runs
+// under label on a network cfg: a variant's (M3Table4,
+// ParsimonPublished), or the estimator label with its defaults (m3 with
+// the embedded model M3Model chooses). ok is false where m3 runs no
+// embedded model.
+func AtlasRun(label string, cfg netcfg.Config) (name, options string, ok bool) {
+	switch label {
+	case ParsimonPublished:
+		return "parsimon", PublishedParsimon, true
+	case M3Table4:
+		model, ok := M3ModelBefore(cfg)
+		return m3.Name, M3Options(model), ok
+	case m3.Name:
+		model, ok := M3Model(cfg)
+		return m3.Name, M3Options(model), ok
+	}
+	return label, "", true
+}
+
+// AtlasLabel returns the label the accuracy atlas measured the named
+// estimator under when run with options on spec, or "" and why its
+// evidence does not apply. The atlas measures each estimator with its
+// defaults (m3 with the embedded model M3Model chooses for the network)
+// and the variants of AtlasRun; other options, a model file among them,
+// run another method whose errors nobody measured. For an estimator the
+// atlas does not measure at all (the ground truths) both are "".
+func AtlasLabel(name, options string, spec scenario.Spec) (label, why string, err error) {
 	s, err := theAtlas()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if !s.Measures(name) {
-		return "", nil
-	}
-	atlasOpts := ""
-	if name == m3.Name {
-		model, ok := M3Model(spec.Network)
-		if !ok {
-			return "the accuracy atlas measures m3 only on networks an embedded model covers", nil
-		}
-		atlasOpts = M3Options(model)
+		return "", "", nil
 	}
 	got, err := method(name, options)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	want, err := method(name, atlasOpts)
-	if err != nil || got == want {
-		return "", err
+	atlasOpts := ""
+	for _, l := range append([]string{name}, M3Table4, ParsimonPublished) {
+		est, opts, ok := AtlasRun(l, spec.Network)
+		if est != name || !s.Measures(l) {
+			continue
+		}
+		if !ok && l == name {
+			return "", "the accuracy atlas measures m3 only on networks an embedded model covers", nil
+		}
+		if !ok {
+			continue
+		}
+		if l == name {
+			atlasOpts = opts
+		}
+		want, err := method(name, opts)
+		if err != nil {
+			return "", "", err
+		}
+		if got == want {
+			return l, "", nil
+		}
 	}
 	given, _, err := splitAnyway(options)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return fmt.Sprintf("the accuracy atlas measures %s here with %s, not with %s", name, optionsLabel(atlasOpts), optionsLabel(given)), nil
+	return "", fmt.Sprintf("the accuracy atlas measures %s here with %s, not with %s", name, optionsLabel(atlasOpts), optionsLabel(given)), nil
 }
 
 // optionsLabel names options JSON in a sentence.
@@ -228,18 +279,21 @@ func answers(name, options string, spec scenario.Spec, anyway bool) (map[string]
 	if !s.Measures(name) {
 		return nil, nil // the ground truths, and estimators the atlas has not measured
 	}
-	why, err := Unmeasured(name, options, spec)
+	label, why, err := AtlasLabel(name, options, spec)
 	if err != nil {
 		return nil, err
 	}
 	if why != "" {
 		return map[string]string{"atlas_unmeasured": why}, nil
 	}
-	e := s.Expect(name, spec)
+	e := s.Expect(label, spec)
 	extra := e.Extra()
+	if label != name {
+		extra["atlas_measured_as"] = label
+	}
 	if e.Refuse {
 		if !anyway {
-			return nil, &Refusal{Expectation: e, Instead: insteadOf(s, name, spec)}
+			return nil, &Refusal{Expectation: e, Instead: insteadOf(s, name, label, spec)}
 		}
 		extra["answered_anyway"] = "true"
 		extra["atlas_refusal"] = e.Reason
@@ -345,7 +399,11 @@ func ExpectationLines(res *Result) []string {
 		if c, _ := strconv.ParseFloat(res.Extra["atlas_coverage"], 64); c > 0 {
 			what = fmt.Sprintf("%.0f%% interval", 100*c)
 		}
-		out = append(out, fmt.Sprintf("%s: expected p99 error (%s, accuracy atlas, %s): %s", res.Estimator, what, res.Extra["atlas_pooled_region"], strings.Join(bins, ", ")))
+		as := ""
+		if l := res.Extra["atlas_measured_as"]; l != "" {
+			as = ", measured as " + l
+		}
+		out = append(out, fmt.Sprintf("%s: expected p99 error (%s, accuracy atlas%s, %s): %s", res.Estimator, what, as, res.Extra["atlas_pooled_region"], strings.Join(bins, ", ")))
 		if f := res.Extra["atlas_fallback"]; f != "" {
 			out = append(out, res.Estimator+": "+f)
 		}

@@ -136,11 +136,14 @@ func TestInsteadOf(t *testing.T) {
 		return atlas.Interval{Estimator: est, Region: region, Bin: "all", N: 6, P10: p10, P50: (p10 + p90) / 2, P90: p90}
 	}
 	s := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("flowsim", -0.6, -0.3), iv("parsimon", -0.1, 0.1)}}
-	if got := insteadOf(s, "flowsim", sc.Spec); !strings.Contains(got, "packetsim") || !strings.Contains(got, "parsimon") || strings.Contains(got, "m3") {
+	if got := insteadOf(s, "flowsim", "flowsim", sc.Spec); !strings.Contains(got, "packetsim") || !strings.Contains(got, "parsimon") || strings.Contains(got, "m3") {
 		t.Errorf("instead of flowsim: %q, want packetsim and parsimon (m3 is not measured)", got)
 	}
+	if got := insteadOf(s, "parsimon", ParsimonPublished, sc.Spec); !strings.Contains(got, "parsimon with its default options") {
+		t.Errorf("instead of Parsimon as published: %q, want Parsimon with its defaults", got)
+	}
 	s.Intervals[1] = iv("parsimon", -0.1, 0.4)
-	if got := insteadOf(s, "flowsim", sc.Spec); strings.Contains(got, "parsimon") || !strings.Contains(got, "refuses the other estimators") {
+	if got := insteadOf(s, "flowsim", "flowsim", sc.Spec); strings.Contains(got, "parsimon") || !strings.Contains(got, "refuses the other estimators") {
 		t.Errorf("instead of flowsim where parsimon is refused too: %q", got)
 	}
 }
@@ -182,10 +185,9 @@ func TestExpectationLines(t *testing.T) {
 	}
 }
 
-// TestUnmeasured checks which options run the method the embedded atlas
-// measured: its defaults (m3's, the embedded model M3Model chooses),
-// whatever the parallelism, seed or the model's name, and nothing else.
-func TestUnmeasured(t *testing.T) {
+// TestAtlasLabel checks which options run the method the embedded atlas
+// measured, and under which label.
+func TestAtlasLabel(t *testing.T) {
 	timely, err := netcfg.Preset("timely")
 	if err != nil {
 		t.Fatal(err)
@@ -201,43 +203,67 @@ func TestUnmeasured(t *testing.T) {
 	for _, c := range []struct {
 		name, est, opts string
 		net             netcfg.Config
-		measured        bool
+		label           string // "" not measured
 	}{
-		{"flowsim defaults", "flowsim", "", netcfg.Default(), true},
-		{"flowsim answering anyway", "flowsim", `{"answer_anyway":true}`, netcfg.Default(), true},
-		{"flowsim capped at the window", "flowsim", `{"window_cap":true}`, netcfg.Default(), false},
-		{"parsimon defaults", "parsimon", "", netcfg.Default(), true},
-		{"parsimon defaults spelt out, own workers and seed", "parsimon", `{"window_once":true,"workers":2,"seed":5}`, netcfg.Default(), true},
-		{"parsimon as published", "parsimon", PublishedParsimon, netcfg.Default(), false},
-		{"m3 default model", "m3", "", netcfg.Default(), true},
-		{"m3 another embedded model", "m3", `{"model":"table4-pfc"}`, netcfg.Default(), false},
-		{"m3 flowSim alone", "m3", `{"model":"none"}`, netcfg.Default(), false},
-		{"m3 the model the atlas chose", "m3", `{"model":"presets"}`, timely, true},
-		{"m3 a copy of that model", "m3", `{"model":"` + copied + `"}`, timely, true},
-		{"m3 a copy of the presets model where the atlas ran the default", "m3", `{"model":"` + copied + `"}`, netcfg.Default(), false},
-		{"packetsim, not measured at all", "packetsim", "", netcfg.Default(), true},
+		{"flowsim defaults", "flowsim", "", netcfg.Default(), "flowsim"},
+		{"flowsim answering anyway", "flowsim", `{"answer_anyway":true}`, netcfg.Default(), "flowsim"},
+		{"flowsim capped at the window", "flowsim", `{"window_cap":true}`, netcfg.Default(), ""},
+		{"parsimon defaults", "parsimon", "", netcfg.Default(), "parsimon"},
+		{"parsimon defaults spelt out, own workers and seed", "parsimon", `{"window_once":true,"workers":2,"seed":5}`, netcfg.Default(), "parsimon"},
+		{"parsimon as published", "parsimon", PublishedParsimon, netcfg.Default(), ParsimonPublished},
+		{"parsimon as published, with its own bucket size", "parsimon", `{"sparse_bucket_size":50,"window_once":false}`, netcfg.Default(), ""},
+		{"m3 default model", "m3", "", netcfg.Default(), "m3"},
+		{"m3 another embedded model, the one before the presets models", "m3", `{"model":"table4-pfc"}`, timely, M3Table4},
+		{"m3 the Table-4 model where the atlas runs it by default", "m3", `{"model":"table4-pfc"}`, netcfg.Default(), ""},
+		{"m3 the fork's Table-4 model where the PFC one came before", "m3", `{"model":"table4-fork"}`, timely, ""},
+		{"m3 flowSim alone", "m3", `{"model":"none"}`, netcfg.Default(), ""},
+		{"m3 the model the atlas chose", "m3", `{"model":"presets"}`, timely, "m3"},
+		{"m3 a copy of that model", "m3", `{"model":"` + copied + `"}`, timely, "m3"},
+		{"m3 a copy of the presets model where the atlas ran the default", "m3", `{"model":"` + copied + `"}`, netcfg.Default(), ""},
+		{"packetsim, not measured at all", "packetsim", "", netcfg.Default(), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			spec := small(t).Spec
 			spec.Network = c.net
-			why, err := Unmeasured(c.est, c.opts, spec)
+			label, why, err := AtlasLabel(c.est, c.opts, spec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (why == "") != c.measured {
-				t.Errorf("Unmeasured(%s, %s) = %q, want measured %v", c.est, c.opts, why, c.measured)
+			unmeasured := c.label == "" && c.est != "packetsim"
+			if label != c.label || (why != "") != unmeasured {
+				t.Errorf("AtlasLabel(%s, %s) = %q, %q; want label %q, unmeasured %v", c.est, c.opts, label, why, c.label, unmeasured)
 			}
 		})
 	}
 
+	// A run as a variant carries the variant's interval; the variant's
+	// refusal offers the estimator's defaults.
+	sc := smallIn(t, timely)
+	iv := func(est string, p10, p90 float64) atlas.Interval {
+		return atlas.Interval{Estimator: est, Region: atlas.RegionOf(sc.Spec), Bin: "all", N: 6, P10: p10, P50: (p10 + p90) / 2, P90: p90}
+	}
+	withSummary(t, &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("m3", -0.1, 0.1), iv(M3Table4, -0.2, -0.15)}})
+	// (The Table-4 model extrapolates on the dumbbell: answered anyway.)
+	res, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc","answer_anyway":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.Join(ExpectationLines(res), "\n"); res.Extra["atlas_measured_as"] != M3Table4 || !strings.Contains(l, "measured as m3-table4") || !strings.Contains(l, "all -20..-15%") {
+		t.Errorf("m3 with the Table-4 model: extra %v, lines %q; want m3-table4's interval", res.Extra, l)
+	}
+	withSummary(t, &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{iv("m3", -0.1, 0.1), iv(M3Table4, -0.6, -0.4)}})
+	if _, err := Run(context.Background(), "m3", sc, `{"model":"table4-pfc"}`); err == nil || !strings.Contains(err.Error(), `m3 with the options {"model":"presets"}`) {
+		t.Errorf("m3 with the Table-4 model where the atlas has it 50%% off: %v, want a refusal offering m3 with the model the atlas runs", err)
+	}
+
 	// Run with unmeasured options: no interval, no refusal, and why.
-	sc := small(t)
+	sc = small(t)
 	bad := &atlas.Summary{Threshold: 0.25, MinScenarios: 5, Intervals: []atlas.Interval{{Estimator: "flowsim", Region: atlas.RegionOf(sc.Spec), Bin: "all", N: 6, P10: -0.9, P50: -0.8, P90: -0.7}}}
 	withSummary(t, bad)
 	if _, err := Run(context.Background(), "flowsim", sc, ""); err == nil {
 		t.Fatal("flowsim answered where the atlas has it 80% off")
 	}
-	res, err := Run(context.Background(), "flowsim", sc, `{"window_cap":true}`)
+	res, err = Run(context.Background(), "flowsim", sc, `{"window_cap":true}`)
 	if err != nil {
 		t.Fatalf("flowsim capped at the window, which the atlas did not measure: %v, want an answer", err)
 	}

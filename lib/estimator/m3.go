@@ -71,6 +71,19 @@ func M3Model(cfg netcfg.Config) (name string, ok bool) {
 	return M3ModelAmong(cfg, append([]string{""}, m3.EmbeddedModels()...))
 }
 
+// M3ModelBefore is M3Model without the presets models: the model m3
+// got before they were trained, which the accuracy atlas measures as
+// M3Table4.
+func M3ModelBefore(cfg netcfg.Config) (name string, ok bool) {
+	var names []string
+	for _, n := range append([]string{""}, m3.EmbeddedModels()...) {
+		if !strings.HasPrefix(n, "presets") {
+			names = append(names, n)
+		}
+	}
+	return M3ModelAmong(cfg, names)
+}
+
 // M3ModelAmong is the first of the embedded models names ("" the
 // default) whose model covers cfg.
 func M3ModelAmong(cfg netcfg.Config, names []string) (name string, ok bool) {

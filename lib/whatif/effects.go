@@ -192,21 +192,25 @@ func (r *Result) EffectLines() []string {
 // (estimator.Directions): a sweep with one seed, or whose baseline is not
 // packetsim, has nothing else to judge directions by. An estimator run
 // with options the atlas did not measure gets a line saying so
-// (Result.Unmeasured).
+// (Result.Unmeasured); one run as a variant the atlas measures gets the
+// variant's scores under its label (Result.MeasuredAs).
 func (r *Result) DirectionLines() []string {
 	var out []string
 	for _, e := range r.Estimators {
 		if !slices.ContainsFunc(r.Points, func(p Point) bool { return p.Estimator == e }) {
 			continue // refused at every value
 		}
-		ds, measured, err := estimator.Directions(e, r.Param)
+		if r.Unmeasured[e] != "" {
+			out = append(out, fmt.Sprintf("%s: how often its direction is right is unknown: %s", e, r.Unmeasured[e]))
+			continue
+		}
+		l := r.atlasLabel(e)
+		ds, measured, err := estimator.Directions(l, r.Param)
 		switch {
 		case err != nil:
 			out = append(out, err.Error())
-		case r.Unmeasured[e] != "":
-			out = append(out, fmt.Sprintf("%s: how often its direction is right is unknown: %s", e, r.Unmeasured[e]))
 		case measured:
-			out = append(out, atlas.DirectionLine(e, r.Param, ds))
+			out = append(out, atlas.DirectionLine(l, r.Param, ds))
 		}
 	}
 	return out

@@ -150,6 +150,24 @@ func TestDirectionLines(t *testing.T) {
 		t.Errorf("packetsim's row: atlas_clear %d, atlas_right %d; the atlas does not measure the ground truth", clear[0], right[0])
 	}
 
+	// m3 run with the Table-4 model where the atlas runs another: the
+	// scores are the variant's, under its label.
+	r.MeasuredAs = map[string]string{"m3": estimator.M3Table4}
+	ds, measured, err := estimator.Directions(estimator.M3Table4, "cc")
+	if err != nil || !measured || len(ds) == 0 {
+		t.Fatalf("m3-table4: the embedded atlas scores no change of cc (measured %v, err %v)", measured, err)
+	}
+	all := ds[len(ds)-1]
+	lines = r.DirectionLines()
+	if want := fmt.Sprintf("%d of the %d", all.Right, all.Clear); !strings.HasPrefix(lines[0], "m3-table4:") || !strings.Contains(lines[0], want) {
+		t.Errorf("line %q: want m3-table4's score %q", lines[0], want)
+	}
+	clear, _ = r.Table().Int64s("atlas_clear")
+	if clear[1] != int64(all.Clear) {
+		t.Errorf("m3's row: atlas_clear %d, want m3-table4's %d", clear[1], all.Clear)
+	}
+	r.MeasuredAs = nil
+
 	// m3 run with a model of the user's: the atlas's scores are not its.
 	r.Unmeasured = map[string]string{"m3": "the accuracy atlas measures m3 here with other options"}
 	lines = r.DirectionLines()

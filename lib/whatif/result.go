@@ -42,9 +42,9 @@ func (r *Result) Table() *frame.Table {
 		flows[i], seeds[i] = int64(p.Flows), int64(r.Seeds)
 		// An unreadable embedded atlas is reported by DirectionLines; an
 		// estimator the atlas did not measure so has no scores.
-		ds, _, _ := estimator.Directions(p.Estimator, r.Param)
-		if r.Unmeasured[p.Estimator] != "" {
-			ds = nil
+		var ds []atlas.Direction
+		if l := r.atlasLabel(p.Estimator); l != "" {
+			ds, _, _ = estimator.Directions(l, r.Param)
 		}
 		if j := slices.IndexFunc(ds, func(d atlas.Direction) bool { return d.Bin == p.Class }); j >= 0 {
 			clear[i], right[i] = int64(ds[j].Clear), int64(ds[j].Right)

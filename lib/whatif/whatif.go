@@ -150,9 +150,26 @@ type Result struct {
 	// estimator and class, with their intervals (EffectLines).
 	Effects []Effect
 	// Unmeasured holds, per estimator run with options the accuracy
-	// atlas did not measure (estimator.Unmeasured), why: the atlas's
+	// atlas did not measure (estimator.AtlasLabel), why: the atlas's
 	// direction scores are not its.
 	Unmeasured map[string]string
+	// MeasuredAs holds, per estimator run with the options of a variant
+	// the atlas measures under a label of its own (estimator.AtlasRun),
+	// that label: its direction scores are the label's.
+	MeasuredAs map[string]string
+}
+
+// atlasLabel is the label of the atlas's direction scores for estimator
+// e in r: e, the variant's label it was run as, or "" when the atlas did
+// not measure it so.
+func (r *Result) atlasLabel(e string) string {
+	switch {
+	case r.Unmeasured[e] != "":
+		return ""
+	case r.MeasuredAs[e] != "":
+		return r.MeasuredAs[e]
+	}
+	return e
 }
 
 // Run runs the sweep o describes and collects its result, with more
@@ -204,7 +221,7 @@ func runOnce(ctx context.Context, o Options) (*Result, error) {
 				continue
 			}
 			asked[v] = append(asked[v], e)
-			why, err := estimator.Unmeasured(e, o.EstimatorOptions[e], atValue)
+			label, why, err := estimator.AtlasLabel(e, o.EstimatorOptions[e], atValue)
 			if err != nil {
 				return nil, fmt.Errorf("whatif: %w", err)
 			}
@@ -213,6 +230,12 @@ func runOnce(ctx context.Context, o Options) (*Result, error) {
 					res.Unmeasured = map[string]string{}
 				}
 				res.Unmeasured[e] = why
+			}
+			if label != "" && label != e && res.MeasuredAs[e] == "" {
+				if res.MeasuredAs == nil {
+					res.MeasuredAs = map[string]string{}
+				}
+				res.MeasuredAs[e] = label
 			}
 		}
 		runs[v] = make([][]experiment.Task, o.Seeds)
