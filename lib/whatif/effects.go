@@ -204,13 +204,16 @@ func (r *Result) DirectionLines() []string {
 			out = append(out, fmt.Sprintf("%s: how often its direction is right is unknown: %s", e, r.Unmeasured[e]))
 			continue
 		}
-		l := r.atlasLabel(e)
+		l, name := r.atlasLabel(e), e
+		if l != e {
+			name = e + ", measured as " + l
+		}
 		ds, measured, err := estimator.Directions(l, r.Param)
 		switch {
 		case err != nil:
 			out = append(out, err.Error())
 		case measured:
-			out = append(out, atlas.DirectionLine(l, r.Param, ds))
+			out = append(out, atlas.DirectionLine(name, r.Param, ds))
 		}
 	}
 	return out

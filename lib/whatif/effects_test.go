@@ -159,8 +159,8 @@ func TestDirectionLines(t *testing.T) {
 	}
 	all := ds[len(ds)-1]
 	lines = r.DirectionLines()
-	if want := fmt.Sprintf("%d of the %d", all.Right, all.Clear); !strings.HasPrefix(lines[0], "m3-table4:") || !strings.Contains(lines[0], want) {
-		t.Errorf("line %q: want m3-table4's score %q", lines[0], want)
+	if want := fmt.Sprintf("%d of the %d", all.Right, all.Clear); !strings.HasPrefix(lines[0], "m3, measured as m3-table4:") || !strings.Contains(lines[0], want) {
+		t.Errorf("line %q: want m3's line with m3-table4's score %q", lines[0], want)
 	}
 	clear, _ = r.Table().Int64s("atlas_clear")
 	if clear[1] != int64(all.Clear) {
