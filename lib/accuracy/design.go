@@ -132,8 +132,9 @@ type Options struct {
 	// (the noise sample runs them two seeds a scenario).
 	PairSeeds int
 	// Skip names estimators of Estimators the design does not run (none
-	// of its scenarios has a row of them): estimator.ParsimonPublished, say, where
-	// the before and after of Parsimon's defaults is not worth its cost.
+	// of its scenarios has a row of them): estimator.ParsimonPublished,
+	// say, where the before and after of Parsimon's defaults is not worth
+	// its cost.
 	Skip []string
 	// Parts, when set, make the design the union of these designs, each
 	// drawn from its own Seed under its own Label; a design with parts

@@ -203,12 +203,12 @@ func readArchive(dir string) (archived, error) {
 
 // migrate reads rows archived before Parsimon's defaults changed
 // (sparse_bucket_size and window_once): a scenario of scs whose design
-// runs estimator.ParsimonPublished but that has no such row ran Parsimon as
-// published under the name "parsimon", so that row is relabelled, and
+// runs estimator.ParsimonPublished but that has no such row ran Parsimon
+// as published under the name "parsimon", so that row is relabelled, and
 // the window_once variant those archives held is dropped (window_once is
 // now part of the defaults, measured as "parsimon"). A design that skips
-// estimator.ParsimonPublished (the wide one) measures the defaults alone, and the
-// rows of scenarios not in scs stay as they are.
+// estimator.ParsimonPublished (the wide one) measures the defaults
+// alone, and the rows of scenarios not in scs stay as they are.
 func migrate(rows []Row, scs []Scenario) []Row {
 	runs := map[string]bool{}
 	for _, s := range scs {
