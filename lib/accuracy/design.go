@@ -73,7 +73,13 @@ var Estimators = []string{"flowsim", "parsimon", "m3", estimator.ParsimonPublish
 // for, that variant is not run). An answer run as a variant carries the
 // variant's interval, refusal and direction scores, but the tables of
 // answers by default leave the variants out.
-var Befores = map[string]string{estimator.ParsimonPublished: "parsimon", estimator.M3Table4: "m3"}
+var Befores = func() map[string]string {
+	b := map[string]string{}
+	for _, l := range estimator.Variants {
+		b[l], _, _ = estimator.AtlasRun(l, netcfg.Default())
+	}
+	return b
+}()
 
 // isBefore reports whether est is one of Befores.
 func isBefore(est string) bool {

@@ -188,6 +188,10 @@ const (
 	ParsimonPublished = "parsimon-published"
 )
 
+// Variants are the labels of those variants, each of an estimator that
+// AtlasRun names.
+var Variants = []string{M3Table4, ParsimonPublished}
+
 // AtlasRun returns the estimator and options the accuracy atlas runs
 // under label on a network cfg: a variant's (M3Table4,
 // ParsimonPublished), or the estimator label with its defaults (m3 with
@@ -227,7 +231,7 @@ func AtlasLabel(name, options string, spec scenario.Spec) (label, why string, er
 		return "", "", err
 	}
 	atlasOpts := ""
-	for _, l := range append([]string{name}, M3Table4, ParsimonPublished) {
+	for _, l := range append([]string{name}, Variants...) {
 		est, opts, ok := AtlasRun(l, spec.Network)
 		if est != name || !s.Measures(l) {
 			continue
