@@ -75,7 +75,7 @@ func measure(specs []string, ws []int, rounds, flows int) error {
 	for r := 1; r <= rounds; r++ {
 		for _, path := range specs {
 			for _, w := range ws {
-				if w > 1 {
+				if w > 1 && runtime.GOMAXPROCS(0) > 1 { // with one, the two spinners would take turns
 					fmt.Printf("%s round %d workers %d: cache-line round trip %.0f ns\n", path, r, w, roundTrip())
 				}
 				res, err := runOnce(path, w, flows)
