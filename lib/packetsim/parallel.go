@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tailscope/tailscope/lib/internal/calendar"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -52,7 +53,11 @@ import (
 // coordinator applies it between windows and frees the slot if it was
 // the flow's last packet.
 
-// partition is one worker's part of a parallel run.
+// partition is one worker's part of a parallel run. The coordinator
+// and the worker talk through two cache lines, cmd and rep, and touch
+// the worker's lists only when rep counts entries in them: a line passed
+// between cores costs hundreds of nanoseconds on some machines, and a
+// window holds only microseconds of work.
 type partition struct {
 	// The padding keeps other objects, another partition's among them,
 	// off the cache lines of the fields a worker writes at every event.
@@ -61,31 +66,61 @@ type partition struct {
 	chDst []int32 // channel -> partition of its far end (shared)
 	chSrc []int32 // channel -> partition of its transmitter (shared)
 	// out holds, per window parity and destination partition, the events
-	// sent there in the order they were made.
-	out    [2][][]calendar.Event
+	// sent there in the order they were made. The receivers only read
+	// them; the sender empties a parity's outboxes as it starts its next
+	// window of that parity.
+	out    [2][]outbox
 	parity int
 	sent   int64 // earliest event sent this window
-	starts []flowStart
-	done   []finished
-	lost   []int32 // slots of the packets dropped this window, one per packet
-	next   int64   // earliest event left after the window
+	// Flows that finished, and slots of packets dropped (one per
+	// packet), in the last window: the coordinator reads them between
+	// windows, the worker empties them as it starts the next.
+	done []finished
+	lost []int32
 	// Measured: events, events sent to other partitions, and the wall
-	// time of the last window and of all.
+	// time inside all windows.
 	events, msgs int64
-	last, busy   time.Duration
+	busy         time.Duration
 	_            [64]byte
+	cmd          command
+	rep          report
 }
 
-// barrier starts the workers' windows and counts them finished. A
+// outbox is the events one partition sends another in a window, on a
+// cache line of its own so that no two senders write one line.
+type outbox struct {
+	ev []calendar.Event
+	_  [40]byte
+}
+
+// command is what the coordinator gives a partition for a window, on a
+// cache line of its own.
+type command struct {
+	gen    atomic.Int64 // the window's number, stored last
+	end    int64
+	starts []flowStart // flows that start sending in the window
+	_      [24]byte
+}
+
+// report is what a partition tells the coordinator after a window, on a
+// cache line of its own.
+type report struct {
+	gen               atomic.Int64 // the window's number, stored last
+	next              int64        // earliest event left after the window or sent in it
+	done, lost, freed int32        // entries in the partition's lists
+	failed            bool         // the partition's err is set
+	last              time.Duration
+	_                 [24]byte
+}
+
+// barrier starts the workers' windows and waits for them to finish. A
 // waiter spins for a while (spinFor) and then blocks.
 type barrier struct {
-	gen      atomic.Int64 // windows started
-	end      atomic.Int64 // the current window's end
-	left     atomic.Int32 // workers still in the current window
+	parts    []*partition // the workers'
 	stop     atomic.Bool
 	spin     time.Duration   // how long a waiter spins before it blocks
 	wake     []chan struct{} // per worker: a window started (or the run ended)
-	finished chan struct{}   // the last worker left its window
+	finished chan struct{}   // a worker left its window
 }
 
 // spinFor is how long a waiter looks before it blocks when every worker
@@ -117,9 +152,9 @@ func (s *spinner) tired(d time.Duration) bool {
 	return time.Since(s.since) > d
 }
 
-func newBarrier(workers int) *barrier {
-	b := &barrier{wake: make([]chan struct{}, workers), finished: make(chan struct{}, 1)}
-	if workers < runtime.GOMAXPROCS(0) { // the workers and the coordinator
+func newBarrier(parts []*partition) *barrier {
+	b := &barrier{parts: parts, wake: make([]chan struct{}, len(parts)), finished: make(chan struct{}, 1)}
+	if len(parts) < runtime.GOMAXPROCS(0) { // the workers and the coordinator
 		b.spin = spinFor
 	}
 	for i := range b.wake {
@@ -136,49 +171,47 @@ func signal(c chan struct{}) {
 	}
 }
 
-// start begins a window that ends at end.
-func (b *barrier) start(end int64) {
-	b.end.Store(end)
-	b.left.Store(int32(len(b.wake)))
-	b.gen.Add(1)
+// start begins window gen, which ends at end, with the flow starts the
+// coordinator has put in each worker's command.
+func (b *barrier) start(gen, end int64) {
+	for _, p := range b.parts {
+		p.cmd.end = end
+		p.cmd.gen.Store(gen)
+	}
 	for _, c := range b.wake {
 		signal(c)
 	}
 }
 
-// await waits, as worker i, for window gen to start and returns its
-// end, or false if the run is over.
-func (b *barrier) await(i int, gen int64) (int64, bool) {
+// await waits, as worker i, for window gen to start, or reports false if
+// the run is over.
+func (b *barrier) await(i int, gen int64) bool {
 	var s spinner
-	for b.gen.Load() < gen {
+	c := &b.parts[i].cmd
+	for c.gen.Load() < gen {
 		if b.stop.Load() {
-			return 0, false
+			return false
 		}
 		if s.tired(b.spin) {
 			<-b.wake[i] // a token left by an earlier window only makes it look again
 		}
 	}
-	return b.end.Load(), true
+	return true
 }
 
-// done is worker's end of a window.
-func (b *barrier) done() {
-	if b.left.Add(-1) == 0 {
-		signal(b.finished)
-	}
-}
-
-// wait waits for every worker to finish the window.
-func (b *barrier) wait() {
+// wait waits for every worker to report window gen.
+func (b *barrier) wait(gen int64) {
 	var s spinner
-	for b.left.Load() > 0 {
-		if s.tired(b.spin) {
-			<-b.finished
+	for _, p := range b.parts {
+		for p.rep.gen.Load() < gen {
+			if s.tired(b.spin) {
+				<-b.finished
+			}
 		}
 	}
 }
 
-// end stops the workers.
+// close stops the workers.
 func (b *barrier) close() {
 	b.stop.Store(true)
 	for _, c := range b.wake {
@@ -200,7 +233,8 @@ type finished struct {
 
 // send hands event e, scheduled by entity k, to partition to.
 func (p *partition) send(to int32, e event, k int32) {
-	p.out[p.parity][to] = append(p.out[p.parity][to], calendar.Event{T: e.t, W: e.w, A: e.ref, B: e.pkt, K: tieKey(e.t, k)})
+	o := &p.out[p.parity][to]
+	o.ev = append(o.ev, calendar.Event{T: e.t, W: e.w, A: e.ref, B: e.pkt, K: tieKey(e.t, k)})
 	p.sent = min(p.sent, e.t)
 	p.msgs++
 }
@@ -412,12 +446,14 @@ func (s *sim) runParallel(ctx context.Context) error {
 		// Every buffer a worker appends to in its windows starts at 2 KB
 		// or more: the allocator gives blocks of 1 KB or more whole cache
 		// lines, so no two workers write one line.
-		p := &partition{id: int32(i), chDst: chDst, chSrc: chSrc, sent: math.MaxInt64, next: math.MaxInt64,
-			starts: make([]flowStart, 0, 128), done: make([]finished, 0, 128), lost: make([]int32, 0, 512)}
+		p := &partition{id: int32(i), chDst: chDst, chSrc: chSrc, sent: math.MaxInt64,
+			done: make([]finished, 0, 128), lost: make([]int32, 0, 512)}
+		p.cmd.starts = make([]flowStart, 0, 128)
+		p.rep.next = math.MaxInt64
 		for k := range p.out {
-			p.out[k] = make([][]calendar.Event, n)
+			p.out[k] = make([]outbox, n)
 			for to := range p.out[k] {
-				p.out[k][to] = make([]calendar.Event, 0, 64)
+				p.out[k][to].ev = make([]calendar.Event, 0, 64)
 			}
 		}
 		c.free = make([]int32, 0, 512)
@@ -437,19 +473,19 @@ func (s *sim) runParallel(ctx context.Context) error {
 	// The coordinator runs partition 0 itself; the others wait for each
 	// window on a barrier they spin on, since a window of a microsecond of
 	// simulated time holds only microseconds of work.
-	b := newBarrier(n - 1)
+	workers := make([]*partition, n-1)
+	for i, ps := range parts[1:] {
+		workers[i] = ps.par
+	}
+	b := newBarrier(workers)
 	var wg sync.WaitGroup
 	for i, ps := range parts[1:] {
 		wg.Add(1)
 		go func(i int, ps *sim) {
 			defer wg.Done()
-			for gen := int64(1); ; gen++ {
-				end, ok := b.await(i, gen)
-				if !ok {
-					return
-				}
-				ps.window(end, parts)
-				b.done()
+			for gen := int64(1); b.await(i, gen); gen++ {
+				ps.window(gen, parts)
+				signal(b.finished)
 			}
 		}(i, ps)
 	}
@@ -460,35 +496,38 @@ func (s *sim) runParallel(ctx context.Context) error {
 
 	t0 := time.Now()
 	err := func() error {
-		for win := int64(0); ; win++ {
+		for gen := int64(1); ; gen++ {
 			tSerial := time.Now()
-			// Between windows: records, freed slots, errors.
+			// Between windows: records, freed slots, errors of the
+			// window before, as the partitions reported them.
 			next := int64(math.MaxInt64)
 			for _, ps := range parts {
 				p := ps.par
-				if ps.err != nil {
+				r := &p.rep
+				if r.failed {
 					return ps.err
 				}
-				for _, d := range p.done {
-					s.record(d.slot, &s.fs[d.slot], d.at)
+				if r.done > 0 {
+					for _, d := range p.done {
+						s.record(d.slot, &s.fs[d.slot], d.at)
+					}
 				}
-				p.done = p.done[:0]
-				for _, slot := range p.lost {
-					s.fs[slot].alive--
-					s.retire(slot)
+				if r.lost > 0 {
+					for _, slot := range p.lost {
+						s.fs[slot].alive--
+						s.retire(slot)
+					}
 				}
-				p.lost = p.lost[:0]
-				s.free = append(s.free, ps.free...)
-				ps.free = ps.free[:0]
-				next = min(next, p.next, p.sent)
-				p.sent = math.MaxInt64
-				p.parity = int(win & 1)
+				if r.freed > 0 {
+					s.free = append(s.free, ps.free...)
+				}
+				next = min(next, r.next)
 			}
 			s.emitDue()
 			if s.err != nil {
 				return s.err
 			}
-			if win&63 == 0 {
+			if gen&63 == 1 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -503,26 +542,37 @@ func (s *sim) runParallel(ctx context.Context) error {
 			if s.stop < end {
 				end = s.stop + 1 // events at the stop still run
 			}
+			for _, ps := range parts {
+				ps.par.cmd.starts = ps.par.cmd.starts[:0]
+			}
 			for s.haveNext && s.nextPs < end {
 				s.now = s.nextPs
 				slot, err := s.setUp()
 				if err != nil {
 					return err
 				}
-				src := owner[s.net.Channels[s.route(slot)[rtPath]].Src]
-				parts[src].par.starts = append(parts[src].par.starts, flowStart{t: s.now, slot: slot})
+				c := &parts[owner[s.net.Channels[s.route(slot)[rtPath]].Src]].par.cmd
+				c.starts = append(c.starts, flowStart{t: s.now, slot: slot})
 			}
-			for _, ps := range parts {
-				ps.fs, ps.routes, ps.stride, ps.ext, ps.tcp = s.fs, s.routes, s.stride, s.ext, s.tcp
+			// The partitions' views of the flow tables, written only when
+			// a table grew: a write moves the line to the coordinator's core.
+			if ps := parts[0]; unsafe.SliceData(ps.fs) != unsafe.SliceData(s.fs) || len(ps.fs) != len(s.fs) ||
+				unsafe.SliceData(ps.routes) != unsafe.SliceData(s.routes) || len(ps.routes) != len(s.routes) ||
+				unsafe.SliceData(ps.ext) != unsafe.SliceData(s.ext) || len(ps.ext) != len(s.ext) ||
+				unsafe.SliceData(ps.tcp) != unsafe.SliceData(s.tcp) || len(ps.tcp) != len(s.tcp) {
+				for _, ps := range parts {
+					ps.fs, ps.routes, ps.stride, ps.ext, ps.tcp = s.fs, s.routes, s.stride, s.ext, s.tcp
+				}
 			}
 			s.res.Parallel.Windows++
 			s.res.Parallel.Serial += int64(time.Since(tSerial))
-			b.start(end)
-			parts[0].window(end, parts)
-			b.wait()
+			parts[0].par.cmd.end = end
+			b.start(gen, end)
+			parts[0].window(gen, parts)
+			b.wait(gen)
 			var slowest time.Duration
 			for _, ps := range parts {
-				slowest = max(slowest, ps.par.last)
+				slowest = max(slowest, ps.par.rep.last)
 			}
 			s.res.Parallel.Critical += int64(slowest)
 		}
@@ -552,38 +602,35 @@ func (s *sim) runParallel(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Flows that finished in the last window.
-	for _, ps := range parts {
-		for _, d := range ps.par.done {
-			s.record(d.slot, &s.fs[d.slot], d.at)
-		}
-	}
-	s.emitDue()
 	return s.err
 }
 
-// window runs this partition's events and flow starts before end, after
-// taking in what the others sent it in the window before.
-func (s *sim) window(end int64, parts []*sim) {
+// window runs window gen of this partition: its events and flow starts
+// before the command's end, after taking in what the others sent it in
+// the window before. It then reports.
+func (s *sim) window(gen int64, parts []*sim) {
 	p := s.par
 	t0 := time.Now()
-	defer func() {
-		p.last = time.Since(t0)
-		p.busy += p.last
-	}()
+	// The coordinator has taken the last window's lists, and the
+	// receivers this parity's outboxes of the window before that.
+	p.done, p.lost, s.free = p.done[:0], p.lost[:0], s.free[:0]
+	for to := range p.out[p.parity] {
+		o := &p.out[p.parity][to]
+		o.ev = o.ev[:0]
+	}
+	p.sent = math.MaxInt64
 	prev := 1 - p.parity
 	for _, o := range parts {
-		in := o.par.out[prev][p.id]
-		for i := range in {
-			s.q.Push(in[i])
+		for _, e := range o.par.out[prev][p.id].ev {
+			s.q.Push(e)
 		}
-		o.par.out[prev][p.id] = in[:0]
 	}
 	// The loop keeps the next flow start and the counts in locals: it
 	// runs every event of the partition.
+	end, starts := p.cmd.end, p.cmd.starts
 	si, nextStart := 0, int64(math.MaxInt64)
-	if len(p.starts) > 0 {
-		nextStart = p.starts[0].t
+	if len(starts) > 0 {
+		nextStart = starts[0].t
 	}
 	var events, departs int64
 	for {
@@ -594,11 +641,11 @@ func (s *sim) window(end int64, parts []*sim) {
 		}
 		if nextStart <= t && nextStart < end {
 			s.now = nextStart
-			s.launch(p.starts[si].slot)
+			s.launch(starts[si].slot)
 			si++
 			nextStart = math.MaxInt64
-			if si < len(p.starts) {
-				nextStart = p.starts[si].t
+			if si < len(starts) {
+				nextStart = starts[si].t
 			}
 			continue
 		}
@@ -619,9 +666,15 @@ func (s *sim) window(end int64, parts []*sim) {
 	}
 	p.events += events
 	s.res.Events += events - departs
-	p.starts = p.starts[:0]
-	p.next = math.MaxInt64
+	p.parity = prev
+	r := &p.rep
+	r.next = p.sent
 	if pe := s.q.Peek(); pe != nil {
-		p.next = pe.T
+		r.next = min(r.next, pe.T)
 	}
+	r.done, r.lost, r.freed = int32(len(p.done)), int32(len(p.lost)), int32(len(s.free))
+	r.failed = s.err != nil
+	r.last = time.Since(t0)
+	p.busy += r.last
+	r.gen.Store(gen)
 }

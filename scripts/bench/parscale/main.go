@@ -16,6 +16,12 @@
 // the machine's cores, and a parallel run, which passes lines between
 // its workers every window, runs slower when it is long.
 //
+// With -within-pods it keeps only the flows whose two ends lie in one
+// pod: on a fabric whose pods the workers divide, no packet then crosses
+// between partitions, and what two workers still lose against one is
+// the windows' cost alone (their barriers and the workers' unequal
+// shares of each window).
+//
 //	go run ./scripts/bench/parscale -workers 1,2 -rounds 2 -flows 200000 scripts/bench/specs/meta32-b30-200k.json
 package main
 
@@ -36,12 +42,15 @@ import (
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/packetsim"
 	"github.com/tailscope/tailscope/lib/scenario"
+	"github.com/tailscope/tailscope/lib/topo"
+	"github.com/tailscope/tailscope/lib/workload"
 )
 
 func main() {
 	workers := flag.String("workers", "1,2", "comma-separated worker counts; the first is the reference for the records")
 	rounds := flag.Int("rounds", 2, "rounds; each runs every spec at every worker count once")
 	flows := flag.Int("flows", 0, "flows per run, overriding the specs' count (0: the spec's)")
+	withinPods := flag.Bool("within-pods", false, "keep only the flows whose two ends lie in one pod")
 	flag.Parse()
 	var ws []int
 	for _, f := range strings.Split(*workers, ",") {
@@ -53,10 +62,10 @@ func main() {
 		ws = append(ws, w)
 	}
 	if flag.NArg() == 0 || *rounds < 1 {
-		fmt.Fprintln(os.Stderr, "usage: parscale [-workers 1,2] [-rounds N] [-flows N] spec.json ...")
+		fmt.Fprintln(os.Stderr, "usage: parscale [-workers 1,2] [-rounds N] [-flows N] [-within-pods] spec.json ...")
 		os.Exit(2)
 	}
-	if err := measure(flag.Args(), ws, *rounds, *flows); err != nil {
+	if err := measure(flag.Args(), ws, *rounds, *flows, *withinPods); err != nil {
 		fmt.Fprintln(os.Stderr, "parscale:", err)
 		os.Exit(1)
 	}
@@ -69,7 +78,7 @@ type result struct {
 	res       *packetsim.Result
 }
 
-func measure(specs []string, ws []int, rounds, flows int) error {
+func measure(specs []string, ws []int, rounds, flows int, withinPods bool) error {
 	digests := map[string]uint64{}
 	walls := map[string][]float64{}
 	for r := 1; r <= rounds; r++ {
@@ -78,7 +87,7 @@ func measure(specs []string, ws []int, rounds, flows int) error {
 				if w > 1 && runtime.GOMAXPROCS(0) > 1 { // with one, the two spinners would take turns
 					fmt.Printf("%s round %d workers %d: cache-line round trip %.0f ns\n", path, r, w, roundTrip())
 				}
-				res, err := runOnce(path, w, flows)
+				res, err := runOnce(path, w, flows, withinPods)
 				if err != nil {
 					return err
 				}
@@ -104,7 +113,7 @@ func measure(specs []string, ws []int, rounds, flows int) error {
 	return nil
 }
 
-func runOnce(path string, workers, flows int) (*result, error) {
+func runOnce(path string, workers, flows int, withinPods bool) (*result, error) {
 	spec, err := scenario.Load(path)
 	if err != nil {
 		return nil, err
@@ -119,6 +128,9 @@ func runOnce(path string, workers, flows int) (*result, error) {
 	src, err := sc.Source()
 	if err != nil {
 		return nil, err
+	}
+	if withinPods {
+		src = &podSource{src: src, net: sc.Net}
 	}
 	h := fnv.New64a()
 	var buf []byte
@@ -137,6 +149,30 @@ func runOnce(path string, workers, flows int) (*result, error) {
 	out.digest, out.res = h.Sum64(), res
 	return out, nil
 }
+
+// podSource passes on the flows of src whose two ends lie in one pod of
+// net, numbered again from 0 in order.
+type podSource struct {
+	src workload.Source
+	net *topo.Network
+	n   int
+}
+
+func (p *podSource) Next() (workload.Flow, bool) {
+	for {
+		f, ok := p.src.Next()
+		if !ok {
+			return f, false
+		}
+		if p.net.Nodes[f.Src].Pod == p.net.Nodes[f.Dst].Pod {
+			f.ID = p.n
+			p.n++
+			return f, true
+		}
+	}
+}
+
+func (p *podSource) Err() error { return p.src.Err() }
 
 // roundTrip returns the mean time, in nanoseconds, of a cache line's
 // round trip between two threads, each spinning on the counter the other
