@@ -616,7 +616,17 @@ func (s *sim) window(gen int64, parts []*sim) {
 	p.done, p.lost, s.free = p.done[:0], p.lost[:0], s.free[:0]
 	for to := range p.out[p.parity] {
 		o := &p.out[p.parity][to]
+		n := len(o.ev)
 		o.ev = o.ev[:0]
+		// Take the lines this window will likely write (half as many
+		// again as the last window of this parity did) from the
+		// receiver's cache now, all at once: a store to a line another
+		// core holds stalls the worker for the line's round trip, once
+		// per line if they come one by one as packets are sent.
+		w := o.ev[:min(cap(o.ev), n+n/2+2)]
+		for i := 0; i < len(w); i += 2 { // two events to a line
+			w[i].T = 0
+		}
 	}
 	p.sent = math.MaxInt64
 	prev := 1 - p.parity
