@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/tailscope/tailscope/lib/metrics"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -279,5 +280,28 @@ func TestParallelInterrupt(t *testing.T) {
 	}
 	if emitted != 10 {
 		t.Errorf("%d records emitted, want the 10 before the interrupt", emitted)
+	}
+}
+
+// The coordinator and a worker write the command and the report, and
+// each sender its outboxes' headers, once a window or more: each must
+// fill whole cache lines of its own, and the partition's size must keep
+// the allocator placing it on a line boundary.
+func TestPartitionLayout(t *testing.T) {
+	var p partition
+	for _, c := range []struct {
+		name       string
+		size, want uintptr
+	}{
+		{"command", unsafe.Sizeof(command{}), 64},
+		{"report", unsafe.Sizeof(report{}), 64},
+		{"outbox", unsafe.Sizeof(outbox{}), 64},
+		{"partition's command offset mod 64", unsafe.Offsetof(p.cmd) % 64, 0},
+		{"partition's report offset mod 64", unsafe.Offsetof(p.rep) % 64, 0},
+		{"partition mod 64", unsafe.Sizeof(p) % 64, 0},
+	} {
+		if c.size != c.want {
+			t.Errorf("%s: %d bytes, want %d", c.name, c.size, c.want)
+		}
 	}
 }
