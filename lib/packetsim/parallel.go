@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/tailscope/tailscope/lib/internal/calendar"
 	"github.com/tailscope/tailscope/lib/netcfg"
@@ -555,11 +554,10 @@ func (s *sim) runParallel(ctx context.Context) error {
 				c.starts = append(c.starts, flowStart{t: s.now, slot: slot})
 			}
 			// The partitions' views of the flow tables, written only when
-			// a table grew: a write moves the line to the coordinator's core.
-			if ps := parts[0]; unsafe.SliceData(ps.fs) != unsafe.SliceData(s.fs) || len(ps.fs) != len(s.fs) ||
-				unsafe.SliceData(ps.routes) != unsafe.SliceData(s.routes) || len(ps.routes) != len(s.routes) ||
-				unsafe.SliceData(ps.ext) != unsafe.SliceData(s.ext) || len(ps.ext) != len(s.ext) ||
-				unsafe.SliceData(ps.tcp) != unsafe.SliceData(s.tcp) || len(ps.tcp) != len(s.tcp) {
+			// the tables grew (alloc grows them all at once, with the
+			// slots or the route stride): a write moves the line to the
+			// coordinator's core.
+			if len(parts[0].fs) != len(s.fs) || parts[0].stride != s.stride {
 				for _, ps := range parts {
 					ps.fs, ps.routes, ps.stride, ps.ext, ps.tcp = s.fs, s.routes, s.stride, s.ext, s.tcp
 				}
@@ -615,6 +613,9 @@ func (s *sim) window(gen int64, parts []*sim) {
 	// receivers this parity's outboxes of the window before that.
 	p.done, p.lost, s.free = p.done[:0], p.lost[:0], s.free[:0]
 	for to := range p.out[p.parity] {
+		if int32(to) == p.id {
+			continue // nothing is sent to itself
+		}
 		o := &p.out[p.parity][to]
 		n := len(o.ev)
 		o.ev = o.ev[:0]
