@@ -786,8 +786,8 @@ func mustRunM3(t *testing.T, sc *scenario.Scenario, m *m3.Model) map[string]stri
 	return res.Extra
 }
 
-// packetsim models every network with one worker; with more it refuses
-// HPCC over buffers that lose packets, naming it, and keeps the rest.
+// packetsim models every network at any number of workers, HPCC over
+// buffers that lose packets among them, and refuses a negative count.
 func TestModelsPacketsimWorkers(t *testing.T) {
 	perPort := netcfg.Default()
 	perPort.BufferBytes, perPort.DCTCP.MinRTONanos = 100_000, 1_000_000
@@ -807,7 +807,8 @@ func TestModelsPacketsimWorkers(t *testing.T) {
 		{"two workers, PFC", `{"workers":2}`, pfc, ""},
 		{"two workers, per-port buffer", `{"workers":2}`, perPort, ""},
 		{"four workers, shared buffer without PFC", `{"workers":4}`, shared, ""},
-		{"two workers, HPCC, per-port buffer", `{"workers":2}`, hpccPerPort, "HPCC with a buffer that loses packets"},
+		{"two workers, HPCC, per-port buffer", `{"workers":2}`, hpccPerPort, ""},
+		{"negative workers", `{"workers":-1}`, perPort, "workers must be >= 0"},
 		{"two workers, HPCC, PFC", `{"workers":2}`, hpccPFC, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -105,7 +105,7 @@ func (s *sim) bufEnqueue(e event, c int32, wire int64) (dropped bool) {
 				s.res.AckDrops++
 			}
 			s.drops[c]++
-			s.lose(e.ref)
+			s.lose(&e)
 			if b.pfc && s.err == nil {
 				s.err = fmt.Errorf("packetsim: PFC headroom of channel %d overflowed at %d ns: raise pfc headroom_bytes", cin, s.now/1000)
 			}
@@ -289,8 +289,7 @@ func (s *sim) startTx(c int32) {
 	p.packets++
 	s.res.PacketHops++
 	if s.intHops && !ack && e.hop() > 0 {
-		x := &s.ext[e.ref]
-		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
+		*s.intRec(&e) = cc.INTHop{QueueBytes: qp.bytes, TxBytes: p.bytes, TimePs: end, RateBps: p.bw}
 	}
 	e.t = end + p.delay
 	s.arriveVia(e, c)

@@ -428,18 +428,16 @@ func TestHPCCINT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var acks [][]cc.INTHop
-	opts := Options{CC: func(c netcfg.Config, line int64) cc.CC {
-		return &intRecorder{HPCC: cc.NewHPCC(c, line).(*cc.HPCC), acks: &acks}
-	}}
+	var acks []intAck
 	flows := []workload.Flow{{ID: 0, Src: 0, Dst: 1, Size: 50_000}}
-	if _, err := Run(context.Background(), pl, flows, cfg, opts); err != nil {
+	if _, err := Run(context.Background(), pl, flows, cfg, recordINT(&acks)); err != nil {
 		t.Fatal(err)
 	}
 	if len(acks) != 50 {
 		t.Fatalf("%d ACKs with INT, want 50", len(acks))
 	}
-	for i, hops := range acks {
+	for i, ack := range acks {
+		hops := ack.hops
 		if len(hops) != len(path)-1 {
 			t.Fatalf("ACK %d: %d INT records, the path has %d switch ports", i, len(hops), len(path)-1)
 		}
@@ -448,7 +446,7 @@ func TestHPCCINT(t *testing.T) {
 				t.Fatalf("ACK %d hop %d: %+v, want rate %d and an empty queue", i, h, r, pl.Channels[path[h+1]].Bandwidth)
 			}
 			if i > 0 {
-				prev := acks[i-1][h]
+				prev := acks[i-1].hops[h]
 				wire := r.TxBytes - prev.TxBytes
 				if wire <= 0 || r.TimePs <= prev.TimePs {
 					t.Fatalf("ACK %d hop %d: %+v does not advance from %+v", i, h, r, prev)
@@ -464,14 +462,85 @@ func TestHPCCINT(t *testing.T) {
 	}
 }
 
-// intRecorder is HPCC keeping copies of the INT its ACKs bring.
+// Over a buffer that loses packets, every ACK, duplicates and those of
+// resent packets among them, brings the INT records of the very
+// transmission it answers: stamped by each switch port of its path in
+// turn, a propagation delay apart at least, after it was sent and
+// before the ACK arrived. The same holds at two workers, whose records
+// are one worker's.
+func TestHPCCINTLossy(t *testing.T) {
+	net, flows := dumbbellFlows(t, 4, 1, 60)
+	cfg := preset(t, "hpcc", func(c *netcfg.Config) { c.BufferBytes, c.DCTCP.MinRTONanos = 3_000, 100_000 })
+	var acks []intAck
+	one, err := Run(context.Background(), net, flows, cfg, recordINT(&acks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Drops == 0 || one.Retransmits == 0 {
+		t.Fatalf("%d drops, %d packets resent: the buffer should lose packets", one.Drops, one.Retransmits)
+	}
+	delay := net.Channels[0].Delay * 1000 // ps, as every link's
+	for _, c := range net.Channels {
+		if c.Delay*1000 != delay {
+			t.Fatalf("channel %d has delay %d ns, channel 0 %d: the test wants one delay", c.ID, c.Delay, delay/1000)
+		}
+	}
+	dups := 0
+	for i, ack := range acks {
+		sent := ack.a.Now - ack.a.RTT
+		if ack.a.Acked == 0 {
+			dups++
+		}
+		at := sent
+		for h, r := range ack.hops {
+			if min := at + delay; r.TimePs <= min {
+				t.Fatalf("ACK %d (%+v): hop %d stamped at %d ps, not after %d: records of another transmission", i, ack.a, h, r.TimePs, min)
+			}
+			at = r.TimePs
+		}
+		if at >= ack.a.Now {
+			t.Fatalf("ACK %d (%+v): last INT record at %d ps, after the ACK came back", i, ack.a, at)
+		}
+	}
+	if dups == 0 {
+		t.Fatal("no duplicate ACKs: the test should see go-back-N")
+	}
+	two, err := Run(context.Background(), net, flows, cfg, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Run(context.Background(), net, flows, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameRecords(base, two) {
+		t.Error("two workers gave other records than one")
+	}
+	t.Logf("%d ACKs, %d duplicates, %d drops, %d resent", len(acks), dups, one.Drops, one.Retransmits)
+}
+
+// intAck is an ACK HPCC received and the INT records it brought.
+type intAck struct {
+	a    cc.Ack
+	hops []cc.INTHop
+}
+
+// recordINT is Options running HPCC that appends every ACK it gets to
+// acks.
+func recordINT(acks *[]intAck) Options {
+	return Options{CC: func(c netcfg.Config, line int64) cc.CC {
+		return &intRecorder{HPCC: cc.NewHPCC(c, line).(*cc.HPCC), acks: acks}
+	}}
+}
+
+// intRecorder is HPCC keeping copies of the ACKs it gets.
 type intRecorder struct {
 	*cc.HPCC
-	acks *[][]cc.INTHop
+	acks *[]intAck
 }
 
 func (r *intRecorder) OnAckINT(a cc.Ack, hops []cc.INTHop) {
-	*r.acks = append(*r.acks, append([]cc.INTHop(nil), hops...))
+	*r.acks = append(*r.acks, intAck{a, append([]cc.INTHop(nil), hops...)})
 	r.HPCC.OnAckINT(a, hops)
 }
 
@@ -504,5 +573,38 @@ func TestHPCCNetworkBaseRTT(t *testing.T) {
 	}
 	if sameRecords(a, run(own)) {
 		t.Error("the network's T gave the records of each flow's own")
+	}
+}
+
+// Growing a flow's INT rings keeps every live transmission's records
+// and finds them where the larger ring puts them, and drops the ended.
+func TestGrowINT(t *testing.T) {
+	const hops = 2
+	x := flowExt{ints: make([]cc.INTHop, 4*hops), sent: make([]sentTx, 4), intMask: 3, hops: hops}
+	for tx := uint32(4); tx < 8; tx++ { // 4 has ended, 5-7 are in flight
+		i := int(tx & 3)
+		x.sent[i] = sentTx{at: int64(tx) * 10, tx: tx, live: tx > 4}
+		for h := range hops {
+			x.ints[i*hops+h] = cc.INTHop{TxBytes: int64(tx), TimePs: int64(h)}
+		}
+	}
+	growINT(&x)
+	if len(x.sent) != 8 || len(x.ints) != 8*hops || x.intMask != 7 {
+		t.Fatalf("grown to %d transmissions, %d records, mask %d; want 8, %d, 7", len(x.sent), len(x.ints), x.intMask, 8*hops)
+	}
+	for i, e := range x.sent {
+		want := sentTx{}
+		if tx := uint32(i); tx >= 5 && tx <= 7 {
+			want = sentTx{at: int64(tx) * 10, tx: tx, live: true}
+		}
+		if e != want {
+			t.Errorf("entry %d is %+v, want %+v", i, e, want)
+		}
+		for h := range hops {
+			r := x.ints[i*hops+h]
+			if want.live && (r.TxBytes != int64(want.tx) || r.TimePs != int64(h)) || !want.live && r != (cc.INTHop{}) {
+				t.Errorf("entry %d hop %d holds %+v", i, h, r)
+			}
+		}
 	}
 }

@@ -106,9 +106,8 @@ type Options struct {
 	// smallest propagation delay between parts (Partitions; the manual's
 	// page on the parallel packetsim has the design): the records are
 	// the same for any number of workers. 0 and 1 run the
-	// sequential engine. HPCC over buffers that lose packets and port
-	// sampling are not split: asking for them with Workers above 1 is an
-	// error (Models).
+	// sequential engine. Port sampling is not split: asking for it with
+	// Workers above 1 is an error (Models).
 	Workers int `json:"workers,omitempty"`
 }
 

@@ -41,16 +41,19 @@ import (
 // since every node a flow crosses reads its route) and the source host's
 // partition lets them send at their start time.
 //
-// HPCC's INT records stay in the flow's ring, written by the switches'
-// partitions and read by the sender's: without losses a ring entry is
-// written once per packet and read after that packet's ACK came back,
-// which crosses at least one window barrier when the switch is in
-// another partition. With losses a resent packet can write the entry
-// its first copy's ACK is being read from, so HPCC over lossy buffers is
-// refused. A drop takes the packet out of its flow's count in flight,
-// which is the sender's: the dropping partition lists it, and the
-// coordinator applies it between windows and frees the slot if it was
-// the flow's last packet.
+// HPCC's INT records stay in the flow's ring, one entry per
+// transmission, written by the switches' partitions and read by the
+// sender's after the transmission's ACK came back, which crosses at
+// least one window barrier when a switch is in another partition. An
+// entry is reused only after its transmission ended, its ACK read or it
+// or its ACK dropped, so no two partitions touch one entry in a window.
+// A drop takes the packet out of its flow's count in flight and ends its
+// transmission, both the sender's: the dropping partition lists it, and
+// the coordinator applies it between windows and frees the slot if it
+// was the flow's last packet. The rings cannot grow while other
+// partitions write into them; a flow that outgrows its ring (four times
+// its window when it can lose packets) stops a parallel run with an
+// error, where one worker grows it.
 
 // partition is one worker's part of a parallel run. The coordinator
 // and the worker talk through two cache lines, cmd and rep, and touch
@@ -75,7 +78,7 @@ type partition struct {
 	// packet), in the last window: the coordinator reads them between
 	// windows, the worker empties them as it starts the next.
 	done []finished
-	lost []int32
+	lost []dropped
 	// Measured: events, events sent to other partitions, and the wall
 	// time inside all windows.
 	events, msgs int64
@@ -253,9 +256,8 @@ func (s *sim) depart(e event) {
 }
 
 // Models reports whether packetsim with opts models the network of cfg:
-// every configuration with one worker; with more, all but HPCC over
-// buffers that lose packets (Options.Workers). The error names the
-// model it refuses.
+// every network model, at any number of workers; port sampling with
+// one worker only (Options.Workers). The error names what it refuses.
 func Models(cfg netcfg.Config, opts Options) error { return checkWorkers(cfg, opts) }
 
 // checkWorkers refuses, before any work, a worker count the engine
@@ -268,8 +270,6 @@ func checkWorkers(cfg netcfg.Config, opts Options) error {
 		return nil
 	}
 	switch {
-	case cfg.CC == "hpcc" && cfg.Lossy():
-		return fmt.Errorf("packetsim: workers %d: HPCC with a buffer that loses packets: a resent packet's INT records can be written at one worker while its sender reads them at another; use workers 1 or PFC", opts.Workers)
 	case opts.SampleEveryNanos > 0:
 		return fmt.Errorf("packetsim: workers %d: port sampling (SampleEveryNanos) runs on one worker only; use workers 1", opts.Workers)
 	}
@@ -446,7 +446,7 @@ func (s *sim) runParallel(ctx context.Context) error {
 		// or more: the allocator gives blocks of 1 KB or more whole cache
 		// lines, so no two workers write one line.
 		p := &partition{id: int32(i), chDst: chDst, chSrc: chSrc, sent: math.MaxInt64,
-			done: make([]finished, 0, 128), lost: make([]int32, 0, 512)}
+			done: make([]finished, 0, 128), lost: make([]dropped, 0, 512)}
 		p.cmd.starts = make([]flowStart, 0, 128)
 		p.rep.next = math.MaxInt64
 		for k := range p.out {
@@ -512,9 +512,9 @@ func (s *sim) runParallel(ctx context.Context) error {
 					}
 				}
 				if r.lost > 0 {
-					for _, slot := range p.lost {
-						s.fs[slot].alive--
-						s.retire(slot)
+					for _, d := range p.lost {
+						s.drop(d.slot, d.tx)
+						s.retire(d.slot)
 					}
 				}
 				if r.freed > 0 {

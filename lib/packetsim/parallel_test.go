@@ -52,7 +52,7 @@ func preset(t testing.TB, name string, f func(*netcfg.Config)) netcfg.Config {
 // workers, on a dumbbell and on the 256-host fabric, intact and with
 // failed links, for every congestion control, both ECN marking points,
 // the FIFO host NIC, a shared buffer with PFC, and per-port and shared
-// buffers that lose packets (go-back-N, stock TCP's recovery).
+// buffers that lose packets (go-back-N, stock TCP's recovery, HPCC).
 func TestParallelSameRecords(t *testing.T) {
 	pfc := func(c *netcfg.Config) {
 		c.Buffer.SharedBytes = 100_000
@@ -113,6 +113,11 @@ func TestParallelSameRecords(t *testing.T) {
 		{"dcqcn-shared-buffer", preset(t, "dcqcn", func(c *netcfg.Config) { c.Buffer.SharedBytes = 100_000; c.DCTCP.MinRTONanos = 100_000 })},
 		{"ns3-port-buffer", preset(t, "ns3", func(c *netcfg.Config) { c.BufferBytes = 30_000; c.DCTCP.MinRTONanos = 200_000 })},
 		{"timely-shared-buffer", preset(t, "timely", func(c *netcfg.Config) { c.Buffer.SharedBytes = 100_000; c.DCTCP.MinRTONanos = 100_000 })},
+		// HPCC's INT records kept per transmission when packets are resent.
+		{"hpcc-port-buffer", preset(t, "hpcc", func(c *netcfg.Config) { c.BufferBytes = 5_000; c.DCTCP.MinRTONanos = 100_000 })},
+		{"fork-hpcc-shared-buffer", preset(t, "fork-hpcc", func(c *netcfg.Config) {
+			c.Buffer.SharedBytes, c.PFC.Enabled, c.DCTCP.MinRTONanos = 30_000, false, 100_000
+		})},
 	}
 	for _, nf := range nets {
 		for _, c := range cases {
@@ -186,8 +191,8 @@ func TestParallelStopAt(t *testing.T) {
 	}
 }
 
-// HPCC over buffers that lose packets, port sampling and a negative
-// worker count are refused before any work, with an error naming them.
+// Port sampling and a negative worker count are refused before any
+// work, with an error naming them.
 func TestParallelRefuses(t *testing.T) {
 	net, flows := dumbbellFlows(t, 2, 2, 10)
 	cases := []struct {
@@ -196,8 +201,6 @@ func TestParallelRefuses(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"hpcc, per-port buffer", preset(t, "hpcc", func(c *netcfg.Config) { c.BufferBytes = 100_000 }), Options{Workers: 2}, "HPCC with a buffer that loses packets"},
-		{"fork-hpcc, shared buffer", preset(t, "fork-hpcc", func(c *netcfg.Config) { c.Buffer.SharedBytes = 300_000 }), Options{Workers: 2}, "HPCC with a buffer that loses packets"},
 		{"sampling", preset(t, "dctcp", nil), Options{Workers: 4, SampleEveryNanos: 1000}, "port sampling"},
 		{"negative", preset(t, "dctcp", nil), Options{Workers: -1}, "workers must be >= 0"},
 	}

@@ -123,6 +123,7 @@ type flow struct {
 	lastNack   int32 // highest packet a go-back-N request rewound to
 	active     bool
 	rtoPending bool
+	tx         uint32 // under INT, the number of the next transmission (wraps)
 
 	// The sender's congestion control.
 	cc    cc.CC        // the flow's controller; nil when dctcp is used
@@ -257,11 +258,26 @@ type sim struct {
 }
 
 // flowExt is the per-flow state of the receiver's CNP pacing and of INT.
+//
+// Under INT a data packet's send-time field carries instead the number
+// of its transmission (flow.tx), which its ACK echoes: INT records are
+// kept per transmission, not per packet, so that an ACK reads those of
+// the very packet it answers, never those a resent copy is writing.
 type flowExt struct {
 	lastCNP int64       // ps, last time an ACK echoed a mark; -1 if never
-	ints    []cc.INTHop // ring of INT records: (packet & intMask) * hops + switch hop
+	ints    []cc.INTHop // ring of INT records: (transmission & intMask) * hops + switch hop
+	sent    []sentTx    // the sender's ring of transmissions: transmission & intMask
 	intMask int32
 	hops    int32
+}
+
+// sentTx is a transmission under INT, live from its sending until its
+// ACK is read or it or its ACK is dropped: its ring entries are not
+// reused before.
+type sentTx struct {
+	at   int64 // ps, sent
+	tx   uint32
+	live bool
 }
 
 func newSim(net *topo.Network, src workload.Source, cfg netcfg.Config, opts Options, newCC cc.NewCC, emit func(metrics.Record) error) (*sim, error) {
@@ -557,16 +573,32 @@ func (s *sim) launch(slot int32) {
 	s.activate(slot, f)
 }
 
-// lose takes a dropped packet of the flow in slot out of its count in
-// flight. The count is the sender's, so a partition of a parallel run
-// leaves it to the coordinator, which also frees the slot if that was
-// the flow's last packet.
-func (s *sim) lose(slot int32) {
+// lose takes dropped packet e out of its flow's count in flight and,
+// under INT, ends its transmission. Both are the sender's, so a
+// partition of a parallel run leaves them to the coordinator, which also
+// frees the slot if that was the flow's last packet.
+func (s *sim) lose(e *event) {
 	if s.par != nil {
-		s.par.lost = append(s.par.lost, slot)
+		s.par.lost = append(s.par.lost, dropped{e.ref, uint32(e.ts())})
 		return
 	}
+	s.drop(e.ref, uint32(e.ts()))
+}
+
+// dropped is a packet a partition dropped: its flow's slot and its
+// send-time field, under INT its transmission.
+type dropped struct {
+	slot int32
+	tx   uint32
+}
+
+// drop is lose on the sender's side.
+func (s *sim) drop(slot int32, tx uint32) {
 	s.fs[slot].alive--
+	if s.intHops {
+		x := &s.ext[slot]
+		x.sent[int32(tx)&x.intMask].live = false
+	}
 }
 
 // setUp puts the next flow, starting now, into a slot and takes the
@@ -636,9 +668,11 @@ func (s *sim) baseRTT(path []int) int64 {
 }
 
 // initExt resets the receiver's CNP state of a flow in slot and, under
-// INT, sizes its ring of records to hold every packet the flow can have
-// in flight: its window at start, which HPCC never exceeds, or all its
-// packets if fewer.
+// INT, sizes its rings to hold every packet the flow can have in flight:
+// its window at start, which HPCC never exceeds, or all its packets if
+// fewer. A flow that loses packets can have more, the resent ones beside
+// the copies still in flight: the rings are then four times that, which
+// no flow outgrew in runs at 70% load with one-packet buffers (transmit).
 func (s *sim) initExt(slot int32, f *flow, hops int) {
 	x := &s.ext[slot]
 	x.lastCNP = -1
@@ -648,6 +682,9 @@ func (s *sim) initExt(slot int32, f *flow, hops int) {
 	pkts := int64(f.npkts) // a flow has no more packets than that in flight
 	if w := f.window(); w/s.cfg.PayloadBytes < pkts {
 		pkts = (w+s.cfg.PayloadBytes-1)/s.cfg.PayloadBytes + 2
+	}
+	if s.rto > 0 {
+		pkts *= 4
 	}
 	ring := int32(1)
 	for int64(ring) < pkts {
@@ -660,6 +697,57 @@ func (s *sim) initExt(slot int32, f *flow, hops int) {
 	} else {
 		x.ints = make([]cc.INTHop, n)
 	}
+	if cap(x.sent) >= int(ring) {
+		x.sent = x.sent[:ring]
+		clear(x.sent)
+	} else {
+		x.sent = make([]sentTx, ring)
+	}
+}
+
+// transmit numbers a transmission of the flow in slot fi under INT and
+// holds its ring entries. A flow that resends can have more
+// transmissions in flight than its window: the sequential engine then
+// doubles the rings; a parallel run cannot, since other partitions'
+// switches write into them, and stops with an error instead.
+func (s *sim) transmit(fi int32, f *flow) uint32 {
+	x := &s.ext[fi]
+	tx := f.tx
+	f.tx++
+	e := &x.sent[int32(tx)&x.intMask]
+	if e.live {
+		if s.par != nil {
+			if s.err == nil {
+				s.err = fmt.Errorf("packetsim: HPCC: flow %d in start order has more packets in flight than the %d its INT records were sized for, resent ones included; only one worker can grow them: use workers 1", f.index, len(x.sent))
+			}
+		} else {
+			growINT(x)
+			e = &x.sent[int32(tx)&x.intMask]
+		}
+	}
+	*e = sentTx{at: s.now, tx: tx, live: true}
+	return tx
+}
+
+// growINT doubles a flow's rings, moving the live transmissions.
+func growINT(x *flowExt) {
+	n, h := 2*len(x.sent), int(x.hops)
+	sent, ints := make([]sentTx, n), make([]cc.INTHop, n*h)
+	mask := int32(n - 1)
+	for i, e := range x.sent {
+		if e.live {
+			j := int(int32(e.tx) & mask)
+			sent[j] = e
+			copy(ints[j*h:(j+1)*h], x.ints[i*h:(i+1)*h])
+		}
+	}
+	x.sent, x.ints, x.intMask = sent, ints, mask
+}
+
+// intRec is the INT record data packet e gets at its hop, a switch's.
+func (s *sim) intRec(e *event) *cc.INTHop {
+	x := &s.ext[e.ref]
+	return &x.ints[(int32(e.ts())&x.intMask)*x.hops+int32(e.hop())-1]
 }
 
 // alloc returns a free slot for a flow with a path of hops channels,
@@ -819,7 +907,7 @@ func (s *sim) enqueue(e event, c int32, wire int64) (dropped bool) {
 				s.res.AckDrops++
 			}
 			s.drops[c]++
-			s.lose(e.ref)
+			s.lose(&e)
 			return true
 		}
 	}
@@ -861,8 +949,7 @@ func (s *sim) dequeued(e *event, ack bool, behind int64) {
 		s.res.Marks++
 	}
 	if s.intHops && e.hop() > 0 {
-		x := &s.ext[e.ref]
-		x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1].QueueBytes = behind
+		s.intRec(e).QueueBytes = behind
 	}
 }
 
@@ -880,8 +967,7 @@ func (s *sim) stampINT(e event, c int32) {
 	p := &s.ports[c]
 	end := p.busyUntil
 	start := end - p.tx(s.wire(&e, s.route(e.ref)))
-	x := &s.ext[e.ref]
-	x.ints[(e.pkt&x.intMask)*x.hops+int32(e.hop())-1] = cc.INTHop{
+	*s.intRec(&e) = cc.INTHop{
 		QueueBytes: int64(float64(start-s.now)*float64(p.bw)/psPerSecondBits + 0.5),
 		TxBytes:    p.bytes,
 		TimePs:     end,
@@ -960,6 +1046,9 @@ func (s *sim) nextData(fi int32, f *flow) event {
 	f.alive++
 	if s.now > maxTs && s.err == nil {
 		s.err = fmt.Errorf("packetsim: simulated time passed %d ns, the most a run supports", maxTs/1000)
+	}
+	if s.intHops {
+		return packet(fi, pkt, int64(s.transmit(fi, f)), 0)
 	}
 	return packet(fi, pkt, s.now, 0)
 }
@@ -1092,17 +1181,21 @@ func (s *sim) onAck(e event, f *flow) {
 	}
 }
 
-// ackINT hands an ACK to an INTReader with the INT of the last packet
-// received in order, which the ACK answers unless it is a duplicate.
+// ackINT hands an ACK to an INTReader with the INT records of the
+// transmission it answers, as a switch's INT header travels back in the
+// ACK, duplicate or not, and ends that transmission.
 func (s *sim) ackINT(e event, f *flow, a cc.Ack) {
+	x := &s.ext[e.ref]
+	i := int32(e.ts()) & x.intMask
+	t := &x.sent[i]
+	t.live = false
+	a.RTT = s.now - t.at
 	r, ok := f.cc.(cc.INTReader)
-	if !ok || e.pkt == 0 {
+	if !ok {
 		f.onAck(a)
 		return
 	}
-	x := &s.ext[e.ref]
-	o := ((e.pkt - 1) & x.intMask) * x.hops
-	r.OnAckINT(a, x.ints[o:o+x.hops])
+	r.OnAckINT(a, x.ints[i*x.hops:(i+1)*x.hops])
 }
 
 // timeout is a flow's retransmission timer (finite buffers only): without
