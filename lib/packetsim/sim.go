@@ -672,7 +672,7 @@ func (s *sim) baseRTT(path []int) int64 {
 // its window at start, which HPCC never exceeds, or all its packets if
 // fewer. A flow that loses packets can have more, the resent ones beside
 // the copies still in flight: the rings are then four times that, which
-// no flow outgrew in runs at 70% load with one-packet buffers (transmit).
+// no flow outgrew in runs at 80% load with one-packet buffers (transmit).
 func (s *sim) initExt(slot int32, f *flow, hops int) {
 	x := &s.ext[slot]
 	x.lastCNP = -1
