@@ -271,6 +271,9 @@ type flowExt struct {
 	hops    int32
 }
 
+// entry is the ring entry of transmission tx.
+func (x *flowExt) entry(tx uint32) int32 { return int32(tx) & x.intMask }
+
 // sentTx is a transmission under INT, live from its sending until its
 // ACK is read or it or its ACK is dropped: its ring entries are not
 // reused before.
@@ -597,7 +600,7 @@ func (s *sim) drop(slot int32, tx uint32) {
 	s.fs[slot].alive--
 	if s.intHops {
 		x := &s.ext[slot]
-		x.sent[int32(tx)&x.intMask].live = false
+		x.sent[x.entry(tx)].live = false
 	}
 }
 
@@ -714,7 +717,7 @@ func (s *sim) transmit(fi int32, f *flow) uint32 {
 	x := &s.ext[fi]
 	tx := f.tx
 	f.tx++
-	e := &x.sent[int32(tx)&x.intMask]
+	e := &x.sent[x.entry(tx)]
 	if e.live {
 		if s.par != nil {
 			if s.err == nil {
@@ -722,7 +725,7 @@ func (s *sim) transmit(fi int32, f *flow) uint32 {
 			}
 		} else {
 			growINT(x)
-			e = &x.sent[int32(tx)&x.intMask]
+			e = &x.sent[x.entry(tx)]
 		}
 	}
 	*e = sentTx{at: s.now, tx: tx, live: true}
@@ -747,7 +750,7 @@ func growINT(x *flowExt) {
 // intRec is the INT record data packet e gets at its hop, a switch's.
 func (s *sim) intRec(e *event) *cc.INTHop {
 	x := &s.ext[e.ref]
-	return &x.ints[(int32(e.ts())&x.intMask)*x.hops+int32(e.hop())-1]
+	return &x.ints[x.entry(uint32(e.ts()))*x.hops+int32(e.hop())-1]
 }
 
 // alloc returns a free slot for a flow with a path of hops channels,
@@ -1186,7 +1189,7 @@ func (s *sim) onAck(e event, f *flow) {
 // ACK, duplicate or not, and ends that transmission.
 func (s *sim) ackINT(e event, f *flow, a cc.Ack) {
 	x := &s.ext[e.ref]
-	i := int32(e.ts()) & x.intMask
+	i := x.entry(uint32(e.ts()))
 	t := &x.sent[i]
 	t.live = false
 	a.RTT = s.now - t.at
